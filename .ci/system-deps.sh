@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs the Debian/Ubuntu packages swaycam needs, only where they are missing:
+# Mesa's EGL + llvmpipe for headless OpenGL, libGL/glib for OpenCV, venv for Python.
+set -e
+need=""
+for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 libglib2.0-0 python3-venv; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
+done
+# python3-venv is only needed when the interpreter lacks a working venv module.
+case "$need" in *python3-venv*) python3 -c 'import venv, ensurepip' 2>/dev/null && need=$(echo "$need" | sed 's/python3-venv//');; esac
+need=$(echo "$need" | xargs)
+[ -z "$need" ] && exit 0
+command -v apt-get >/dev/null 2>&1 || { echo "swaycam: please install: $need" >&2; exit 1; }
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "swaycam: installing system packages: $need"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need

@@ -1,0 +1,52 @@
+"""Errors and warnings raised while loading avatars.
+
+Every problem names the file and the element, in glTF/VRM JSON path terms, e.g.
+``Godette.vrm: springs[2].joints[5]: node 88 does not exist``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class AvatarError(ValueError):
+    """An avatar file cannot be loaded.
+
+    Attributes:
+        path: the file (``"<bytes>"`` when loaded from memory).
+        element: the JSON path of the broken element, e.g. ``"accessors[3]"`` (may be empty).
+        reason: what is wrong with it.
+    """
+
+    def __init__(self, path: str | Path, element: str, reason: str):
+        self.path = str(path)
+        self.element = element
+        self.reason = reason
+        where = f"{Path(self.path).name}: {element}: " if element else f"{Path(self.path).name}: "
+        super().__init__(where + reason)
+
+
+@dataclass(frozen=True)
+class AvatarWarning:
+    """An optional part that was skipped (a broken collider, an expression bind, ...)."""
+
+    element: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.element}: {self.reason}"
+
+
+class Issues:
+    """Collects warnings for one file and builds errors that name it."""
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        self.warnings: list[AvatarWarning] = []
+
+    def error(self, element: str, reason: str) -> AvatarError:
+        return AvatarError(self.path, element, reason)
+
+    def warn(self, element: str, reason: str) -> None:
+        self.warnings.append(AvatarWarning(element, reason))

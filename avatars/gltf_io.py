@@ -1,0 +1,140 @@
+"""Read .vrm / .glb / .gltf files with pygltflib, and glTF buffers into bytes.
+
+``pygltflib.GLTF2.load`` picks the format from the file suffix and fails on ``.vrm``; here
+binary files are detected by their ``glTF`` magic (glTF 2.0 spec §4.4 GLB) and the GLB
+header and chunk lengths are validated before pygltflib parses them, so a truncated file
+gets a clear error rather than a struct error.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygltflib
+
+from .errors import Issues
+
+GLB_MAGIC = b"glTF"
+CHUNK_JSON = 0x4E4F534A
+CHUNK_BIN = 0x004E4942
+
+
+@dataclass
+class GltfDocument:
+    """A parsed glTF: the pygltflib object, its raw JSON dict, and resolved buffer bytes."""
+
+    gltf: pygltflib.GLTF2
+    json: dict
+    buffers: list[bytes]
+    issues: Issues
+
+
+def read_document(path: str | Path, data: bytes | None = None) -> GltfDocument:
+    """Parse a .vrm/.glb (binary) or .gltf (JSON) file.
+
+    Args:
+        path: the file; used for messages and for resolving relative buffer URIs.
+        data: the file's bytes, when already in memory.
+
+    Raises:
+        AvatarError: missing/unreadable file, neither GLB nor JSON, truncated GLB, bad JSON,
+            a buffer that cannot be resolved or is shorter than its byteLength.
+    """
+    issues = Issues(path)
+    p = Path(path)
+    if data is None:
+        try:
+            data = p.read_bytes()
+        except FileNotFoundError:
+            raise issues.error("", "file does not exist") from None
+        except OSError as exc:
+            raise issues.error("", f"cannot read file: {exc.strerror}") from None
+    if len(data) == 0:
+        raise issues.error("", "file is empty (0 bytes)")
+    bin_chunk: bytes | None = None
+    if data[:4] == GLB_MAGIC:
+        json_bytes, bin_chunk = _split_glb(data, issues)
+    else:
+        json_bytes = data
+    try:
+        text = json_bytes.decode("utf-8-sig")
+        doc = json.loads(text)
+    except UnicodeDecodeError:
+        raise issues.error("", "not a glTF file (neither GLB magic 'glTF' nor UTF-8 JSON)") from None
+    except json.JSONDecodeError as exc:
+        where = "JSON chunk" if bin_chunk is not None or data[:4] == GLB_MAGIC else "JSON"
+        raise issues.error(where, f"bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    if not isinstance(doc, dict) or "asset" not in doc:
+        raise issues.error("asset", "not a glTF document (no 'asset' object)")
+    version = str(doc.get("asset", {}).get("version", ""))
+    if not version.startswith("2."):
+        raise issues.error("asset.version", f"glTF version {version!r} is not supported (need 2.x)")
+    try:
+        gltf = pygltflib.GLTF2.from_json(json.dumps(doc))
+    except Exception as exc:  # noqa: BLE001 - pygltflib raises assorted types on schema errors
+        raise issues.error("", f"invalid glTF structure: {exc}") from None
+    buffers = _resolve_buffers(doc, bin_chunk, p.parent, issues)
+    return GltfDocument(gltf=gltf, json=doc, buffers=buffers, issues=issues)
+
+
+def _split_glb(data: bytes, issues: Issues) -> tuple[bytes, bytes | None]:
+    if len(data) < 20:
+        raise issues.error("GLB header", f"truncated: {len(data)} bytes, a GLB needs at least 20")
+    _magic, version, length = struct.unpack_from("<4sII", data, 0)
+    if version != 2:
+        raise issues.error("GLB header", f"GLB container version {version} is not supported (need 2)")
+    if length > len(data):
+        raise issues.error("GLB header", f"truncated: header says {length} bytes, file has {len(data)}")
+    offset = 12
+    json_bytes: bytes | None = None
+    bin_chunk: bytes | None = None
+    index = 0
+    while offset < length:
+        if offset + 8 > length:
+            raise issues.error(f"GLB chunk {index}", "truncated chunk header")
+        clen, ctype = struct.unpack_from("<II", data, offset)
+        start, end = offset + 8, offset + 8 + clen
+        if end > length:
+            raise issues.error(f"GLB chunk {index}", f"truncated: chunk needs {clen} bytes, {length - start} left")
+        if ctype == CHUNK_JSON and json_bytes is None:
+            json_bytes = data[start:end]
+        elif ctype == CHUNK_BIN and bin_chunk is None:
+            bin_chunk = data[start:end]
+        offset = end
+        index += 1
+    if json_bytes is None:
+        raise issues.error("GLB chunk 0", "no JSON chunk")
+    return json_bytes.rstrip(b" \x00"), bin_chunk
+
+
+def _resolve_buffers(doc: dict, bin_chunk: bytes | None, base: Path, issues: Issues) -> list[bytes]:
+    out = []
+    for i, buf in enumerate(doc.get("buffers", []) or []):
+        elem = f"buffers[{i}]"
+        uri = buf.get("uri")
+        length = buf.get("byteLength")
+        if not isinstance(length, int) or length < 0:
+            raise issues.error(elem, f"byteLength {length!r} is not a non-negative integer")
+        if uri is None:
+            if i != 0 or bin_chunk is None:
+                raise issues.error(elem, "no uri and no GLB binary chunk")
+            raw = bin_chunk
+        elif uri.startswith("data:"):
+            try:
+                raw = base64.b64decode(uri.split(",", 1)[1], validate=False)
+            except Exception as exc:  # noqa: BLE001
+                raise issues.error(elem, f"bad data URI: {exc}") from None
+        else:
+            target = (base / uri).resolve()
+            try:
+                raw = target.read_bytes()
+            except OSError:
+                raise issues.error(elem, f"external buffer {uri!r} cannot be read") from None
+        if len(raw) < length:
+            raise issues.error(elem, f"truncated: byteLength {length} but only {len(raw)} bytes present")
+        out.append(raw)
+    return out

@@ -1,0 +1,85 @@
+"""Load .vrm / .glb / .gltf files into :class:`avatars.model.Avatar` (parse, then build).
+
+The file is parsed by pygltflib (:mod:`avatars.gltf_io`), then one builder per part turns
+JSON into plain data: nodes, meshes/skins, materials/images, humanoid, expressions,
+springs/colliders, meta; VRM 0.x avatars are finally turned to face +Z.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from pathlib import Path
+
+from .errors import AvatarError
+from .expressions import build_expressions
+from .gltf_io import read_document
+from .humanoid import build_humanoid
+from .materials import build_images, build_materials, build_textures
+from .meshes import build_mesh_instances, build_meshes, build_skins
+from .meta import build_meta
+from .model import Avatar
+from .nodes import build_skeleton
+from .orientation import turn_to_plus_z
+from .springs import build_springs_0, build_springs_1
+
+log = logging.getLogger(__name__)
+
+
+def load_avatar(path: str | Path, data: bytes | None = None) -> Avatar:
+    """Load an avatar file.
+
+    Args:
+        path: a .vrm (VRM 0.x or 1.0), .glb or .gltf file. The format is detected from the
+            content (GLB magic or JSON), not the suffix.
+        data: the file's bytes, if already read.
+
+    Returns:
+        An Avatar facing +Z, with ``warnings`` for every optional part that was skipped.
+
+    Raises:
+        AvatarError: the file is missing, not glTF, truncated, has bad JSON, an accessor or
+            buffer view out of range, a node index that does not exist, a node cycle, a
+            spring joint that is not a descendant of the joint before it, NaN/inf in
+            transforms. The message names the file and the element.
+    """
+    doc = read_document(path, data)
+    exts = doc.json.get("extensions", {}) or {}
+    vrm1 = exts.get("VRMC_vrm")
+    vrm0 = exts.get("VRM") if vrm1 is None else None
+    if vrm1 is not None and not isinstance(vrm1, dict):
+        raise doc.issues.error("extensions.VRMC_vrm", "is not an object")
+    if vrm0 is not None and not isinstance(vrm0, dict):
+        raise doc.issues.error("extensions.VRM", "is not an object")
+    version = "1.0" if vrm1 is not None else ("0.x" if vrm0 is not None else None)
+
+    skeleton = build_skeleton(doc)
+    meshes = build_meshes(doc)
+    skins = build_skins(doc, skeleton.node_count)
+    instances = build_mesh_instances(doc, len(meshes), len(skins))
+    images = build_images(doc)
+    textures = build_textures(doc, len(images))
+    materials = build_materials(doc, textures, (vrm0 or {}).get("materialProperties"))
+    humanoid = build_humanoid(doc, vrm1, vrm0)
+    expressions = build_expressions(doc, vrm1, vrm0, meshes, instances, materials)
+    springs, colliders, groups = (), (), ()
+    if "VRMC_springBone" in exts:
+        springs, colliders, groups = build_springs_1(doc, exts["VRMC_springBone"] or {}, skeleton)
+    elif vrm0 is not None and vrm0.get("secondaryAnimation"):
+        springs, colliders, groups = build_springs_0(doc, vrm0["secondaryAnimation"], skeleton)
+
+    avatar = Avatar(
+        path=str(path), vrm_version=version, meta=build_meta(doc.json, vrm1, vrm0), skeleton=skeleton,
+        meshes=meshes, mesh_instances=instances, skins=skins, materials=materials, textures=textures,
+        images=images, humanoid=humanoid, expressions=expressions, springs=springs, colliders=colliders,
+        collider_groups=groups,
+    )
+    if version == "0.x":
+        avatar = turn_to_plus_z(avatar)
+    avatar = replace(avatar, warnings=tuple(doc.issues.warnings))
+    for w in avatar.warnings:
+        log.warning("%s: %s", Path(str(path)).name, w)
+    return avatar
+
+
+__all__ = ["load_avatar", "AvatarError"]

@@ -1,0 +1,239 @@
+"""Spring bones and colliders: VRMC_springBone 1.0 (+ VRMC_springBone_extended_collider)
+and VRM 0.x ``secondaryAnimation`` -> :class:`Spring`, :class:`Collider`, :class:`ColliderGroup`.
+
+VRM 0.x (as three-vrm's VRMSpringBoneLoaderPlugin imports it): each boneGroup root expands
+over all its descendants; every node becomes a joint whose tail is its first child, so a
+root's subtree becomes chains (the first-child path, plus one chain per further branch,
+hanging from the branching joint); leaves get a virtual tail 7 cm along their own rest
+translation direction; the parameters are per group and the stiffness key is spelled
+``stiffiness``; collider offsets are left-handed, so z is negated.
+
+Broken required parts (a joint node that does not exist, a joint that is not a descendant
+of the one before it) raise AvatarError; broken optional parts (a collider, a group
+reference, a center) warn and are skipped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .gltf_io import GltfDocument
+from .model import Collider, ColliderGroup, Spring, SpringJoint
+from .nodes import check_node
+from .skeleton import Skeleton
+
+VRM0_TAIL_LENGTH = 0.07  # metres, UniVRM / three-vrm VRM 0.x virtual leaf tail
+
+
+def _vec(v, n, default):
+    try:
+        a = np.asarray(v if v is not None else default, float).reshape(n)
+    except (ValueError, TypeError):
+        return None
+    return a if np.all(np.isfinite(a)) else None
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(v)
+    return v / n if n > 1e-12 else np.array([0.0, -1.0, 0.0])
+
+
+# --------------------------------------------------------------------------- VRM 1.0
+
+
+def _collider_1(doc, c: dict, elem: str) -> Collider | None:
+    node = check_node(doc, c.get("node"), f"{elem}.node", optional=True)
+    if node is None:
+        return None
+    shape = c.get("shape") or {}
+    ext = ((c.get("extensions") or {}).get("VRMC_springBone_extended_collider") or {}).get("shape")
+    kind, data, inside = None, None, False
+    if ext:
+        for k in ("sphere", "capsule", "plane"):
+            if k in ext:
+                kind, data = k, ext[k] or {}
+                inside = bool(data.get("inside", False))
+                elem = f"{elem}.extensions.VRMC_springBone_extended_collider.shape.{k}"
+                break
+    if kind is None:
+        for k in ("sphere", "capsule"):
+            if k in shape:
+                kind, data = k, shape[k] or {}
+                elem = f"{elem}.shape.{k}"
+                break
+    if kind is None:
+        doc.issues.warn(elem, "collider has no sphere/capsule/plane shape; skipped")
+        return None
+    offset = _vec(data.get("offset"), 3, [0, 0, 0])
+    radius = data.get("radius", 0.0)
+    if offset is None or not isinstance(radius, (int, float)) or not np.isfinite(radius) or radius < 0:
+        doc.issues.warn(elem, f"bad offset/radius ({data.get('offset')}, {radius}); skipped")
+        return None
+    if kind == "plane":
+        normal = _vec(data.get("normal"), 3, [0, 0, 1])
+        if normal is None or np.linalg.norm(normal) < 1e-12:
+            doc.issues.warn(elem, f"bad plane normal {data.get('normal')}; skipped")
+            return None
+        return Collider(node=node, shape="plane", offset=offset, radius=0.0, tail=offset.copy(), normal=_unit(normal))
+    tail = offset.copy()
+    if kind == "capsule":
+        tail = _vec(data.get("tail"), 3, [0, 0, 0])
+        if tail is None:
+            doc.issues.warn(elem, f"bad capsule tail {data.get('tail')}; skipped")
+            return None
+    shape_name = ("inside_" if inside else "") + kind
+    return Collider(node=node, shape=shape_name, offset=offset, radius=float(radius), tail=tail)
+
+
+def _groups(doc, raw_groups, n_raw, remap, base) -> tuple[ColliderGroup, ...]:
+    out = []
+    for g, grp in enumerate(raw_groups):
+        ids = []
+        for k, ci in enumerate(grp.get("colliders", []) or []):
+            if not isinstance(ci, int) or not 0 <= ci < n_raw:
+                doc.issues.warn(f"{base}[{g}].colliders[{k}]", f"collider {ci} does not exist; skipped")
+            elif remap[ci] < 0:
+                doc.issues.warn(f"{base}[{g}].colliders[{k}]", f"collider {ci} was skipped; reference dropped")
+            else:
+                ids.append(remap[ci])
+        out.append(ColliderGroup(name=str(grp.get("name", f"group{g}")), colliders=tuple(ids)))
+    return tuple(out)
+
+
+def _group_refs(doc, refs, n_groups, elem) -> tuple[int, ...]:
+    out = []
+    for k, gi in enumerate(refs or []):
+        if isinstance(gi, int) and 0 <= gi < n_groups:
+            out.append(gi)
+        else:
+            doc.issues.warn(f"{elem}[{k}]", f"collider group {gi} does not exist; skipped")
+    return tuple(out)
+
+
+def _joint(doc, j: dict, node: int, elem: str, defaults: dict) -> SpringJoint:
+    vals = {}
+    for key, attr in (("hitRadius", "hit_radius"), ("stiffness", "stiffness"), ("dragForce", "drag_force"),
+                      ("gravityPower", "gravity_power")):
+        v = j.get(key, defaults[attr])
+        if not isinstance(v, (int, float)) or not np.isfinite(v):
+            raise doc.issues.error(f"{elem}.{key}", f"{v!r} is not a finite number")
+        vals[attr] = float(v)
+    gdir = _vec(j.get("gravityDir"), 3, defaults["gravity_dir"])
+    if gdir is None:
+        raise doc.issues.error(f"{elem}.gravityDir", f"{j.get('gravityDir')!r} is not 3 finite numbers")
+    return SpringJoint(node=node, gravity_dir=_unit(gdir), **vals)
+
+
+_DEFAULTS_1 = dict(hit_radius=0.0, stiffness=1.0, drag_force=0.5, gravity_power=0.0, gravity_dir=[0, -1, 0])
+
+
+def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
+    """VRMC_springBone -> (springs, colliders, collider_groups)."""
+    base = "VRMC_springBone"
+    raw_colliders = ext.get("colliders", []) or []
+    colliders, remap = [], []
+    for i, c in enumerate(raw_colliders):
+        col = _collider_1(doc, c or {}, f"{base}.colliders[{i}]")
+        remap.append(len(colliders) if col is not None else -1)
+        if col is not None:
+            colliders.append(col)
+    raw_groups = ext.get("colliderGroups", []) or []
+    groups = _groups(doc, raw_groups, len(raw_colliders), remap, f"{base}.colliderGroups")
+    springs = []
+    for s, spring in enumerate(ext.get("springs", []) or []):
+        elem = f"springs[{s}]"
+        joints = []
+        for k, j in enumerate(spring.get("joints", []) or []):
+            jelem = f"{elem}.joints[{k}]"
+            node = check_node(doc, (j or {}).get("node"), jelem)
+            if joints and not skeleton.is_ancestor(joints[-1].node, node):
+                raise doc.issues.error(jelem, f"node {node} is not a descendant of node {joints[-1].node} (joints[{k - 1}])")
+            joints.append(_joint(doc, j, node, jelem, _DEFAULTS_1))
+        if len(joints) < 2:
+            doc.issues.warn(elem, f"spring has {len(joints)} joint(s); needs 2 to form a segment; skipped")
+            continue
+        center = spring.get("center", -1)
+        if center != -1 and check_node(doc, center, f"{elem}.center", optional=True) is None:
+            center = -1
+        springs.append(Spring(
+            name=str(spring.get("name", f"spring{s}")), joints=tuple(joints),
+            collider_groups=_group_refs(doc, spring.get("colliderGroups"), len(groups), f"{elem}.colliderGroups"),
+            center=int(center),
+        ))
+    return tuple(springs), tuple(colliders), groups
+
+
+# --------------------------------------------------------------------------- VRM 0.x
+
+
+def build_springs_0(doc: GltfDocument, sec: dict, skeleton: Skeleton):
+    """VRM.secondaryAnimation -> (springs, colliders, collider_groups). Offsets get z negated."""
+    base = "VRM.secondaryAnimation"
+    colliders, groups = [], []
+    for g, grp in enumerate(sec.get("colliderGroups", []) or []):
+        gelem = f"{base}.colliderGroups[{g}]"
+        node = check_node(doc, grp.get("node"), f"{gelem}.node", optional=True)
+        ids = []
+        for k, c in enumerate(grp.get("colliders", []) or []):
+            celem = f"{gelem}.colliders[{k}]"
+            off = c.get("offset") or {}
+            offset = _vec([off.get("x", 0), off.get("y", 0), off.get("z", 0)], 3, [0, 0, 0])
+            radius = c.get("radius", 0.0)
+            if node is None:
+                continue
+            if offset is None or not isinstance(radius, (int, float)) or not np.isfinite(radius) or radius < 0:
+                doc.issues.warn(celem, f"bad offset/radius ({off}, {radius}); skipped")
+                continue
+            offset[2] = -offset[2]
+            ids.append(len(colliders))
+            colliders.append(Collider(node=node, shape="sphere", offset=offset, radius=float(radius), tail=offset.copy()))
+        groups.append(ColliderGroup(name=f"colliderGroup{g}", colliders=tuple(ids)))
+    springs = []
+    seen: dict[int, str] = {}
+    for g, bg in enumerate(sec.get("boneGroups", []) or []):
+        gelem = f"{base}.boneGroups[{g}]"
+        gd = bg.get("gravityDir") or {}
+        params = {
+            "hitRadius": bg.get("hitRadius", 0.02), "stiffness": bg.get("stiffiness", bg.get("stiffness", 1.0)),
+            "dragForce": bg.get("dragForce", 0.4), "gravityPower": bg.get("gravityPower", 0.0),
+            "gravityDir": [gd.get("x", 0.0), gd.get("y", -1.0), gd.get("z", 0.0)],
+        }
+        refs = _group_refs(doc, bg.get("colliderGroups"), len(groups), f"{gelem}.colliderGroups")
+        center = bg.get("center", -1)
+        if center != -1 and check_node(doc, center, f"{gelem}.center", optional=True) is None:
+            center = -1
+        label = str(bg.get("comment") or f"boneGroup{g}")
+        for r, root in enumerate(bg.get("bones", []) or []):
+            relem = f"{gelem}.bones[{r}]"
+            root = check_node(doc, root, relem)
+            for chain in _expand_chains(skeleton, root):
+                dup = [n for n in chain if n in seen]
+                if dup:
+                    doc.issues.warn(relem, f"node {dup[0]} is already a joint of {seen[dup[0]]}; chain skipped")
+                    continue
+                name = f"{label}/{skeleton.names[chain[0]] or chain[0]}"
+                for n in chain:
+                    seen[n] = name
+                joints = tuple(_joint(doc, params, n, relem, _DEFAULTS_1) for n in chain)
+                leaf = chain[-1]
+                direction = skeleton.rest_translation[leaf]
+                norm = np.linalg.norm(direction)
+                tail = direction / norm * VRM0_TAIL_LENGTH if norm > 1e-9 else np.array([0.0, VRM0_TAIL_LENGTH, 0.0])
+                springs.append(Spring(name=name, joints=joints, collider_groups=refs, center=int(center), tail_offset=tail))
+    return tuple(springs), tuple(colliders), tuple(groups)
+
+
+def _expand_chains(skeleton: Skeleton, root: int) -> list[list[int]]:
+    """Chains of a VRM 0.x root: follow first children; every further child starts a chain."""
+    chains, starts = [], [root]
+    while starts:
+        node = starts.pop(0)
+        chain = [node]
+        while True:
+            kids = skeleton.children(chain[-1])
+            if not kids:
+                break
+            starts.extend(kids[1:])
+            chain.append(kids[0])
+        chains.append(chain)
+    return chains

@@ -1,0 +1,1 @@
+"""swaycam render package."""

@@ -1,0 +1,1 @@
+"""swaycam runtime: the realtime loop, CLI, local service and configuration."""

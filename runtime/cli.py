@@ -1,0 +1,61 @@
+"""The ``swaycam`` command line.
+
+Subcommands live next to what they drive; each module exposes
+``add_parser(subparsers)`` which registers its subcommand(s) with ``func=handler`` where
+``handler(args) -> int`` is the exit code. This module only collects them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+#: Modules contributing subcommands, in help order.
+COMMAND_MODULES = (
+    "runtime.commands.run",
+    "runtime.commands.replay",
+    "tracking.cli",
+    "runtime.commands.inspect",
+    "runtime.commands.metrics",
+    "runtime.commands.bench",
+    "runtime.commands.generate",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="swaycam",
+        description="Realtime webcam avatar runtime: MediaPipe head tracking, VRM avatars, "
+        "frame-rate independent hair springs, OpenGL output.",
+    )
+    ap.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and name.startswith(exc.name):
+                continue  # that part of swaycam is not built yet
+            raise
+        mod.add_parser(sub)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "func", None):
+        ap.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

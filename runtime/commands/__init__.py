@@ -1,0 +1,1 @@
+"""swaycam subcommands (each module: add_parser(subparsers))."""

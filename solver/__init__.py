@@ -1,0 +1,1 @@
+"""swaycam solver package."""

@@ -1,0 +1,1 @@
+"""swaycam tracking package."""
