@@ -14,6 +14,15 @@ _VRM0_LICENSE = {
 }
 
 
+def _license_name_1(url: str) -> str:
+    if "vrm.dev/licenses/1.0" in url:
+        return "VRM Public License 1.0"
+    for name, known in _VRM0_LICENSE.items():
+        if known and known.rstrip("/") == url.rstrip("/"):
+            return name
+    return url
+
+
 def build_meta(doc_json: dict, vrm1: dict | None, vrm0: dict | None) -> Meta:
     if vrm1 is not None:
         m = vrm1.get("meta") or {}
@@ -25,7 +34,7 @@ def build_meta(doc_json: dict, vrm1: dict | None, vrm0: dict | None) -> Meta:
             contact=str(m.get("contactInformation", "")),
             references=tuple(str(r) for r in m.get("references", []) or []),
             license_url=str(m.get("licenseUrl", "")),
-            license_name=str(m.get("licenseUrl", "")).rstrip("/").rsplit("/", 1)[-1],
+            license_name=_license_name_1(str(m.get("licenseUrl", ""))),
             avatar_permission=str(m.get("avatarPermission", "")),
             commercial_usage=str(m.get("commercialUsage", "")),
             allow_redistribution=m.get("allowRedistribution"),

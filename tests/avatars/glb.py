@@ -1,0 +1,25 @@
+"""Helpers to take a GLB apart and put it back together, for malformed-input tests."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+
+def split(data: bytes) -> tuple[dict, bytes]:
+    """(JSON dict, BIN chunk) of a GLB."""
+    jlen = struct.unpack_from("<I", data, 12)[0]
+    doc = json.loads(data[20 : 20 + jlen])
+    off = 20 + jlen
+    blen = struct.unpack_from("<I", data, off)[0]
+    return doc, data[off + 8 : off + 8 + blen]
+
+
+def join(doc: dict, bin_chunk: bytes) -> bytes:
+    """A GLB from a JSON dict and a BIN chunk (both padded to 4 bytes)."""
+    j = json.dumps(doc).encode()
+    j += b" " * (-len(j) % 4)
+    b = bin_chunk + b"\0" * (-len(bin_chunk) % 4)
+    total = 12 + 8 + len(j) + 8 + len(b)
+    return (struct.pack("<4sII", b"glTF", 2, total) + struct.pack("<II", len(j), 0x4E4F534A) + j
+            + struct.pack("<II", len(b), 0x004E4942) + b)

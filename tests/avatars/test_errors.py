@@ -1,0 +1,179 @@
+"""Every malformed-input kind raises AvatarError naming the file and the element;
+broken optional parts warn and are skipped."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+import pytest
+
+from avatars import AvatarError, load_avatar
+from tests.avatars.glb import join, split
+from tests.conftest import asset
+
+NAME = "broken.vrm"
+
+
+@pytest.fixture(scope="module")
+def smoke():
+    return split(asset("vrm", "springbone_collider_sphere_x0p02_r0p1.vrm").read_bytes())
+
+
+def load_mutated(smoke, mutate, tmp_path=None):
+    doc, bin_chunk = smoke
+    doc = copy.deepcopy(doc)
+    mutate(doc)
+    return load_avatar(NAME, data=join(doc, bin_chunk))
+
+
+def expect_error(smoke, mutate, *fragments):
+    with pytest.raises(AvatarError) as ei:
+        load_mutated(smoke, mutate)
+    msg = str(ei.value)
+    assert msg.startswith(NAME + ": "), msg
+    for f in fragments:
+        assert f in msg, msg
+    return ei.value
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(AvatarError, match=r"nope\.vrm: file does not exist"):
+        load_avatar(tmp_path / "nope.vrm")
+
+
+def test_empty_file(tmp_path):
+    p = tmp_path / "empty.vrm"
+    p.write_bytes(b"")
+    with pytest.raises(AvatarError, match=r"empty\.vrm: file is empty"):
+        load_avatar(p)
+
+
+def test_not_gltf(tmp_path):
+    p = tmp_path / "photo.vrm"
+    p.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(AvatarError, match=r"photo\.vrm: not a glTF file"):
+        load_avatar(p)
+
+
+def test_json_but_not_gltf(tmp_path):
+    p = tmp_path / "x.gltf"
+    p.write_text('{"hello": 1}')
+    with pytest.raises(AvatarError, match=r"x\.gltf: asset: not a glTF document"):
+        load_avatar(p)
+
+
+def test_truncated_glb(smoke):
+    data = join(*smoke)
+    for cut in (10, 30, len(data) // 2, len(data) - 1):
+        with pytest.raises(AvatarError, match="truncated") as ei:
+            load_avatar(NAME, data=data[:cut])
+        assert str(ei.value).startswith(NAME)
+
+
+def test_bad_json_chunk(smoke):
+    doc, b = smoke
+    j = json.dumps(doc).encode()[:-20] + b" " * 20  # chop the closing part of the JSON
+    import struct
+    j += b" " * (-len(j) % 4)
+    bb = b + b"\0" * (-len(b) % 4)
+    data = (struct.pack("<4sII", b"glTF", 2, 28 + len(j) + len(bb)) + struct.pack("<II", len(j), 0x4E4F534A) + j
+            + struct.pack("<II", len(bb), 0x004E4942) + bb)
+    with pytest.raises(AvatarError, match=r"JSON chunk: bad JSON at line 1 column \d+"):
+        load_avatar(NAME, data=data)
+
+
+def test_bad_json_text(tmp_path):
+    p = tmp_path / "bad.gltf"
+    p.write_text('{"asset": {"version": "2.0"},\n "nodes": [}')
+    with pytest.raises(AvatarError, match=r"bad\.gltf: JSON: bad JSON at line 2"):
+        load_avatar(p)
+
+
+def test_accessor_out_of_range(smoke):
+    def mutate(d):
+        d["meshes"][0]["primitives"][0]["attributes"]["NORMAL"] = 999
+    expect_error(smoke, mutate, "meshes[0].primitives[0].attributes.NORMAL", "accessor 999 does not exist")
+
+
+def test_accessor_count_past_buffer_view(smoke):
+    def mutate(d):
+        a = d["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        d["accessors"][a]["count"] *= 50
+    expect_error(smoke, mutate, "accessors[", "bufferView has")
+
+
+def test_buffer_view_out_of_range(smoke):
+    def mutate(d):
+        d["bufferViews"][0]["byteOffset"] = 10_000_000
+    expect_error(smoke, mutate, "bufferViews[0]", "outside buffer 0")
+
+
+def test_child_node_does_not_exist(smoke):
+    def mutate(d):
+        d["nodes"][0].setdefault("children", []).append(500)
+    expect_error(smoke, mutate, "nodes[0].children", "node 500 does not exist")
+
+
+def test_cycle_in_node_tree(smoke):
+    def mutate(d):
+        # make node 0 (hips) a child of its own descendant (the head)
+        head = d["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]["head"]["node"]
+        parent_of = {c: i for i, n in enumerate(d["nodes"]) for c in n.get("children", [])}
+        root = 0
+        while root in parent_of:
+            root = parent_of[root]
+        for scene in d.get("scenes", []):
+            scene["nodes"] = [n for n in scene["nodes"] if n != root]
+        d["nodes"][head].setdefault("children", []).append(root)
+    expect_error(smoke, mutate, "cycle in the node tree")
+
+
+def test_spring_joint_node_does_not_exist(smoke):
+    def mutate(d):
+        d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][2]["node"] = 88
+    expect_error(smoke, mutate, "springs[0].joints[2]", "node 88 does not exist")
+
+
+def test_spring_joint_not_descendant(smoke):
+    def mutate(d):
+        joints = d["extensions"]["VRMC_springBone"]["springs"][0]["joints"]
+        joints[1]["node"], joints[2]["node"] = joints[2]["node"], joints[1]["node"]
+    expect_error(smoke, mutate, "springs[0].joints[2]", "is not a descendant of node")
+
+
+@pytest.mark.parametrize("key,value", [("translation", [math.nan, 0, 0]), ("rotation", [0, 0, 0, math.inf]),
+                                       ("scale", [1, -math.inf, 1])])
+def test_nan_inf_in_transform(smoke, key, value):
+    def mutate(d):
+        d["nodes"][3][key] = value
+    expect_error(smoke, mutate, f"nodes[3].{key}", "NaN or inf")
+
+
+def test_broken_collider_node_is_skipped_with_warning(smoke):
+    def mutate(d):
+        d["extensions"]["VRMC_springBone"]["colliders"][0]["node"] = -1
+    a = load_mutated(smoke, mutate)
+    assert a.colliders == ()
+    assert a.collider_groups[0].colliders == ()
+    texts = [str(w) for w in a.warnings]
+    assert "VRMC_springBone.colliders[0].node: node -1 does not exist; skipped" in texts
+    assert any("colliderGroups[0].colliders[0]" in t for t in texts)
+    assert len(a.springs) == 1  # the avatar is still usable
+
+
+def test_broken_expression_bind_is_skipped_with_warning(smoke):
+    def mutate(d):
+        d["extensions"]["VRMC_vrm"]["expressions"] = {"preset": {"blink": {"morphTargetBinds": [
+            {"node": 0, "index": 0, "weight": 1.0}]}}}
+    a = load_mutated(smoke, mutate)
+    assert a.expressions["blink"].morph_target_binds == ()
+    assert any("expressions.preset.blink.morphTargetBinds[0]" in str(w) for w in a.warnings)
+
+
+def test_error_type_carries_element(smoke):
+    def mutate(d):
+        d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][1]["node"] = 88
+    err = expect_error(smoke, mutate)
+    assert err.element == "springs[0].joints[1]" and err.path == NAME
