@@ -1,0 +1,84 @@
+"""Avatar drive: a tracked head pose -> local rotations of the humanoid neck and head.
+
+The tracked head rotation ``q`` (xyzw, relative to the rest pose, expressed in the avatar
+frame: +Y up, avatar facing +Z) is the desired change of the head's WORLD rotation. It is
+split between neck and head: the neck turns by ``slerp(I, q, neck_share)`` and the head
+completes the rest, so the head's world rotation is exactly ``q · R0_head`` (R0 = rest world
+rotation). Local rotations follow from the rest world rotations of the parents:
+
+    L_neck = R0_parent⁻¹ · D_neck · R0_neck
+    L_head = (D_neck · R0_neck)⁻¹ · q · R0_head
+
+A translation (metres) leans the upper body: the hips move by ``lean_share · t`` clamped to
+``max_lean`` per axis (chair-sitting users mostly lean, not walk).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from avatars import Avatar
+from avatars.transforms import decompose_trs, quat_conj, quat_mul, quat_slerp
+
+IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+@dataclass(frozen=True)
+class DriveOptions:
+    """How a head pose drives the body. ``neck_share`` in [0, 1]; ``lean_share`` unitless;
+    ``max_lean`` metres per axis."""
+
+    neck_share: float = 0.35
+    lean_share: float = 0.5
+    max_lean: float = 0.08
+
+
+class HeadDrive:
+    """Writes neck/head local rotations and hips translation into pose arrays.
+
+    Raises:
+        ValueError: the avatar has no humanoid head bone (VRM humanoid required).
+    """
+
+    def __init__(self, avatar: Avatar, *, options: DriveOptions = DriveOptions()):
+        sk = avatar.skeleton
+        self.options = options
+        self.head = avatar.humanoid.get("head", -1)
+        if self.head < 0:
+            raise ValueError(f"{avatar.path}: no humanoid head bone; swaycam drives the head of a VRM humanoid")
+        self.neck = avatar.humanoid.get("neck", -1)
+        if self.neck >= 0 and int(sk.parents[self.head]) != self.neck:
+            self.neck = -1  # a gap between neck and head: drive the head alone
+        self.hips = avatar.humanoid.get("hips", -1)
+        rest_rot = decompose_trs(sk.rest_world)[1]
+        self._r0_head = rest_rot[self.head]
+        self._r0_neck = rest_rot[self.neck] if self.neck >= 0 else None
+        p = int(sk.parents[self.neck if self.neck >= 0 else self.head])
+        self._r0_parent = rest_rot[p] if p >= 0 else IDENTITY_Q
+        self._rest_hips_t = sk.rest_translation[self.hips].copy() if self.hips >= 0 else None
+        self._hips_parent_rot = rest_rot[int(sk.parents[self.hips])] if self.hips >= 0 and sk.parents[self.hips] >= 0 else IDENTITY_Q
+
+    def apply(self, rotation: np.ndarray, translation: np.ndarray | None, local_rot: np.ndarray,
+              local_t: np.ndarray) -> None:
+        """Write the drive into ``local_rot`` (N, 4) and ``local_t`` (N, 3) in place.
+
+        Args:
+            rotation: (4,) xyzw head rotation relative to rest, avatar frame.
+            translation: (3,) metres relative to the neutral head position, avatar frame, or None.
+        """
+        q = np.asarray(rotation, np.float64)
+        if self.neck >= 0:
+            d_neck = quat_slerp(IDENTITY_Q, q, self.options.neck_share)
+            w_neck = quat_mul(d_neck, self._r0_neck)
+            local_rot[self.neck] = quat_mul(quat_conj(self._r0_parent), w_neck)
+            local_rot[self.head] = quat_mul(quat_conj(w_neck), quat_mul(q, self._r0_head))
+        else:
+            local_rot[self.head] = quat_mul(quat_conj(self._r0_parent), quat_mul(q, self._r0_head))
+        if self._rest_hips_t is not None and translation is not None:
+            lean = np.clip(np.asarray(translation, np.float64) * self.options.lean_share,
+                           -self.options.max_lean, self.options.max_lean)
+            from avatars.transforms import quat_rotate
+
+            local_t[self.hips] = self._rest_hips_t + quat_rotate(quat_conj(self._hips_parent_rot), lean)
