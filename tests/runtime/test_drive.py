@@ -1,0 +1,81 @@
+"""Head drive (neck/head split) and the expression mixer on Godette."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from avatars import load_avatar
+from avatars.transforms import decompose_trs, quat_from_euler_yxz, quat_mul
+from runtime.drive import DriveOptions, HeadDrive
+from runtime.expressions import ExpressionMixer
+
+ROT_TOL = 1e-12
+
+
+@pytest.fixture(scope="module")
+def godette(godette_path):
+    return load_avatar(godette_path)
+
+
+def same_rotation(a, b):
+    return min(np.abs(a - b).max(), np.abs(a + b).max())
+
+
+def test_head_world_rotation_is_exactly_the_tracked_rotation(godette):
+    sk = godette.skeleton
+    drive = HeadDrive(godette, options=DriveOptions(neck_share=0.35))
+    q = quat_from_euler_yxz(np.radians(30), np.radians(-10), np.radians(5))
+    rot = sk.rest_rotation.copy()
+    t = sk.rest_translation.copy()
+    drive.apply(q, None, rot, t)
+    world = sk.forward_kinematics(rotation=rot, translation=t)
+    r_world = decompose_trs(world)[1]
+    r_rest = decompose_trs(sk.rest_world)[1]
+    head, neck = godette.humanoid["head"], godette.humanoid["neck"]
+    assert same_rotation(r_world[head], quat_mul(q, r_rest[head])) < ROT_TOL
+    # the neck takes 35 % of the turn: its world yaw is 0.35 * 30 degrees here
+    from avatars.transforms import quat_slerp
+    d_neck = quat_slerp(np.array([0, 0, 0, 1.0]), q, 0.35)
+    assert same_rotation(r_world[neck], quat_mul(d_neck, r_rest[neck])) < ROT_TOL
+    # nothing else moved
+    others = [i for i in range(sk.node_count) if i not in (head, neck) and not sk.is_ancestor(neck, i)]
+    assert np.abs(world[others] - sk.rest_world[others]).max() == 0.0
+
+
+def test_positive_yaw_turns_the_face_toward_plus_x(godette):
+    """Yaw about +Y by +30°: the face (pointing +Z) turns toward +X (the avatar's left)."""
+    sk = godette.skeleton
+    drive = HeadDrive(godette)
+    rot, t = sk.rest_rotation.copy(), sk.rest_translation.copy()
+    drive.apply(quat_from_euler_yxz(np.radians(30), 0, 0), None, rot, t)
+    world = sk.forward_kinematics(rotation=rot, translation=t)
+    hair = sk.find("FrontHair_Center_L")
+    head = godette.humanoid["head"]
+    before = sk.rest_world[hair, :3, 3] - sk.rest_world[head, :3, 3]
+    after = world[hair, :3, 3] - world[head, :3, 3]
+    assert after[0] - before[0] == pytest.approx(before[2] * np.sin(np.radians(30)) - before[0] * (1 - np.cos(np.radians(30))), abs=1e-9)
+
+
+def test_lean_is_clamped(godette):
+    sk = godette.skeleton
+    drive = HeadDrive(godette, options=DriveOptions(lean_share=1.0, max_lean=0.05))
+    rot, t = sk.rest_rotation.copy(), sk.rest_translation.copy()
+    drive.apply(np.array([0, 0, 0, 1.0]), np.array([0.5, -0.01, 0.0]), rot, t)
+    hips = godette.humanoid["hips"]
+    delta = sk.forward_kinematics(rotation=rot, translation=t)[hips, :3, 3] - sk.rest_world[hips, :3, 3]
+    assert delta == pytest.approx([0.05, -0.01, 0.0], abs=1e-12)
+
+
+def test_expression_mixer_blink_and_overrides(godette):
+    mix = ExpressionMixer(godette)
+    face = next(k for k, mi in enumerate(godette.mesh_instances) if godette.meshes[mi.mesh].name == "FaceMesh")
+    w = mix.mix({"blink": 1.0})
+    b = godette.expressions["blink"].morph_target_binds
+    for bind in b:
+        assert w[face][bind.index] == pytest.approx(min(1.0, bind.weight))
+    assert sum(x.sum() for x in w) == pytest.approx(sum(min(1.0, bb.weight) for bb in b))
+    w = mix.mix({"blink": 0.0, "aa": 0.5, "nonexistent": 1.0})
+    aa = godette.expressions["aa"].morph_target_binds[0]
+    assert w[face][aa.index] == pytest.approx(0.5 * aa.weight)
+    assert mix.mix({})[face].sum() == 0.0
