@@ -1,0 +1,193 @@
+"""The local control service (off unless asked): JSON over HTTP on 127.0.0.1 only.
+
+Endpoints:
+    GET  /status      fps, tracker latency, face found, substeps, drops (the live metrics)
+    POST /recenter    capture the current head pose as neutral
+    POST /avatar      {"path": "name.vrm"}: load an avatar from the configured avatar folder
+                      (paths resolving outside it are refused with 403)
+    POST /hair        {"solver": "rest-shape"|"legacy"|"vrm", "params": {...}}
+    GET  /frame.png   the last rendered frame
+Bad requests get 4xx with a JSON body ``{"error": "..."}``.
+
+The service never touches GL or the solver itself: it calls a :class:`Controller` whose
+methods are made thread-safe by the runtime (they hand work to the loop thread).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Protocol
+
+log = logging.getLogger(__name__)
+
+AVATAR_SUFFIXES = (".vrm", ".glb", ".gltf")
+MAX_BODY = 64 * 1024
+
+
+class Controller(Protocol):
+    def status(self) -> dict: ...
+
+    def recenter(self) -> None: ...
+
+    def load_avatar(self, path: Path) -> dict: ...
+
+    def set_hair(self, solver: str | None, params: dict) -> dict: ...
+
+    def frame_png(self) -> bytes | None: ...
+
+
+class RequestError(Exception):
+    def __init__(self, status: HTTPStatus, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def resolve_avatar(avatar_dir: Path, requested: str) -> Path:
+    """The avatar file ``requested`` inside ``avatar_dir``; raises RequestError otherwise."""
+    if not isinstance(requested, str) or not requested:
+        raise RequestError(HTTPStatus.BAD_REQUEST, "'path' must be a non-empty string")
+    base = avatar_dir.resolve()
+    target = (base / requested).resolve()
+    if not target.is_relative_to(base):
+        raise RequestError(HTTPStatus.FORBIDDEN, f"{requested!r} is outside the avatar folder")
+    if target.suffix.lower() not in AVATAR_SUFFIXES:
+        raise RequestError(HTTPStatus.BAD_REQUEST, f"{requested!r} is not a .vrm/.glb/.gltf file")
+    if not target.is_file():
+        raise RequestError(HTTPStatus.NOT_FOUND, f"{requested!r} does not exist in the avatar folder")
+    return target
+
+
+class ControlService:
+    """A ThreadingHTTPServer on 127.0.0.1:``port`` (0 picks a free port) in a daemon thread."""
+
+    def __init__(self, controller: Controller, *, port: int = 8765, avatar_dir: Path | None = None,
+                 solvers: tuple[str, ...] = ("rest-shape", "legacy", "vrm")):
+        self.controller = controller
+        self.avatar_dir = Path(avatar_dir) if avatar_dir else None
+        self.solvers = solvers
+        handler = type("Handler", (_Handler,), {"service": self})
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self.server.daemon_threads = True
+        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="swaycam-service", daemon=True)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self.server.server_address[:2]
+
+    def start(self) -> "ControlService":
+        self._thread.start()
+        log.info("control service on http://%s:%d", *self.address)
+        return self
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    service: ControlService
+    server_version = "swaycam"
+
+    def log_message(self, fmt, *args):  # route to logging, not stderr
+        log.debug("%s %s", self.address_string(), fmt % args)
+
+    def _send(self, status: HTTPStatus, body: bytes, ctype: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: HTTPStatus, obj) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json")
+
+    def _body(self) -> dict:
+        n = int(self.headers.get("Content-Length") or 0)
+        if n > MAX_BODY:
+            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {MAX_BODY} bytes")
+        raw = self.rfile.read(n) if n else b"{}"
+        try:
+            obj = json.loads(raw or b"{}")
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"malformed JSON: {exc}") from None
+        if not isinstance(obj, dict):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "body must be a JSON object")
+        return obj
+
+    def _dispatch(self, method: str) -> None:
+        routes = {
+            ("GET", "/status"): self._status, ("POST", "/recenter"): self._recenter,
+            ("POST", "/avatar"): self._avatar, ("POST", "/hair"): self._hair, ("GET", "/frame.png"): self._frame,
+        }
+        path = self.path.split("?", 1)[0]
+        try:
+            fn = routes.get((method, path))
+            if fn is None:
+                if any(p == path for _, p in routes):
+                    raise RequestError(HTTPStatus.METHOD_NOT_ALLOWED, f"{method} not allowed on {path}")
+                raise RequestError(HTTPStatus.NOT_FOUND, f"no endpoint {path}")
+            fn()
+        except RequestError as exc:
+            self._json(exc.status, {"error": str(exc)})
+        except Exception as exc:  # noqa: BLE001 - a bad request must never kill the service
+            log.exception("service error on %s %s", method, path)
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(exc).__name__}: {exc}"})
+
+    def do_GET(self):
+        self._dispatch("GET")
+
+    def do_POST(self):
+        self._dispatch("POST")
+
+    def _status(self):
+        self._json(HTTPStatus.OK, self.service.controller.status())
+
+    def _recenter(self):
+        self._body()
+        self.service.controller.recenter()
+        self._json(HTTPStatus.OK, {"ok": True})
+
+    def _avatar(self):
+        body = self._body()
+        if self.service.avatar_dir is None:
+            raise RequestError(HTTPStatus.FORBIDDEN, "no avatar folder is configured (--avatar-dir)")
+        target = resolve_avatar(self.service.avatar_dir, body.get("path"))
+        try:
+            result = self.service.controller.load_avatar(target)
+        except ValueError as exc:
+            raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from None
+        self._json(HTTPStatus.OK, result)
+
+    def _hair(self):
+        body = self._body()
+        solver = body.get("solver")
+        if solver is not None and solver not in self.service.solvers:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"solver must be one of {list(self.service.solvers)}")
+        params = body.get("params", {})
+        if not isinstance(params, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                   for v in params.values()):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "'params' must map names to numbers")
+        try:
+            result = self.service.controller.set_hair(solver, params)
+        except ValueError as exc:
+            raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
+        self._json(HTTPStatus.OK, result)
+
+    def _frame(self):
+        png = self.service.controller.frame_png()
+        if png is None:
+            raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "no frame rendered yet")
+        self._send(HTTPStatus.OK, png, "image/png")

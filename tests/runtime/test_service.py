@@ -1,0 +1,141 @@
+"""The local control service: every endpoint, traversal refused, malformed JSON, loopback only."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from runtime.service import ControlService
+
+
+class FakeController:
+    def __init__(self):
+        self.calls = []
+
+    def status(self):
+        return {"fps": 30.0, "face_found": True, "substeps_per_frame": 4.0, "dropped_frames": 0}
+
+    def recenter(self):
+        self.calls.append("recenter")
+
+    def load_avatar(self, path: Path):
+        if path.name == "broken.vrm":
+            raise ValueError(f"{path.name}: not a glTF file")
+        self.calls.append(("avatar", path))
+        return {"loaded": path.name}
+
+    def set_hair(self, solver, params):
+        self.calls.append(("hair", solver, params))
+        return {"solver": solver or "rest-shape", "params": params}
+
+    def frame_png(self):
+        return b"\x89PNG\r\n\x1a\nfake"
+
+
+@pytest.fixture()
+def service(tmp_path):
+    avatars = tmp_path / "avatars"
+    avatars.mkdir()
+    (avatars / "a.vrm").write_bytes(b"x")
+    (avatars / "broken.vrm").write_bytes(b"x")
+    (tmp_path / "secret.vrm").write_bytes(b"x")
+    ctl = FakeController()
+    with ControlService(ctl, port=0, avatar_dir=avatars) as svc:
+        yield svc, ctl
+
+
+def request(svc, method, path, body=None, raw=None):
+    host, port = svc.address
+    conn = http.client.HTTPConnection(host, port, timeout=5)
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
+    r = conn.getresponse()
+    payload = r.read()
+    conn.close()
+    ctype = r.getheader("Content-Type")
+    return r.status, (json.loads(payload) if ctype == "application/json" else payload)
+
+
+def test_bound_to_loopback_only(service):
+    svc, _ = service
+    assert svc.address[0] == "127.0.0.1"
+    # not reachable on another local address of this machine (when it has one)
+    other = [a for a in {i[4][0] for i in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
+             if not a.startswith("127.")]
+    for addr in other:
+        with pytest.raises(OSError):
+            socket.create_connection((addr, svc.address[1]), timeout=1).close()
+
+
+def test_status(service):
+    svc, _ = service
+    status, body = request(svc, "GET", "/status")
+    assert status == 200 and body["fps"] == 30.0 and body["face_found"] is True
+
+
+def test_recenter(service):
+    svc, ctl = service
+    assert request(svc, "POST", "/recenter")[0] == 200
+    assert ctl.calls == ["recenter"]
+
+
+def test_avatar_inside_folder(service):
+    svc, ctl = service
+    status, body = request(svc, "POST", "/avatar", {"path": "a.vrm"})
+    assert status == 200 and body == {"loaded": "a.vrm"}
+    assert ctl.calls[0][1].name == "a.vrm"
+
+
+@pytest.mark.parametrize("path", ["../secret.vrm", "/etc/passwd", "..%2Fsecret.vrm/../../secret.vrm",
+                                  "sub/../../secret.vrm"])
+def test_path_traversal_refused(service, path):
+    svc, ctl = service
+    status, body = request(svc, "POST", "/avatar", {"path": path})
+    assert status in (400, 403, 404)
+    assert "error" in body
+    assert not ctl.calls
+
+
+def test_traversal_is_403(service):
+    svc, _ = service
+    assert request(svc, "POST", "/avatar", {"path": "../secret.vrm"})[0] == 403
+
+
+def test_avatar_missing_and_broken(service):
+    svc, _ = service
+    assert request(svc, "POST", "/avatar", {"path": "nope.vrm"})[0] == 404
+    status, body = request(svc, "POST", "/avatar", {"path": "broken.vrm"})
+    assert status == 422 and "not a glTF file" in body["error"]
+
+
+def test_malformed_json_is_400(service):
+    svc, _ = service
+    for path in ("/avatar", "/hair", "/recenter"):
+        status, body = request(svc, "POST", path, raw=b"{not json")
+        assert status == 400 and "malformed JSON" in body["error"]
+    status, body = request(svc, "POST", "/hair", raw=b"[1, 2]")
+    assert status == 400
+
+
+def test_hair(service):
+    svc, ctl = service
+    status, body = request(svc, "POST", "/hair", {"solver": "legacy", "params": {"stiffness_scale": 1.5}})
+    assert status == 200 and body["solver"] == "legacy"
+    assert request(svc, "POST", "/hair", {"solver": "magic"})[0] == 400
+    assert request(svc, "POST", "/hair", {"params": {"k": "high"}})[0] == 400
+
+
+def test_frame_png(service):
+    svc, _ = service
+    status, body = request(svc, "GET", "/frame.png")
+    assert status == 200 and body.startswith(b"\x89PNG")
+
+
+def test_unknown_and_wrong_method(service):
+    svc, _ = service
+    assert request(svc, "GET", "/nope")[0] == 404
+    assert request(svc, "GET", "/recenter")[0] == 405
