@@ -1,0 +1,128 @@
+"""Run settings: defaults < TOML file (``--config``) < command-line options.
+
+TOML keys are the long option names with ``_`` (``fps = 30``, ``output = ["window"]``,
+``background = "#00ff00"``); sections ``[filter]``, ``[drive]`` and ``[hair]`` hold tracker
+filter, head drive and hair solver parameters. Degrees appear only here, at the edge.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+SOLVERS = ("rest-shape", "legacy", "vrm")
+FRAMINGS = ("bust", "full")
+
+
+class ConfigError(ValueError):
+    """A setting is invalid; the message names the setting and where it came from."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything ``swaycam run`` needs (see README, "Configuration")."""
+
+    avatar: str | None = None          # None: the generated default avatar
+    avatar_dir: str | None = None      # folder POST /avatar may load from
+    source: str | None = None          # None: webcam 0 if present, else turn-test
+    output: tuple[str, ...] = ()       # () : window if a display exists, else video under ./out
+    fps: float | None = None           # None: 60 live (vsync), 30 offline
+    size: tuple[int, int] = (1280, 720)
+    background: str = "#202430"        # "transparent", "green" or "#rrggbb"
+    solver: str = "rest-shape"
+    mirror: bool = True
+    framing: str = "bust"
+    record: str | None = None
+    duration: float | None = None      # seconds; None: the source's own length (turn-test: 12 s)
+    realtime: bool | None = None       # None: live for webcams, offline for files
+    kiosk: bool = False
+    overlays: bool = False
+    hud: bool = False
+    service: bool = False
+    port: int = 8765
+    max_substeps: int = 8
+    pose_delay_ms: float | None = None  # None: one camera frame
+    filter: dict = field(default_factory=dict)
+    drive: dict = field(default_factory=dict)
+    hair: dict = field(default_factory=dict)
+
+
+def parse_size(text: str, where: str = "size") -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", str(text))
+    if not m or int(m.group(1)) < 16 or int(m.group(2)) < 16 or int(m.group(1)) > 7680 or int(m.group(2)) > 4320:
+        raise ConfigError(f"{where}: {text!r} is not WIDTHxHEIGHT between 16x16 and 7680x4320")
+    return int(m.group(1)), int(m.group(2))
+
+
+def parse_background(text: str, where: str = "background") -> tuple[float, float, float, float]:
+    """RGBA in [0, 1] (sRGB) for "transparent", "green" (chroma #00b140) or "#rrggbb"."""
+    t = str(text).strip().lower()
+    if t == "transparent":
+        return (0.0, 0.0, 0.0, 0.0)
+    if t in ("green", "chroma", "chroma-green"):
+        return (0.0, 177 / 255, 64 / 255, 1.0)
+    m = re.fullmatch(r"#?([0-9a-f]{6})", t)
+    if not m:
+        raise ConfigError(f"{where}: {text!r} is not 'transparent', 'green' or '#rrggbb'")
+    v = int(m.group(1), 16)
+    return ((v >> 16) / 255, ((v >> 8) & 255) / 255, (v & 255) / 255, 1.0)
+
+
+def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
+    if cfg.solver not in SOLVERS:
+        raise ConfigError(f"{where} solver: {cfg.solver!r} is not one of {', '.join(SOLVERS)}")
+    if cfg.framing not in FRAMINGS:
+        raise ConfigError(f"{where} framing: {cfg.framing!r} is not one of {', '.join(FRAMINGS)}")
+    if cfg.fps is not None and not 1 <= cfg.fps <= 1000:
+        raise ConfigError(f"{where} fps: {cfg.fps} is outside 1..1000")
+    if cfg.duration is not None and cfg.duration <= 0:
+        raise ConfigError(f"{where} duration: must be > 0 seconds")
+    if not 1 <= cfg.max_substeps <= 120:
+        raise ConfigError(f"{where} max_substeps: {cfg.max_substeps} is outside 1..120")
+    if not 0 <= cfg.port <= 65535:
+        raise ConfigError(f"{where} port: {cfg.port} is not a TCP port")
+    parse_background(cfg.background, f"{where} background")
+    for out in cfg.output:
+        kind = out.split(":", 1)[0]
+        if kind not in ("window", "vcam", "video", "png"):
+            raise ConfigError(f"{where} output: {out!r} is not window, vcam[:DEVICE], video:PATH or png:DIR")
+        if kind in ("video", "png") and ":" not in out:
+            raise ConfigError(f"{where} output: {out!r} needs a path ({kind}:PATH)")
+    return cfg
+
+
+def load_toml(path: str | Path) -> RunConfig:
+    """Read a TOML config file into a RunConfig. Raises ConfigError naming the file and key."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: config file does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: {exc}") from None
+    known = {f.name: f for f in fields(RunConfig)}
+    values = {}
+    for key, value in data.items():
+        name = key.replace("-", "_")
+        if name not in known:
+            raise ConfigError(f"{p}: unknown setting {key!r}")
+        if name == "size":
+            value = parse_size(value, f"{p}: size")
+        elif name == "output":
+            value = (value,) if isinstance(value, str) else tuple(value)
+        elif name in ("filter", "drive", "hair") and not isinstance(value, dict):
+            raise ConfigError(f"{p}: [{name}] must be a table")
+        values[name] = value
+    try:
+        cfg = RunConfig(**values)
+    except TypeError as exc:
+        raise ConfigError(f"{p}: {exc}") from None
+    return validate(cfg, f"{p}:")
+
+
+def merge(base: RunConfig, overrides: dict) -> RunConfig:
+    """Apply command-line values that were given (None means "not given")."""
+    given = {k: v for k, v in overrides.items() if v is not None and k in {f.name for f in fields(RunConfig)}}
+    return validate(replace(base, **given))
