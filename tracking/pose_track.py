@@ -1,0 +1,192 @@
+"""Pose tracks: timestamped head poses and blendshapes, sampled at any time.
+
+A :class:`PoseTrack` holds N observations (strictly increasing integer-ns times) and
+answers :meth:`PoseTrack.sample` at any ``t_ns``: slerp for the rotation, linear for
+translation, blendshapes and confidence, clamped to the first/last observation outside
+the recorded span. At a recorded time it returns the recorded values exactly. Sampling is
+deterministic and allocation-free with ``out=`` (the runtime calls it at every 120 Hz
+substep).
+
+Tracks are stored as JSON Lines (:mod:`tracking.track_io`). ``frame`` says which space
+rotations/translations are in: ``"avatar"`` (mirror, recenter and limits applied — what
+the runtime drives the head with) or ``"camera"`` (raw MediaPipe camera frame).
+
+The standard head-turn test (DESIGN §4.5) is :func:`tracking.head_turn.head_turn_rotation`
+(pure function) and :func:`head_turn_track` (a synthetic avatar-frame track).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .expressions import NUM_BLENDSHAPES
+from .head_turn import DURATION_S as HEAD_TURN_DURATION_S
+from .head_turn import head_turn_rotation
+from .rotations import quat_slerp
+
+SCHEMA = "swaycam.posetrack"
+SCHEMA_VERSION = 1
+FRAMES = ("avatar", "camera")
+
+
+@dataclass
+class PoseSample:
+    """A head pose at one time. Arrays are owned; reuse one sample as ``out=``.
+
+    Attributes:
+        t_ns: the sample time, integer ns.
+        rotation: (4,) quaternion (x, y, z, w).
+        translation: (3,) metres.
+        blendshapes: (52,) weights in MediaPipe/ARKit order.
+        confidence: 0..1.
+        found: whether a face was tracked at this time (False during a lost-face hold/ease).
+    """
+
+    t_ns: int = 0
+    rotation: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 0.0, 1.0]))
+    translation: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    blendshapes: np.ndarray = field(default_factory=lambda: np.zeros(NUM_BLENDSHAPES))
+    confidence: float = 0.0
+    found: bool = False
+
+    def copy(self) -> "PoseSample":
+        return PoseSample(self.t_ns, self.rotation.copy(), self.translation.copy(),
+                          self.blendshapes.copy(), self.confidence, self.found)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TrackHeader:
+    """The first JSONL line: schema, version, frame, source and the settings used."""
+
+    frame: str = "avatar"
+    source: str = ""
+    settings: dict = field(default_factory=dict)
+    schema: str = SCHEMA
+    version: int = SCHEMA_VERSION
+
+
+class PoseTrack:
+    """N observations, sampled by time.
+
+    Args:
+        t_ns: (N,) int64, strictly increasing, N >= 1.
+        rotations: (N, 4) unit quaternions (x, y, z, w).
+        translations: (N, 3) metres; default zeros.
+        blendshapes: (N, 52); default zeros.
+        confidence: (N,); default ones.
+        found: (N,) bool; default ``confidence > 0``.
+        header: :class:`TrackHeader`.
+
+    Raises:
+        ValueError: shapes disagree or times are not strictly increasing.
+    """
+
+    def __init__(self, t_ns, rotations, translations=None, blendshapes=None, confidence=None,
+                 found=None, *, header: TrackHeader = TrackHeader()) -> None:  # fmt: skip
+        self.t_ns = np.asarray(t_ns, dtype=np.int64).reshape(-1)
+        n = len(self.t_ns)
+        if n == 0:
+            raise ValueError("a pose track needs at least one observation")
+        if np.any(np.diff(self.t_ns) <= 0):
+            raise ValueError("pose track times must be strictly increasing")
+        self.rotations = np.asarray(rotations, dtype=np.float64).reshape(n, 4)
+        self.translations = np.zeros((n, 3)) if translations is None else np.asarray(translations, np.float64).reshape(n, 3)
+        self.blendshapes = (np.zeros((n, NUM_BLENDSHAPES)) if blendshapes is None
+                            else np.asarray(blendshapes, np.float64).reshape(n, NUM_BLENDSHAPES))  # fmt: skip
+        self.confidence = np.ones(n) if confidence is None else np.asarray(confidence, np.float64).reshape(n)
+        self.found = self.confidence > 0 if found is None else np.asarray(found, dtype=bool).reshape(n)
+        if header.frame not in FRAMES:
+            raise ValueError(f"pose track frame must be one of {FRAMES}, got {header.frame!r}")
+        self.header = header
+        self._times = self.t_ns.tolist()  # python ints: exact, fast comparisons
+        self._k = 0
+
+    def __len__(self) -> int:
+        return len(self.t_ns)
+
+    @property
+    def start_ns(self) -> int:
+        return self._times[0]
+
+    @property
+    def end_ns(self) -> int:
+        return self._times[-1]
+
+    @property
+    def duration_s(self) -> float:
+        return (self._times[-1] - self._times[0]) * 1e-9
+
+    def _locate(self, t: int) -> int:
+        """Index k with times[k] <= t < times[k+1] (k = last index when t >= end)."""
+        times, k = self._times, self._k
+        if not (times[k] <= t and (k + 1 == len(times) or t < times[k + 1])):
+            k = int(np.searchsorted(self.t_ns, t, side="right")) - 1
+            k = min(max(k, 0), len(times) - 1)
+            self._k = k
+        return k
+
+    def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
+        """The pose at ``t_ns`` (module doc). Writes into ``out`` when given."""
+        if out is None:
+            out = PoseSample()
+        t = int(t_ns)
+        out.t_ns = t
+        times = self._times
+        k = self._locate(t)
+        if t <= times[0] or k == len(times) - 1 or t == times[k]:
+            i = 0 if t <= times[0] else k
+            out.rotation[:] = self.rotations[i]
+            out.translation[:] = self.translations[i]
+            out.blendshapes[:] = self.blendshapes[i]
+            out.confidence = float(self.confidence[i])
+            out.found = bool(self.found[i])
+            return out
+        u = (t - times[k]) / (times[k + 1] - times[k])
+        quat_slerp(self.rotations[k], self.rotations[k + 1], u, out=out.rotation)
+        np.subtract(self.translations[k + 1], self.translations[k], out=out.translation)
+        out.translation *= u
+        out.translation += self.translations[k]
+        np.subtract(self.blendshapes[k + 1], self.blendshapes[k], out=out.blendshapes)
+        out.blendshapes *= u
+        out.blendshapes += self.blendshapes[k]
+        c0, c1 = float(self.confidence[k]), float(self.confidence[k + 1])
+        out.confidence = c0 + (c1 - c0) * u
+        out.found = bool(self.found[k]) and bool(self.found[k + 1])
+        return out
+
+    def save(self, path) -> None:
+        """Write as JSON Lines (:func:`tracking.track_io.save_track`)."""
+        from .track_io import save_track
+
+        save_track(self, path)
+
+    @classmethod
+    def load(cls, path) -> "PoseTrack":
+        """Read and validate a JSON Lines track (:func:`tracking.track_io.load_track`)."""
+        from .track_io import load_track
+
+        return load_track(path)
+
+
+# --- synthetic tracks ------------------------------------------------------------------
+
+def synthetic_track(rotation_fn: Callable[[float], np.ndarray], *, duration_s: float,
+                    rate_hz: int = 120, translation_fn: Callable[[float], np.ndarray] | None = None,
+                    source: str = "synthetic") -> PoseTrack:  # fmt: skip
+    """An avatar-frame track sampling ``rotation_fn(t_s)`` (and ``translation_fn``) at
+    ``t_k = k·10⁹ // rate_hz`` ns for k = 0 .. duration·rate (integer arithmetic)."""
+    n = int(round(duration_s * rate_hz)) + 1
+    t_ns = np.array([k * 1_000_000_000 // rate_hz for k in range(n)], dtype=np.int64)
+    rot = np.array([rotation_fn(t * 1e-9) for t in t_ns.tolist()])
+    tr = None if translation_fn is None else np.array([translation_fn(t * 1e-9) for t in t_ns.tolist()])
+    header = TrackHeader(frame="avatar", source=source, settings={"rate_hz": rate_hz, "duration_s": duration_s})
+    return PoseTrack(t_ns, rot, tr, header=header)
+
+
+def head_turn_track(rate_hz: int = 120) -> PoseTrack:
+    """The standard head-turn test (12 s) as an avatar-frame :class:`PoseTrack`."""
+    return synthetic_track(head_turn_rotation, duration_s=HEAD_TURN_DURATION_S, rate_hz=rate_hz,
+                           source="synthetic:head_turn")  # fmt: skip

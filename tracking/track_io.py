@@ -1,0 +1,203 @@
+"""Pose tracks as JSON Lines: write (streaming), load and validate.
+
+Line 1, the header::
+
+    {"schema": "swaycam.posetrack", "version": 1, "frame": "avatar",
+     "source": "face/clip.mp4", "settings": {...}}
+
+Then one observation per line::
+
+    {"t_ns": 40000000, "rotation": [x, y, z, w], "translation": [x, y, z],
+     "blendshapes": {"browDownLeft": 0.04, ...}, "confidence": 1.0, "found": true}
+
+``t_ns`` is the capture time in integer ns, strictly increasing; rotation is a unit
+quaternion (x, y, z, w); translation metres; blendshapes by MediaPipe/ARKit name (missing
+names are 0); ``found`` defaults to ``confidence > 0``. Floats are written with Python's
+shortest round-trip repr, so save -> load is exact.
+
+Every validation error is a :class:`~tracking.errors.TrackFormatError` naming the file and
+the 1-based line number.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from .errors import TrackFormatError
+from .expressions import BLENDSHAPE_INDEX, BLENDSHAPE_NAMES, NUM_BLENDSHAPES
+from .observation import FaceObservation
+from .pose_track import FRAMES, SCHEMA, SCHEMA_VERSION, PoseSample, PoseTrack, TrackHeader
+
+UNIT_NORM_TOLERANCE = 1e-3
+
+
+class PoseTrackWriter:
+    """Streams observations to a JSONL file; a context manager.
+
+    Args:
+        path: output file (parent folders are created).
+        header: :class:`TrackHeader` written as line 1.
+    """
+
+    def __init__(self, path: str | os.PathLike, header: TrackHeader = TrackHeader()) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._f = open(self.path, "w", encoding="utf-8")
+        self._last_t: int | None = None
+        self.count = 0
+        self._f.write(json.dumps({"schema": header.schema, "version": header.version, "frame": header.frame,
+                                  "source": header.source, "settings": header.settings}) + "\n")  # fmt: skip
+
+    def write(self, t_ns: int, rotation, translation, blendshapes, confidence: float, found: bool = True) -> None:
+        """Append one observation; ``t_ns`` must increase strictly."""
+        t = int(t_ns)
+        if self._last_t is not None and t <= self._last_t:
+            raise TrackFormatError(f"{self.path}: t_ns {t} is not after the previous {self._last_t}")
+        self._last_t = t
+        rec = {
+            "t_ns": t,
+            "rotation": [float(v) for v in rotation],
+            "translation": [float(v) for v in translation],
+            "blendshapes": dict(zip(BLENDSHAPE_NAMES, (float(v) for v in blendshapes))),
+            "confidence": float(confidence),
+            "found": bool(found),
+        }
+        self._f.write(json.dumps(rec) + "\n")
+        self.count += 1
+
+    def write_sample(self, s: PoseSample) -> None:
+        self.write(s.t_ns, s.rotation, s.translation, s.blendshapes, s.confidence, s.found)
+
+    def write_observation(self, o: FaceObservation) -> None:
+        """Record a raw observation (camera frame); a no-face one as identity, confidence 0."""
+        self.write(o.timestamp_ns, o.rotation, o.translation, o.blendshapes, o.confidence, o.found)
+
+    def close(self) -> None:
+        if not self._f.closed:
+            self._f.close()
+
+    def __enter__(self) -> "PoseTrackWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def save_track(track: PoseTrack, path: str | os.PathLike) -> None:
+    """Write ``track`` to ``path`` as JSON Lines."""
+    with PoseTrackWriter(path, track.header) as w:
+        for i in range(len(track)):
+            w.write(track.t_ns[i], track.rotations[i], track.translations[i], track.blendshapes[i],
+                    track.confidence[i], track.found[i])  # fmt: skip
+
+
+def record(observations: Iterable[FaceObservation | PoseSample], path: str | os.PathLike,
+           header: TrackHeader = TrackHeader()) -> int:  # fmt: skip
+    """Write observations (raw :class:`FaceObservation` or processed :class:`PoseSample`)
+    to ``path``; returns the number written."""
+    with PoseTrackWriter(path, header) as w:
+        for o in observations:
+            if isinstance(o, FaceObservation):
+                w.write_observation(o)
+            else:
+                w.write_sample(o)
+        return w.count
+
+
+def _numbers(where: str, key: str, value, n: int) -> list[float]:
+    if not isinstance(value, list) or len(value) != n:
+        got = f"{len(value)} values" if isinstance(value, list) else type(value).__name__
+        raise TrackFormatError(f"{where}: {key} must be a list of {n} numbers, got {got}")
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise TrackFormatError(f"{where}: {key} must hold finite numbers, got {v!r}")
+    return [float(v) for v in value]
+
+
+def _parse_header(where: str, line: str) -> TrackHeader:
+    try:
+        h = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise TrackFormatError(f"{where}: header is not valid JSON ({exc.msg})") from None
+    if not isinstance(h, dict) or h.get("schema") != SCHEMA:
+        raise TrackFormatError(f"{where}: not a pose track header (expected schema {SCHEMA!r})")
+    if h.get("version") != SCHEMA_VERSION:
+        raise TrackFormatError(f"{where}: unsupported version {h.get('version')!r} (this reader: {SCHEMA_VERSION})")
+    if h.get("frame", "avatar") not in FRAMES:
+        raise TrackFormatError(f"{where}: frame must be one of {FRAMES}, got {h.get('frame')!r}")
+    settings = h.get("settings", {})
+    if not isinstance(settings, dict):
+        raise TrackFormatError(f"{where}: settings must be an object")
+    return TrackHeader(frame=h.get("frame", "avatar"), source=str(h.get("source", "")), settings=settings)
+
+
+def _parse_line(where: str, line: str, blend_row: np.ndarray):
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise TrackFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(rec, dict):
+        raise TrackFormatError(f"{where}: expected a JSON object, got {type(rec).__name__}")
+    t = rec.get("t_ns")
+    if isinstance(t, bool) or not isinstance(t, int):
+        raise TrackFormatError(f"{where}: t_ns must be an integer (nanoseconds), got {t!r}")
+    rot = _numbers(where, "rotation", rec.get("rotation"), 4)
+    norm = math.sqrt(sum(v * v for v in rot))
+    if abs(norm - 1.0) > UNIT_NORM_TOLERANCE:
+        raise TrackFormatError(f"{where}: rotation is not a unit quaternion (norm {norm:.6g})")
+    tr = _numbers(where, "translation", rec.get("translation", [0.0, 0.0, 0.0]), 3)
+    bs = rec.get("blendshapes", {})
+    if not isinstance(bs, dict):
+        raise TrackFormatError(f"{where}: blendshapes must be an object of name: weight")
+    for name, v in bs.items():
+        i = BLENDSHAPE_INDEX.get(name)
+        if i is None:
+            raise TrackFormatError(f"{where}: unknown blendshape {name!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise TrackFormatError(f"{where}: blendshape {name} must be a finite number, got {v!r}")
+        blend_row[i] = v
+    conf = rec.get("confidence", 1.0)
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0.0 <= conf <= 1.0:
+        raise TrackFormatError(f"{where}: confidence must be a number in [0, 1], got {conf!r}")
+    found = rec.get("found", conf > 0)
+    if not isinstance(found, bool):
+        raise TrackFormatError(f"{where}: found must be true or false, got {found!r}")
+    return t, rot, tr, float(conf), found
+
+
+def load_track(path: str | os.PathLike) -> PoseTrack:
+    """Read and validate a JSONL pose track.
+
+    Raises:
+        TrackFormatError: the file is missing, empty, has no observations, or a line is
+            malformed (the message says ``<path> line <n>: <what>``); blank lines are skipped.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise TrackFormatError(f"pose track {p} does not exist")
+    header = None
+    t_ns, rots, trs, confs, founds, blends = [], [], [], [], [], []
+    with open(p, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            where = f"{p} line {lineno}"
+            if header is None:
+                header = _parse_header(where, line)
+                continue
+            row = np.zeros(NUM_BLENDSHAPES)
+            t, rot, tr, conf, found = _parse_line(where, line, row)
+            if t_ns and t <= t_ns[-1]:
+                raise TrackFormatError(f"{where}: t_ns {t} is not after the previous {t_ns[-1]}")
+            t_ns.append(t), rots.append(rot), trs.append(tr), confs.append(conf), founds.append(found), blends.append(row)
+    if header is None:
+        raise TrackFormatError(f"pose track {p} is empty (expected a header line)")
+    if not t_ns:
+        raise TrackFormatError(f"pose track {p} has a header but no observations")
+    return PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, header=header)
