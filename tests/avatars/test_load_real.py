@@ -7,7 +7,7 @@ import pytest
 
 from avatars import load_avatar
 from avatars.transforms import quat_rotate
-from tests.conftest import VRM_DIR, asset
+from tests.conftest import asset
 
 EXACT = 1e-12          # values copied through float64 unchanged
 F32 = 1e-7             # values stored as float32 in the file
@@ -19,9 +19,7 @@ def godette(godette_path):
 
 
 def test_every_shared_vrm_loads_without_warnings():
-    files = sorted(VRM_DIR.glob("*.vrm"))
-    if not files:
-        pytest.skip(f"no shared VRM files in {VRM_DIR}")
+    files = sorted(asset("vrm").glob("*.vrm"))
     assert len(files) == 5
     for f in files:
         a = load_avatar(f)
