@@ -3,6 +3,7 @@ tracking results computed once per session (MediaPipe costs ~10 ms per frame her
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,47 @@ def astronaut_png() -> Path:
 @pytest.fixture(scope="session")
 def model_path() -> Path:
     return asset("models", "face_landmarker_v2_with_blendshapes.task")
+
+
+@dataclass
+class Tracked:
+    """One clip tracked once: per frame the chosen face (or the empty result) and all faces."""
+
+    timestamps_ns: list
+    chosen: list
+    faces: list
+    switches: int
+
+
+def track_clip(path: Path, model: Path, **options) -> Tracked:
+    from tracking.face_tracker import FaceTracker, FaceTrackerOptions
+    from tracking.sources import open_source
+
+    ts, chosen, faces = [], [], []
+    with FaceTracker(FaceTrackerOptions(model_path=model, **options)) as tracker, open_source(path) as src:
+        for frame in src:
+            ts.append(frame.timestamp_ns)
+            chosen.append(tracker.process_frame(frame))
+            faces.append(list(tracker.last_faces))
+        switches = tracker.selector.switches
+    return Tracked(ts, chosen, faces, switches)
+
+
+@pytest.fixture(scope="session")
+def selfie_tracked(selfie_mp4, model_path) -> Tracked:
+    return track_clip(selfie_mp4, model_path)
+
+
+@pytest.fixture(scope="session")
+def android_tracked(android_gif, model_path) -> Tracked:
+    return track_clip(android_gif, model_path)
+
+
+@pytest.fixture(scope="session")
+def crowd_tracked(crowd_gif, model_path) -> Tracked:
+    return track_clip(crowd_gif, model_path, num_faces=4)
+
+
+@pytest.fixture(scope="session")
+def astronaut_tracked(astronaut_png, model_path) -> Tracked:
+    return track_clip(astronaut_png, model_path)
