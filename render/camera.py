@@ -1,0 +1,232 @@
+"""Camera, framing from the humanoid head, and backgrounds.
+
+World frame (DESIGN §3): metres, +Y up, the avatar faces +Z. The default camera stands on
+the +Z side looking toward -Z, so the avatar's left hand (+X) is on the screen's right, as
+when facing a person; mirroring for a selfie view is the runtime's business.
+
+Framing is computed from the rest pose (or any world matrices given) once, not per frame:
+the head moves inside a still frame, as a webcam shot does.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from avatars import Avatar
+
+Framing = Literal["bust", "full"]
+
+
+@dataclass(frozen=True, eq=False)
+class Camera:
+    """A perspective camera.
+
+    Attributes:
+        position: (3,) eye position, world metres.
+        target: (3,) point looked at, world metres.
+        up: (3,) world up hint.
+        fov_y: vertical field of view, radians.
+        near, far: clip distances, metres.
+    """
+
+    position: np.ndarray
+    target: np.ndarray
+    up: np.ndarray = field(default_factory=lambda: np.array([0.0, 1.0, 0.0]))
+    fov_y: float = math.radians(30.0)
+    near: float = 0.05
+    far: float = 50.0
+
+    def view_matrix(self) -> np.ndarray:
+        """World -> view (4, 4) (right-handed look-at; the camera looks down its -Z)."""
+        eye = np.asarray(self.position, np.float64)
+        f = np.asarray(self.target, np.float64) - eye
+        f /= np.linalg.norm(f)
+        s = np.cross(f, self.up)
+        if np.linalg.norm(s) < 1e-9:
+            s = np.cross(f, [0.0, 0.0, 1.0])
+        s /= np.linalg.norm(s)
+        u = np.cross(s, f)
+        m = np.eye(4)
+        m[0, :3], m[1, :3], m[2, :3] = s, u, -f
+        m[:3, 3] = -m[:3, :3] @ eye
+        return m
+
+    def projection_matrix(self, aspect: float) -> np.ndarray:
+        """View -> clip (4, 4), OpenGL conventions (NDC z in [-1, 1]); ``aspect`` = width / height."""
+        t = 1.0 / math.tan(self.fov_y / 2)
+        n, f = self.near, self.far
+        m = np.zeros((4, 4))
+        m[0, 0], m[1, 1] = t / aspect, t
+        m[2, 2], m[2, 3] = (f + n) / (n - f), 2 * f * n / (n - f)
+        m[3, 2] = -1.0
+        return m
+
+    def project(self, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """World points (..., 3) -> pixel coordinates (..., 2) of a ``size`` = (w, h) image
+        whose row 0 is the top (as :meth:`render.Renderer.read_rgba` returns it); x right, y down."""
+        w, h = size
+        p = np.asarray(points, np.float64)
+        ph = np.concatenate([p, np.ones(p.shape[:-1] + (1,))], axis=-1)
+        clip = ph @ (self.projection_matrix(w / h) @ self.view_matrix()).T
+        ndc = clip[..., :2] / clip[..., 3:4]
+        return np.stack([(ndc[..., 0] + 1) * 0.5 * w, (1 - ndc[..., 1]) * 0.5 * h], axis=-1)
+
+
+@dataclass(frozen=True)
+class CameraOptions:
+    """How to frame the avatar.
+
+    Attributes:
+        framing: "bust" (head and shoulders, the default) or "full" (whole body).
+        fov_deg: vertical field of view, degrees (config edge).
+        offset: (x, y, z) metres added to the eye and target (x right, y up, z toward the camera).
+        zoom: > 1 moves closer (distance divided by zoom).
+        margin: extra space around the framed region, a fraction of its height.
+    """
+
+    framing: Framing = "bust"
+    fov_deg: float = 30.0
+    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    zoom: float = 1.0
+    margin: float = 0.08
+
+
+def _skinned_points(avatar: Avatar, world: np.ndarray, node_filter) -> np.ndarray:
+    """World positions of mesh vertices whose dominant influence passes ``node_filter``."""
+    pts = []
+    for mi in avatar.mesh_instances:
+        mesh = avatar.meshes[mi.mesh]
+        if mi.skin >= 0:
+            skin = avatar.skins[mi.skin]
+            mats = world[skin.joints] @ skin.inverse_bind
+            keep = np.array([node_filter(int(j)) for j in skin.joints], bool)
+            for p in mesh.primitives:
+                if p.joints is None or p.weights is None or p.vertex_count == 0:
+                    continue
+                dom = p.joints[np.arange(p.vertex_count), np.argmax(p.weights, axis=1)].astype(np.int64)
+                sel = keep[np.clip(dom, 0, len(keep) - 1)]
+                if not np.any(sel):
+                    continue
+                v = p.positions[sel].astype(np.float64)
+                m = mats[dom[sel]]
+                pts.append(np.einsum("nij,nj->ni", m[:, :3, :3], v) + m[:, :3, 3])
+        elif node_filter(mi.node):
+            m = world[mi.node]
+            for p in mesh.primitives:
+                pts.append(p.positions.astype(np.float64) @ m[:3, :3].T + m[:3, 3])
+    return np.concatenate(pts) if pts else np.zeros((0, 3))
+
+
+def head_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(min (3,), max (3,)) world box of the vertices moved by the head or its descendants
+    (face, hair). Falls back to a 25 cm box above the head bone, or around the whole mesh."""
+    world = avatar.skeleton.rest_world if world is None else world
+    head = avatar.head_node()
+    if head >= 0:
+        sk = avatar.skeleton
+        under = set(sk.descendants(head))
+        pts = _skinned_points(avatar, world, lambda n: n in under)
+        if len(pts) >= 8:
+            return pts.min(axis=0), pts.max(axis=0)
+        c = world[head][:3, 3]
+        return c + [-0.1, -0.02, -0.1], c + [0.1, 0.23, 0.1]
+    lo, hi = body_bounds(avatar, world)
+    return np.array([lo[0], hi[1] - 0.25 * (hi[1] - lo[1]), lo[2]]), hi
+
+
+def body_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(min (3,), max (3,)) world box of every drawn vertex (a unit box when there are none)."""
+    world = avatar.skeleton.rest_world if world is None else world
+    pts = _skinned_points(avatar, world, lambda n: True)
+    if len(pts) == 0:
+        return np.array([-0.5, 0.0, -0.5]), np.array([0.5, 1.0, 0.5])
+    return pts.min(axis=0), pts.max(axis=0)
+
+
+def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraOptions(),
+                 world: np.ndarray | None = None) -> Camera:
+    """A camera in front of the avatar (+Z side) framing the head (bust) or the whole body.
+
+    Bust: the region from the top of the head box down to 0.9 head heights below its
+    bottom (neck and shoulders), centred on the head horizontally. Full: the whole body box.
+    The distance fits the region's height (and width, for full) in the field of view.
+
+    Args:
+        avatar: the avatar.
+        aspect: image width / height.
+        options: framing options.
+        world: (N, 4, 4) node world matrices to frame (the rest pose by default).
+    """
+    fov = math.radians(options.fov_deg)
+    if options.framing == "full":
+        lo, hi = body_bounds(avatar, world)
+        region_h = hi[1] - lo[1]
+        region_w = hi[0] - lo[0]
+        center = (lo + hi) / 2
+        front = hi[2]
+    else:
+        lo, hi = head_bounds(avatar, world)
+        head_h = hi[1] - lo[1]
+        bottom = lo[1] - 0.9 * head_h
+        region_h = hi[1] - bottom
+        region_w = (hi[0] - lo[0]) * 1.2
+        center = np.array([(lo[0] + hi[0]) / 2, (hi[1] + bottom) / 2, (lo[2] + hi[2]) / 2])
+        front = hi[2]
+    region_h *= 1 + 2 * options.margin
+    region_w *= 1 + 2 * options.margin
+    tan_y = math.tan(fov / 2)
+    dist = max(region_h / 2 / tan_y, region_w / 2 / (tan_y * aspect))
+    dist = dist / max(options.zoom, 1e-6) + (front - center[2])
+    off = np.asarray(options.offset, np.float64)
+    target = center + off * [1, 1, 0]
+    position = center + [0.0, 0.0, dist] + off
+    extent = max(region_h, region_w, 0.1)
+    near = max(0.01, min(dist - extent, dist * 0.1))
+    return Camera(position=position, target=target, fov_y=fov, near=near, far=dist + 10 * extent)
+
+
+# ---------------------------------------------------------------------------- background
+
+CHROMA_GREEN = (0, 255, 0)  #: sRGB chroma key green (OBS's default key colour)
+_HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
+
+
+@dataclass(frozen=True)
+class Background:
+    """Output background.
+
+    Attributes:
+        mode: "transparent" (alpha 0 outside the silhouette, straight alpha) or "solid".
+        color: (r, g, b) sRGB 0..255 for "solid".
+    """
+
+    mode: Literal["transparent", "solid"] = "transparent"
+    color: tuple[int, int, int] = (0, 0, 0)
+
+    @classmethod
+    def parse(cls, spec: "str | Background | tuple") -> "Background":
+        """"transparent", "chroma" / "green" (chroma green), "#RRGGBB" / "RRGGBB", an (r, g, b) tuple."""
+        if isinstance(spec, Background):
+            return spec
+        if isinstance(spec, (tuple, list)):
+            return cls("solid", tuple(int(c) for c in spec[:3]))
+        s = str(spec).strip().lower()
+        if s in ("transparent", "none", "alpha"):
+            return cls("transparent")
+        if s in ("chroma", "green", "chroma-green", "chroma_green"):
+            return cls("solid", CHROMA_GREEN)
+        m = _HEX.match(s)
+        if m:
+            v = int(m.group(1), 16)
+            return cls("solid", ((v >> 16) & 255, (v >> 8) & 255, v & 255))
+        raise ValueError(f"background {spec!r}: expected 'transparent', 'chroma' or a colour '#RRGGBB'")
+
+    def linear(self) -> np.ndarray:
+        """The colour as linear RGB (3,)."""
+        c = np.asarray(self.color, np.float64) / 255.0
+        return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)

@@ -1,0 +1,202 @@
+"""Headless OpenGL 3.3 core context through EGL (no window, no display server).
+
+Display, in order of preference:
+
+1. Mesa's surfaceless platform (``EGL_MESA_platform_surfaceless``): llvmpipe or a Mesa GPU
+   driver without any display server. Plain ``eglGetDisplay`` fails on such machines.
+2. An EGL device (``EGL_EXT_platform_device`` + ``EGL_EXT_device_enumeration``): the usual
+   path on NVIDIA GPU servers; ``device`` picks one.
+3. ``eglGetDisplay(EGL_DEFAULT_DISPLAY)``.
+
+The context is made current without a surface (``EGL_KHR_surfaceless_context``), or with a
+1x1 pbuffer where that extension is missing; the renderer draws into FBOs anyway.
+
+EGL displays are process-wide (``eglTerminate`` would kill every context on one), so the
+displays opened here are reference counted and terminated when the last context goes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import threading
+
+from OpenGL import EGL, GL
+
+from .context import ContextError, Event
+
+log = logging.getLogger(__name__)
+
+EGL_PLATFORM_SURFACELESS_MESA = 0x31DD
+EGL_PLATFORM_DEVICE_EXT = 0x313F
+
+_lock = threading.Lock()
+_displays: dict[tuple, list] = {}  # key -> [display, refcount]
+
+
+def _client_extensions() -> set[str]:
+    try:
+        s = EGL.eglQueryString(EGL.EGL_NO_DISPLAY, EGL.EGL_EXTENSIONS)
+    except Exception:  # noqa: BLE001 - EGL 1.4 without client extensions raises EGL_BAD_DISPLAY
+        return set()
+    return set((s or b"").decode().split())
+
+
+def _initialize(display) -> bool:
+    major, minor = EGL.EGLint(), EGL.EGLint()
+    try:
+        return bool(EGL.eglInitialize(display, ctypes.pointer(major), ctypes.pointer(minor)))
+    except Exception as exc:  # noqa: BLE001 - PyOpenGL raises EGLError on failure
+        log.debug("eglInitialize failed: %s", exc)
+        return False
+
+
+def _candidate_displays(device: int | None):
+    """Yield (key, description, display) for each display worth trying."""
+    ext = _client_extensions()
+    from OpenGL.EGL.EXT.platform_base import eglGetPlatformDisplayEXT
+
+    if device is None and "EGL_MESA_platform_surfaceless" in ext:
+        yield ("surfaceless",), "Mesa surfaceless", lambda: eglGetPlatformDisplayEXT(
+            EGL_PLATFORM_SURFACELESS_MESA, EGL.EGL_DEFAULT_DISPLAY, None)
+    if "EGL_EXT_platform_device" in ext and "EGL_EXT_device_enumeration" in ext:
+        from OpenGL.EGL.EXT.device_enumeration import eglQueryDevicesEXT
+
+        devices = (EGL.EGLDeviceEXT * 16)()
+        count = EGL.EGLint()
+        try:
+            eglQueryDevicesEXT(16, devices, ctypes.pointer(count))
+        except Exception as exc:  # noqa: BLE001
+            log.debug("eglQueryDevicesEXT failed: %s", exc)
+            count.value = 0
+        order = range(count.value) if device is None else [device] if device < count.value else []
+        for i in order:
+            dev = devices[i]
+            yield ("device", i), f"EGL device {i}", lambda dev=dev: eglGetPlatformDisplayEXT(
+                EGL_PLATFORM_DEVICE_EXT, dev, None)
+    if device is None:
+        yield ("default",), "default display", lambda: EGL.eglGetDisplay(EGL.EGL_DEFAULT_DISPLAY)
+
+
+def _acquire_display(device: int | None):
+    tried = []
+    with _lock:
+        for key, desc, get in _candidate_displays(device):
+            if key in _displays:
+                _displays[key][1] += 1
+                return key, desc, _displays[key][0]
+            try:
+                d = get()
+            except Exception as exc:  # noqa: BLE001
+                tried.append(f"{desc}: {exc}")
+                continue
+            if not d or not _initialize(d):
+                tried.append(f"{desc}: eglInitialize failed")
+                continue
+            _displays[key] = [d, 1]
+            return key, desc, d
+    detail = "; ".join(tried) or "no EGL platform available"
+    raise ContextError(f"no EGL display could be initialised ({detail}). Install Mesa's EGL "
+                       "(libegl1 + libgl1-mesa-dri) or the GPU vendor's EGL driver")
+
+
+def _release_display(key) -> None:
+    with _lock:
+        entry = _displays.get(key)
+        if entry is None:
+            return
+        entry[1] -= 1
+        if entry[1] <= 0:
+            del _displays[key]
+            EGL.eglTerminate(entry[0])
+
+
+class EglContext:
+    """A headless OpenGL 3.3 core context (see module doc). Use as a context manager."""
+
+    backend = "egl"
+
+    def __init__(self, *, device: int | None = None):
+        self._key, desc, self._display = _acquire_display(device)
+        self._surface = EGL.EGL_NO_SURFACE
+        self._pbuffer = False
+        self._context = None
+        try:
+            self._create(desc)
+        except BaseException:
+            self.release()
+            raise
+
+    def _create(self, desc: str) -> None:
+        d = self._display
+        if not EGL.eglBindAPI(EGL.EGL_OPENGL_API):
+            raise ContextError("eglBindAPI(EGL_OPENGL_API) failed: this EGL has no desktop OpenGL")
+        attrs = (EGL.EGLint * 9)(EGL.EGL_SURFACE_TYPE, EGL.EGL_PBUFFER_BIT, EGL.EGL_RENDERABLE_TYPE,
+                                 EGL.EGL_OPENGL_BIT, EGL.EGL_NONE, 0, 0, 0, 0)
+        config, n = EGL.EGLConfig(), EGL.EGLint()
+        if not EGL.eglChooseConfig(d, attrs, ctypes.pointer(config), 1, ctypes.pointer(n)) or n.value < 1:
+            raise ContextError(f"{desc}: no EGL config with OpenGL and pbuffer support")
+        ctx_attrs = (EGL.EGLint * 7)(EGL.EGL_CONTEXT_MAJOR_VERSION, 3, EGL.EGL_CONTEXT_MINOR_VERSION, 3,
+                                     EGL.EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                     EGL.EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL.EGL_NONE)
+        try:
+            ctx = EGL.eglCreateContext(d, config, EGL.EGL_NO_CONTEXT, ctx_attrs)
+        except Exception as exc:  # noqa: BLE001
+            raise ContextError(f"{desc}: cannot create an OpenGL 3.3 core context ({exc})") from exc
+        if not ctx:
+            raise ContextError(f"{desc}: cannot create an OpenGL 3.3 core context")
+        self._context = ctx
+        exts = set((EGL.eglQueryString(d, EGL.EGL_EXTENSIONS) or b"").decode().split())
+        if "EGL_KHR_surfaceless_context" not in exts:
+            pb = (EGL.EGLint * 5)(EGL.EGL_WIDTH, 1, EGL.EGL_HEIGHT, 1, EGL.EGL_NONE)
+            self._surface = EGL.eglCreatePbufferSurface(d, config, pb)
+            self._pbuffer = True
+        self.make_current()
+        self.info = {
+            "backend": "egl",
+            "egl_display": desc,
+            "gl_version": GL.glGetString(GL.GL_VERSION).decode(),
+            "gl_renderer": GL.glGetString(GL.GL_RENDERER).decode(),
+        }
+        log.info("EGL context: %s, %s (%s)", self.info["gl_version"], self.info["gl_renderer"], desc)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return (0, 0)
+
+    def make_current(self) -> None:
+        """Bind the context to the calling thread."""
+        if self._context is None:
+            raise ContextError("context was released")
+        if not EGL.eglMakeCurrent(self._display, self._surface, self._surface, self._context):
+            raise ContextError("eglMakeCurrent failed")
+
+    def swap(self) -> None:
+        """Nothing to present headless; flushes the command stream."""
+        GL.glFlush()
+
+    def poll_events(self) -> list[Event]:
+        """Headless contexts have no events."""
+        return []
+
+    def release(self) -> None:
+        """Destroy the context (and the display when it was the last one). Idempotent."""
+        if self._display is None:
+            return
+        d = self._display
+        try:
+            EGL.eglMakeCurrent(d, EGL.EGL_NO_SURFACE, EGL.EGL_NO_SURFACE, EGL.EGL_NO_CONTEXT)
+            if self._pbuffer:
+                EGL.eglDestroySurface(d, self._surface)
+            if self._context is not None:
+                EGL.eglDestroyContext(d, self._context)
+        finally:
+            self._context = None
+            self._display = None
+            _release_display(self._key)
+
+    def __enter__(self) -> "EglContext":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()

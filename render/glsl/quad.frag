@@ -1,0 +1,7 @@
+// Straight-alpha sRGB texture over the output image.
+uniform sampler2D u_tex;
+in vec2 v_uv;
+out vec4 o_color;
+void main() {
+    o_color = texture(u_tex, v_uv);
+}

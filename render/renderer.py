@@ -1,0 +1,379 @@
+"""The renderer: one avatar, drawn per frame from world matrices and morph weights.
+
+Frame, in order: skinning matrices -> opaque and alpha-tested primitives -> MToon outlines
+(inverted hull) -> blended primitives back to front -> overlay lines -> MSAA resolve ->
+composite over the background into the RGBA8 sRGB output (rows top-down) -> HUD. The
+output is read back (:meth:`Renderer.read_rgba`, :meth:`Renderer.read_rgba_async`) or
+presented in a window (:meth:`Renderer.present`). The renderer never runs physics: hair
+joints arrive already moved in ``world``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Collection, Mapping, Sequence
+
+import numpy as np
+from OpenGL import GL
+
+from avatars import Avatar
+
+from .camera import Background, Camera, CameraOptions, frame_camera
+from .context import GLContext
+from .expressions import ExpressionFrame, expression_frame
+from .gpu import Buffer, Ledger, VertexArray
+from .hud import HudInfo, HudRenderer
+from .morphs import active_targets
+from .overlays import LineRenderer, Overlays
+from .readback import PboReadback, read_pixels
+from .shaders import FRAME_BINDING, MATERIAL_BINDING, MAX_MORPHS, UNIT_JOINTS, UNIT_MORPHS, Programs
+from .targets import RenderTargets
+from .upload import GpuAvatar, GpuPrimitive, upload_avatar
+
+log = logging.getLogger(__name__)
+
+MorphInput = Sequence[np.ndarray | None] | ExpressionFrame | Mapping[str, float] | None
+
+
+@dataclass(frozen=True, eq=False)
+class Lighting:
+    """One directional light and a uniform ambient term, linear RGB.
+
+    ``direction`` (3,) points from the surface toward the light, world frame (default: from
+    the front, above and slightly to the avatar's left, as VRM viewers light avatars).
+    """
+
+    direction: np.ndarray = field(default_factory=lambda: np.array([0.3, 0.6, 1.0]) / np.linalg.norm([0.3, 0.6, 1.0]))
+    color: np.ndarray = field(default_factory=lambda: np.array([1.0, 1.0, 1.0]))
+    ambient: np.ndarray = field(default_factory=lambda: np.array([0.3, 0.3, 0.3]))
+
+
+@dataclass
+class FrameStats:
+    """CPU time of the last :meth:`Renderer.draw` (ms) and what it drew."""
+
+    cpu_ms: float = 0.0
+    draws: int = 0
+    blended: int = 0
+    outlines: int = 0
+    overlay_segments: int = 0
+
+
+class Renderer:
+    """Draws one avatar into an offscreen framebuffer of ``size`` = (width, height) pixels.
+
+    Args:
+        context: the current GL context (kept for :meth:`present`).
+        size: framebuffer size in pixels.
+        samples: MSAA samples (0 = off; clamped to what the driver supports).
+        background: "transparent", "chroma", "#RRGGBB" or a :class:`Background`.
+        camera_options: framing used when ``draw`` gets no camera.
+        lighting: light and ambient.
+
+    Use as a context manager or call :meth:`release`; the context must be current for every call.
+    """
+
+    def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *, samples: int = 4,
+                 background: str | Background = "transparent", camera_options: CameraOptions = CameraOptions(),
+                 lighting: Lighting = Lighting()):
+        self.context = context
+        self.ledger = Ledger()
+        self.background = Background.parse(background)
+        self.camera_options = camera_options
+        self.lighting = lighting
+        self.stats = FrameStats()
+        self._samples = samples
+        self.programs = Programs(self.ledger)
+        self._frame_ubo = Buffer(self.ledger, GL.GL_UNIFORM_BUFFER, size=208, usage=GL.GL_DYNAMIC_DRAW)
+        self._frame_data = np.zeros(52, np.float32)
+        self._empty_vao = VertexArray(self.ledger)
+        self._lines = LineRenderer(self.ledger)
+        self._hud = HudRenderer(self.ledger)
+        self._morph_index = np.zeros(MAX_MORPHS, np.int32)
+        self._morph_weight = np.zeros(MAX_MORPHS, np.float32)
+        self.targets = RenderTargets(self.ledger, size, samples)
+        self._readback = PboReadback(self.ledger, size)
+        self.gpu: GpuAvatar | None = None
+        self.camera: Camera | None = None
+        self.frame_index = 0
+        self._released = False
+
+    # ------------------------------------------------------------------ setup
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.targets.size
+
+    @property
+    def avatar(self) -> Avatar | None:
+        return None if self.gpu is None else self.gpu.avatar
+
+    def set_avatar(self, avatar: Avatar | None) -> None:
+        """Upload ``avatar`` (releasing the previous one) and frame the default camera on it."""
+        if self.gpu is not None:
+            self.gpu.release()
+            self.gpu = None
+        if avatar is not None:
+            self.gpu = upload_avatar(self.ledger, avatar)
+            self.reframe()
+
+    def reframe(self, options: CameraOptions | None = None, world: np.ndarray | None = None) -> Camera | None:
+        """Recompute the default camera (from ``world``, the rest pose by default)."""
+        if options is not None:
+            self.camera_options = options
+        if self.gpu is not None:
+            w, h = self.size
+            self.camera = frame_camera(self.gpu.avatar, w / h, self.camera_options, world)
+        return self.camera
+
+    def resize(self, size: tuple[int, int]) -> None:
+        """Change the framebuffer size (and reframe the default camera for the new aspect)."""
+        size = (int(size[0]), int(size[1]))
+        if size == self.size:
+            return
+        self.targets.release()
+        self._readback.release()
+        self.targets = RenderTargets(self.ledger, size, self._samples)
+        self._readback = PboReadback(self.ledger, size)
+        self.reframe()
+
+    # ------------------------------------------------------------------ frame
+    def draw(self, world: np.ndarray | None = None, morph_weights: MorphInput = None, *,
+             camera: Camera | None = None, overlays: Overlays | None = None, hud: HudInfo | None = None,
+             hide: Collection[int] = ()) -> None:
+        """Render one frame into the output framebuffer.
+
+        Args:
+            world: (N, 4, 4) float64 world matrices of every skeleton node (hair joints as
+                moved by the solver); the rest pose when None.
+            morph_weights: per mesh instance (T_i,) weights (None entries: mesh defaults),
+                an :class:`ExpressionFrame`, or an expression dict {"blink": 1.0, ...}.
+            camera: the camera (default: the framing computed by :meth:`reframe`).
+            overlays: debug lines (spring chains, colliders, head axes).
+            hud: text shown top-left (fps, tracker latency, substeps).
+            hide: indices of mesh instances not to draw.
+        """
+        t0 = time.perf_counter()
+        gpu = self.gpu
+        if gpu is None:
+            raise RuntimeError("no avatar: call set_avatar() first")
+        av = gpu.avatar
+        world = av.skeleton.rest_world if world is None else np.asarray(world, np.float64)
+        if world.shape != (av.skeleton.node_count, 4, 4):
+            raise ValueError(f"world matrices {world.shape}: expected ({av.skeleton.node_count}, 4, 4)")
+        weights, overrides = self._morphs(av, morph_weights)
+        gpu.materials.set_overrides(overrides)
+        gpu.joints.update(world)
+        cam = camera or self.camera
+        w, h = self.size
+        view = cam.view_matrix()
+        self._upload_frame(cam, view)
+        st = FrameStats()
+
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.scene.id)
+        GL.glViewport(0, 0, w, h)
+        GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)
+        GL.glClearColor(0.0, 0.0, 0.0, 0.0)
+        GL.glDepthMask(GL.GL_TRUE)
+        GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        GL.glEnable(GL.GL_DEPTH_TEST)
+        GL.glDepthFunc(GL.GL_LEQUAL)
+        GL.glDisable(GL.GL_BLEND)
+        GL.glFrontFace(GL.GL_CCW)
+        prog = self.programs.mesh
+        prog.use()
+        gpu.joints.texture.bind(UNIT_JOINTS)
+        GL.glBindSampler(UNIT_JOINTS, 0)
+        prog.set_int("u_outline", 0)
+        hidden = set(hide)
+        prims = [p for p in gpu.primitives if p.instance not in hidden]
+        opaque = [p for p in prims if p.alpha_mode != "BLEND"]
+        for p in opaque:
+            self._draw_primitive(p, weights, outline=False)
+        outlined = [p for p in opaque if p.outline]
+        if outlined:
+            prog.set_int("u_outline", 1)
+            for p in outlined:
+                self._draw_primitive(p, weights, outline=True)
+            prog.set_int("u_outline", 0)
+        blended = self._sorted_blended(gpu, [p for p in prims if p.alpha_mode == "BLEND"], view)
+        if blended:
+            GL.glEnable(GL.GL_BLEND)
+            GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)
+            for p in blended:
+                mt = gpu.materials.material(p.material).mtoon
+                GL.glDepthMask(GL.GL_TRUE if (mt is not None and mt.transparent_with_z_write) else GL.GL_FALSE)
+                self._draw_primitive(p, weights, outline=False)
+            GL.glDepthMask(GL.GL_TRUE)
+        GL.glDisable(GL.GL_CULL_FACE)
+        if overlays is not None:
+            GL.glDisable(GL.GL_DEPTH_TEST)
+            GL.glEnable(GL.GL_BLEND)
+            GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)
+            st.overlay_segments = self._lines.draw(self.programs.lines, overlays)
+        GL.glDisable(GL.GL_BLEND)
+        GL.glDisable(GL.GL_DEPTH_TEST)
+        self.targets.resolve()
+        self._composite()
+        if hud is not None:
+            self._hud.draw(self.programs.quad, hud, (w, h))
+        GL.glBindVertexArray(0)
+        st.draws = len(opaque) + len(outlined) + len(blended)
+        st.blended, st.outlines = len(blended), len(outlined)
+        st.cpu_ms = (time.perf_counter() - t0) * 1e3
+        self.stats = st
+        self.frame_index += 1
+
+    def _morphs(self, av: Avatar, morph_weights: MorphInput):
+        if morph_weights is None:
+            return None, {}
+        if isinstance(morph_weights, ExpressionFrame):
+            return morph_weights.morph_weights, morph_weights.material_overrides
+        if isinstance(morph_weights, Mapping):
+            ef = expression_frame(av, morph_weights)
+            return ef.morph_weights, ef.material_overrides
+        if len(morph_weights) != len(av.mesh_instances):
+            raise ValueError(f"{len(morph_weights)} morph weight arrays for {len(av.mesh_instances)} mesh instances")
+        return morph_weights, {}
+
+    def _upload_frame(self, cam: Camera, view: np.ndarray) -> None:
+        w, h = self.size
+        f = self._frame_data
+        f[0:16] = view.T.ravel()
+        f[16:32] = cam.projection_matrix(w / h).T.ravel()
+        f[32:35] = cam.position
+        d = np.asarray(self.lighting.direction, np.float64)
+        f[36:39] = d / max(np.linalg.norm(d), 1e-12)
+        f[40:43] = self.lighting.color
+        f[44:47] = self.lighting.ambient
+        f[48:52] = (w, h, w / h, 0.0)
+        self._frame_ubo.update(f)
+        GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, FRAME_BINDING, self._frame_ubo.id)
+
+    def _sorted_blended(self, gpu: GpuAvatar, prims: list[GpuPrimitive], view: np.ndarray) -> list[GpuPrimitive]:
+        if len(prims) < 2:
+            return prims
+        mats = gpu.joints.current
+        keys = []
+        for p in prims:
+            m = mats[gpu.joints.instance_base[p.instance] + (p.anchor_joint if p.skinned else 0)]
+            z = (view @ (m @ p.anchor_point))[2]
+            keys.append((p.queue_offset, z))  # view z is negative in front: most negative (farthest) first
+        order = sorted(range(len(prims)), key=lambda k: keys[k])
+        return [prims[k] for k in order]
+
+    def _draw_primitive(self, p: GpuPrimitive, weights, *, outline: bool) -> None:
+        gpu = self.gpu
+        prog = self.programs.mesh
+        mat = gpu.materials.material(p.material)
+        gpu.materials.bind(p.material, MATERIAL_BINDING)
+        for unit, ref in ((0, mat.base_color_texture), (1, mat.mtoon.shade_texture if mat.mtoon else None),
+                          (2, mat.emissive_texture)):
+            if ref is not None:
+                bound = gpu.texture(ref.texture)
+                if bound is not None:
+                    bound[0].bind(unit)
+                    bound[1].bind(unit)
+        if outline:
+            GL.glEnable(GL.GL_CULL_FACE)
+            GL.glCullFace(GL.GL_FRONT)
+        elif p.double_sided:
+            GL.glDisable(GL.GL_CULL_FACE)
+        else:
+            GL.glEnable(GL.GL_CULL_FACE)
+            GL.glCullFace(GL.GL_BACK)
+        prog.set_int("u_joint_base", gpu.joints.instance_base[p.instance])
+        prog.set_int("u_skinned", 1 if p.skinned else 0)
+        n = 0
+        if p.morph is not None and weights is not None:
+            n = active_targets(weights[p.instance], self._morph_index, self._morph_weight)
+        elif p.morph is not None:
+            n = active_targets(gpu.avatar.meshes[gpu.avatar.mesh_instances[p.instance].mesh].default_weights,
+                               self._morph_index, self._morph_weight)
+        prog.set_int("u_morph_count", n)
+        if n:
+            p.morph.texture.bind(UNIT_MORPHS)
+            GL.glBindSampler(UNIT_MORPHS, 0)
+            prog.set_int("u_morph_vertices", p.morph.vertices)
+            prog.set_int("u_morph_normal_base", p.morph.normal_base)
+            prog.set_ints("u_morph_index", self._morph_index[:n])
+            prog.set_floats("u_morph_weight", self._morph_weight[:n])
+        for loc, value in p.constants:
+            GL.glVertexAttrib4f(loc, *value)
+        p.vao.bind()
+        GL.glDrawElements(p.mode, p.count, p.index_type, None)
+
+    def _composite(self) -> None:
+        w, h = self.size
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.output.id)
+        GL.glViewport(0, 0, w, h)
+        GL.glDisable(GL.GL_CULL_FACE)
+        prog = self.programs.composite
+        prog.use()
+        solid = self.background.mode == "solid"
+        prog.set_int("u_background", 1 if solid else 0)
+        prog.set_vec("u_background_color", self.background.linear())
+        self.targets.resolved.bind(0)
+        GL.glBindSampler(0, 0)
+        self._empty_vao.bind()
+        GL.glDrawArrays(GL.GL_TRIANGLES, 0, 3)
+
+    # ------------------------------------------------------------------ output
+    def read_rgba(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The last drawn frame as (H, W, 4) uint8 sRGB, straight alpha, row 0 = top (synchronous)."""
+        w, h = self.size
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.output.id)
+        return read_pixels(w, h, out)
+
+    def read_rgba_async(self, tag: Any = None, out: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
+        """Queue the last drawn frame for readback and return the previous queued one.
+
+        Returns:
+            (rgba (H, W, 4) uint8, its tag) of the frame queued by the previous call, or None
+            on the first call (one frame of latency, no pipeline stall).
+        """
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.output.id)
+        self._readback.request(tag)
+        return self._readback.fetch(out)
+
+    def present(self, window_size: tuple[int, int] | None = None) -> None:
+        """Blit the output into the window's default framebuffer, scaled to fit with
+        letterboxing (call ``context.swap()`` afterwards)."""
+        w, h = self.size
+        ww, wh = window_size or (self.context.size if self.context is not None else (w, h))
+        scale = min(ww / w, wh / h)
+        dw, dh = int(round(w * scale)), int(round(h * scale))
+        x0, y0 = (ww - dw) // 2, (wh - dh) // 2
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.output.id)
+        GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, 0)
+        GL.glViewport(0, 0, ww, wh)
+        GL.glClearColor(0.0, 0.0, 0.0, 1.0)
+        GL.glClear(GL.GL_COLOR_BUFFER_BIT)
+        # Output rows are top-down; the window's row 0 is the bottom: flip while blitting.
+        GL.glBlitFramebuffer(0, 0, w, h, x0, y0 + dh, x0 + dw, y0, GL.GL_COLOR_BUFFER_BIT,
+                             GL.GL_NEAREST if (dw, dh) == (w, h) else GL.GL_LINEAR)
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
+
+    def release(self) -> None:
+        """Free every GL object of the renderer and its avatar. Idempotent."""
+        if self._released:
+            return
+        self._released = True
+        self.set_avatar(None)
+        self._readback.release()
+        self.targets.release()
+        self._lines.release()
+        self._hud.release()
+        self._empty_vao.release()
+        self._frame_ubo.release()
+        self.programs.release()
+        leaked = self.ledger.snapshot()
+        if leaked:
+            log.warning("GL objects still alive after release: %s", leaked)
+
+    def __enter__(self) -> "Renderer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()

@@ -1,0 +1,137 @@
+"""GLSL 330 core programs: sources in ``render/glsl/``, compile/link with readable errors.
+
+Every program gets ``#version 330 core``, the constants below as ``#define``s, and, where
+asked, ``common.glsl`` (the Frame and Material uniform blocks) prepended.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from OpenGL import GL
+
+from .gpu import GLObject, Ledger
+
+log = logging.getLogger(__name__)
+
+GLSL_DIR = Path(__file__).with_name("glsl")
+MAX_MORPHS = 32        #: morph targets blended per draw (the largest weights win)
+MORPH_WIDTH = 2048     #: texels per row of a morph delta texture
+FRAME_BINDING = 0      #: uniform block binding of ``Frame``
+MATERIAL_BINDING = 1   #: uniform block binding of ``Material``
+
+# Texture units.
+UNIT_BASE, UNIT_SHADE, UNIT_EMISSIVE, UNIT_JOINTS, UNIT_MORPHS = 0, 1, 2, 3, 4
+
+
+class ShaderError(RuntimeError):
+    """A GLSL compile or link error; the message has the file name and the driver's log."""
+
+
+@lru_cache(maxsize=None)
+def _source(name: str) -> str:
+    return (GLSL_DIR / name).read_text()
+
+
+def preamble(common: bool) -> str:
+    head = f"#version 330 core\n#define MAX_MORPHS {MAX_MORPHS}\n#define MORPH_WIDTH {MORPH_WIDTH}\n"
+    return head + (_source("common.glsl") if common else "") + "#line 1\n"
+
+
+def _compile(kind: int, name: str, source: str) -> int:
+    sh = GL.glCreateShader(kind)
+    GL.glShaderSource(sh, source)
+    GL.glCompileShader(sh)
+    if not GL.glGetShaderiv(sh, GL.GL_COMPILE_STATUS):
+        info = GL.glGetShaderInfoLog(sh)
+        GL.glDeleteShader(sh)
+        raise ShaderError(f"{name}: compile failed:\n{info.decode(errors='replace') if isinstance(info, bytes) else info}")
+    return sh
+
+
+class Program(GLObject):
+    """A linked program with cached uniform locations and typed setters."""
+
+    kind = "program"
+
+    def __init__(self, ledger: Ledger, vert: str, frag: str, *, common: bool = True):
+        shaders = [_compile(GL.GL_VERTEX_SHADER, vert, preamble(common) + _source(vert)),
+                   _compile(GL.GL_FRAGMENT_SHADER, frag, preamble(common) + _source(frag))]
+        prog = GL.glCreateProgram()
+        for sh in shaders:
+            GL.glAttachShader(prog, sh)
+        GL.glLinkProgram(prog)
+        for sh in shaders:
+            GL.glDetachShader(prog, sh)
+            GL.glDeleteShader(sh)
+        if not GL.glGetProgramiv(prog, GL.GL_LINK_STATUS):
+            info = GL.glGetProgramInfoLog(prog)
+            GL.glDeleteProgram(prog)
+            raise ShaderError(f"{vert}+{frag}: link failed:\n{info}")
+        super().__init__(ledger, prog)
+        self.name = f"{vert}+{frag}"
+        self._locations: dict[str, int] = {}
+        for block, binding in (("Frame", FRAME_BINDING), ("Material", MATERIAL_BINDING)):
+            idx = GL.glGetUniformBlockIndex(prog, block)
+            if idx != GL.GL_INVALID_INDEX:
+                GL.glUniformBlockBinding(prog, idx, binding)
+
+    def use(self) -> None:
+        GL.glUseProgram(self.id)
+
+    def loc(self, name: str) -> int:
+        """Uniform location (-1 when the uniform is unused and optimised away)."""
+        loc = self._locations.get(name)
+        if loc is None:
+            loc = self._locations[name] = GL.glGetUniformLocation(self.id, name)
+        return loc
+
+    def set_int(self, name: str, value: int) -> None:
+        GL.glUniform1i(self.loc(name), int(value))
+
+    def set_float(self, name: str, value: float) -> None:
+        GL.glUniform1f(self.loc(name), float(value))
+
+    def set_vec(self, name: str, value) -> None:
+        v = [float(x) for x in value]
+        (GL.glUniform2f, GL.glUniform3f, GL.glUniform4f)[len(v) - 2](self.loc(name), *v)
+
+    def set_ints(self, name: str, values: np.ndarray) -> None:
+        """An int array uniform ``name[0]`` from (n,) int32."""
+        if len(values):
+            GL.glUniform1iv(self.loc(name + "[0]"), len(values), np.ascontiguousarray(values, np.int32))
+
+    def set_floats(self, name: str, values: np.ndarray) -> None:
+        """A float array uniform ``name[0]`` from (n,) float32."""
+        if len(values):
+            GL.glUniform1fv(self.loc(name + "[0]"), len(values), np.ascontiguousarray(values, np.float32))
+
+    def set_samplers(self, **units: int) -> None:
+        """Assign texture units to sampler uniforms (call once after linking)."""
+        self.use()
+        for name, unit in units.items():
+            GL.glUniform1i(self.loc(name), unit)
+
+    def _delete(self) -> None:
+        GL.glDeleteProgram(self.id)
+
+
+class Programs:
+    """The renderer's programs, linked once per context."""
+
+    def __init__(self, ledger: Ledger):
+        self.mesh = Program(ledger, "mesh.vert", "mesh.frag")
+        self.mesh.set_samplers(u_base_tex=UNIT_BASE, u_shade_tex=UNIT_SHADE, u_emissive_tex=UNIT_EMISSIVE,
+                               u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS)
+        self.lines = Program(ledger, "lines.vert", "lines.frag")
+        self.composite = Program(ledger, "fullscreen.vert", "composite.frag", common=False)
+        self.composite.set_samplers(u_scene=0)
+        self.quad = Program(ledger, "quad.vert", "quad.frag", common=False)
+        self.quad.set_samplers(u_tex=0)
+
+    def release(self) -> None:
+        for p in (self.mesh, self.lines, self.composite, self.quad):
+            p.release()

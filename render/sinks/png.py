@@ -1,0 +1,64 @@
+"""PNG output: a single snapshot, or a numbered sequence that keeps the alpha channel."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from .base import BackgroundWriter, check_frame
+
+log = logging.getLogger(__name__)
+
+
+def snapshot(path: str | Path, rgba: np.ndarray, *, compress_level: int = 6) -> Path:
+    """Write ``rgba`` (H, W, 4) uint8 to a PNG file (alpha kept); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(check_frame(rgba), "RGBA").save(path, compress_level=compress_level)
+    return path
+
+
+class PngSequenceSink:
+    """Numbered RGBA PNGs in ``directory`` (``pattern`` formatted with ``index``), written on
+    a background thread. Use it when the alpha channel must survive (H.264 has none).
+
+    Attributes:
+        frames: frames accepted so far.
+    """
+
+    def __init__(self, directory: str | Path, *, pattern: str = "frame_{index:06d}.png", compress_level: int = 1):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.pattern = pattern
+        self.compress_level = compress_level
+        self.frames = 0
+        self._writer = BackgroundWriter(self._write, name="png-sequence")
+        self._closed = False
+
+    def _write(self, item) -> None:
+        index, rgba = item
+        Image.fromarray(rgba, "RGBA").save(self.directory / self.pattern.format(index=index),
+                                           compress_level=self.compress_level)
+
+    def send(self, rgba: np.ndarray, t_ns: int = 0) -> None:
+        """Queue one frame (copied)."""
+        if self._closed:
+            raise RuntimeError("sink is closed")
+        self._writer.put((self.frames, np.array(check_frame(rgba), copy=True)))
+        self.frames += 1
+
+    def close(self) -> None:
+        """Finish writing. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._writer.close()
+            log.info("wrote %d PNG frames to %s", self.frames, self.directory)
+
+    def __enter__(self) -> "PngSequenceSink":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,205 @@
+"""Upload an :class:`avatars.Avatar` to the GPU: vertex/index buffers, textures, samplers,
+materials, morph and joint textures. :meth:`GpuAvatar.release` frees every GL object.
+
+Attribute locations (glsl/mesh.vert): 0 position, 1 normal, 2 uv0, 3 uv1, 4 colour,
+5 joints (uvec4), 6 weights. Missing normals are computed (area-weighted smooth), missing
+uvs / colours / skin data become constant attributes.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+from OpenGL import GL
+
+from avatars import Avatar, Primitive
+
+from .gpu import Buffer, Ledger, SamplerObject, Texture, VertexArray, needs_mipmaps, texture_rgba8
+from .materials import MaterialTable, has_outline
+from .morphs import MorphTexture
+from .skinning import JointPalette
+
+log = logging.getLogger(__name__)
+
+
+def smooth_normals(positions: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Area-weighted vertex normals (V, 3) float32 of a triangle list."""
+    n = np.zeros_like(positions, dtype=np.float64)
+    tri = indices[: len(indices) // 3 * 3].reshape(-1, 3)
+    if len(tri):
+        p = positions.astype(np.float64)
+        fn = np.cross(p[tri[:, 1]] - p[tri[:, 0]], p[tri[:, 2]] - p[tri[:, 0]])
+        for k in range(3):
+            np.add.at(n, tri[:, k], fn)
+    length = np.linalg.norm(n, axis=1, keepdims=True)
+    n = np.where(length > 1e-20, n / np.where(length > 0, length, 1), [0.0, 0.0, 1.0])
+    return n.astype(np.float32)
+
+
+@dataclass(eq=False)
+class GpuPrimitive:
+    """One drawable primitive: its VAO and buffers, material and sorting anchor.
+
+    ``anchor_joint``/``anchor_point``: the skinning matrix (index within the instance) that
+    moves most of the primitive and the bind-space centroid it carries, for back-to-front
+    sorting of blended primitives.
+    """
+
+    instance: int
+    mesh_instance_node: int
+    material: int
+    mode: int
+    count: int
+    index_type: int
+    vao: VertexArray
+    buffers: list[Buffer]
+    morph: MorphTexture | None
+    skinned: bool
+    anchor_joint: int
+    anchor_point: np.ndarray
+    constants: list = field(default_factory=list)
+    outline: bool = False
+    alpha_mode: str = "OPAQUE"
+    double_sided: bool = False
+    queue_offset: int = 0
+
+    def release(self) -> None:
+        self.vao.release()
+        for b in self.buffers:
+            b.release()
+        if self.morph is not None:
+            self.morph.release()
+
+
+def _upload_primitive(ledger: Ledger, prim: Primitive, instance: int, node: int, skinned: bool,
+                      table: MaterialTable) -> GpuPrimitive:
+    vao = VertexArray(ledger)
+    buffers: list[Buffer] = []
+    constants: list[tuple[int, tuple]] = []  # current attribute values are context state: set per draw
+
+    def attr(loc, data, comps, gl_type=GL.GL_FLOAT, integer=False):
+        b = Buffer(ledger, GL.GL_ARRAY_BUFFER, np.ascontiguousarray(data))
+        buffers.append(b)
+        vao.attribute(loc, b, comps, gl_type, integer=integer)
+
+    normals = prim.normals if prim.normals is not None else smooth_normals(prim.positions, prim.indices)
+    attr(0, prim.positions.astype(np.float32), 3)
+    attr(1, normals.astype(np.float32), 3)
+    if prim.uv0 is not None:
+        attr(2, prim.uv0.astype(np.float32), 2)
+    else:
+        constants.append((2, (0, 0, 0, 1)))
+    if prim.uv1 is not None:
+        attr(3, prim.uv1.astype(np.float32), 2)
+    else:
+        constants.append((3, (0, 0, 0, 1)))
+    if prim.colors is not None:
+        attr(4, prim.colors.astype(np.float32), 4)
+    else:
+        constants.append((4, (1, 1, 1, 1)))
+    use_skin = skinned and prim.joints is not None and prim.weights is not None
+    if use_skin:
+        attr(5, prim.joints.astype(np.uint16), 4, GL.GL_UNSIGNED_SHORT, integer=True)
+        attr(6, prim.weights.astype(np.float32), 4)
+    else:
+        constants.append((6, (1, 0, 0, 0)))  # joints (location 5) keep the default 0
+    small = prim.vertex_count < 65536
+    idx = prim.indices.astype(np.uint16 if small else np.uint32)
+    ib = Buffer(ledger, GL.GL_ELEMENT_ARRAY_BUFFER, idx)
+    buffers.append(ib)
+    GL.glBindVertexArray(vao.id)
+    GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, ib.id)
+    GL.glBindVertexArray(0)
+    morph = MorphTexture(ledger, prim) if prim.morph_positions.shape[0] > 0 and prim.vertex_count else None
+
+    anchor_joint = 0
+    if use_skin and prim.vertex_count:
+        totals = np.bincount(prim.joints.ravel().astype(np.int64), weights=prim.weights.ravel().astype(np.float64))
+        anchor_joint = int(np.argmax(totals))
+    centroid = prim.positions.mean(axis=0).astype(np.float64) if prim.vertex_count else np.zeros(3)
+    mat = table.material(prim.material)
+    return GpuPrimitive(
+        instance=instance, mesh_instance_node=node, material=prim.material, mode=prim.mode,
+        count=int(idx.size), index_type=GL.GL_UNSIGNED_SHORT if small else GL.GL_UNSIGNED_INT, vao=vao,
+        buffers=buffers, constants=constants, morph=morph, skinned=use_skin, anchor_joint=anchor_joint,
+        anchor_point=np.append(centroid, 1.0), outline=has_outline(mat) and prim.mode == 4,
+        alpha_mode=mat.alpha_mode, double_sided=mat.double_sided,
+        queue_offset=mat.mtoon.render_queue_offset if mat.mtoon is not None else 0,
+    )
+
+
+@dataclass(eq=False)
+class GpuAvatar:
+    """Everything of one avatar on the GPU. Build with :func:`upload_avatar`."""
+
+    avatar: Avatar
+    primitives: list[GpuPrimitive]
+    images: dict[int, Texture]
+    samplers: dict[object, SamplerObject]
+    texture_units: dict[int, tuple[Texture, SamplerObject]]
+    materials: MaterialTable
+    joints: JointPalette
+    texture_bytes: int = 0
+    released: bool = field(default=False)
+
+    def texture(self, index: int) -> tuple[Texture, SamplerObject] | None:
+        """(GL texture, sampler) of glTF texture ``index``, or None."""
+        return self.texture_units.get(index)
+
+    def release(self) -> None:
+        """Free every GL object of this avatar. Idempotent."""
+        if self.released:
+            return
+        self.released = True
+        for p in self.primitives:
+            p.release()
+        for t in self.images.values():
+            t.release()
+        for s in self.samplers.values():
+            s.release()
+        self.materials.release()
+        self.joints.release()
+
+
+def _used_textures(avatar: Avatar) -> set[int]:
+    used = set()
+    for m in avatar.materials:
+        for ref in (m.base_color_texture, m.emissive_texture, m.mtoon.shade_texture if m.mtoon else None):
+            if ref is not None:
+                used.add(ref.texture)
+    return used
+
+
+def upload_avatar(ledger: Ledger, avatar: Avatar) -> GpuAvatar:
+    """Upload ``avatar`` (the context must be current). Only textures used by materials are uploaded."""
+    used = sorted(t for t in _used_textures(avatar) if 0 <= t < len(avatar.textures))
+    mip_images = {avatar.textures[t].image for t in used if needs_mipmaps(avatar.textures[t].sampler)}
+    images: dict[int, Texture] = {}
+    samplers: dict[object, SamplerObject] = {}
+    units: dict[int, tuple[Texture, SamplerObject]] = {}
+    nbytes = 0
+    for t in used:
+        tex = avatar.textures[t]
+        if not 0 <= tex.image < len(avatar.images):
+            continue
+        if tex.image not in images:
+            rgba = avatar.images[tex.image].rgba
+            images[tex.image] = texture_rgba8(ledger, rgba, srgb=True, mipmaps=tex.image in mip_images)
+            nbytes += rgba.nbytes * (4 / 3 if tex.image in mip_images else 1)
+        if tex.sampler not in samplers:
+            samplers[tex.sampler] = SamplerObject(ledger, tex.sampler)
+        units[t] = (images[tex.image], samplers[tex.sampler])
+    table = MaterialTable(ledger, avatar.materials)
+    joints = JointPalette(ledger, avatar)
+    prims = []
+    for k, mi in enumerate(avatar.mesh_instances):
+        mesh = avatar.meshes[mi.mesh]
+        for p in mesh.primitives:
+            if p.vertex_count == 0 or p.indices.size == 0:
+                continue
+            prims.append(_upload_primitive(ledger, p, k, mi.node, mi.skin >= 0, table))
+    log.debug("uploaded %s: %d primitives, %d images (%.1f MB)", avatar.path, len(prims), len(images), nbytes / 1e6)
+    return GpuAvatar(avatar=avatar, primitives=prims, images=images, samplers=samplers, texture_units=units,
+                     materials=table, joints=joints, texture_bytes=int(nbytes))

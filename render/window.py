@@ -1,0 +1,133 @@
+"""A pygame (SDL2) window with an OpenGL 3.3 core context.
+
+Resizable, optional vsync, desktop fullscreen for kiosks, or hidden (offscreen rendering on
+a desktop). Events are translated to plain :class:`render.context.Event` values; the
+runtime decides what keys do. Only one window per process (an SDL/pygame limit).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from .context import ContextError, Event
+from .platform import is_egl_platform
+
+log = logging.getLogger(__name__)
+
+
+class WindowContext:
+    """See :func:`render.context.create_context` for the arguments. A context manager."""
+
+    backend = "window"
+
+    def __init__(self, *, size=(1280, 720), vsync=True, fullscreen=False, resizable=True, visible=True,
+                 title="swaycam"):
+        if is_egl_platform() and sys.platform.startswith("linux"):
+            # PyOpenGL resolves functions through EGL: make SDL create an EGL context as well.
+            os.environ.setdefault("SDL_VIDEO_X11_FORCE_EGL", "1")
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        import pygame
+
+        self._pg = pygame
+        try:
+            pygame.display.init()
+        except pygame.error as exc:
+            raise ContextError(f"pygame cannot open a display ({exc}); use backend='egl' for headless") from exc
+        gl = pygame
+        pygame.display.gl_set_attribute(gl.GL_CONTEXT_MAJOR_VERSION, 3)
+        pygame.display.gl_set_attribute(gl.GL_CONTEXT_MINOR_VERSION, 3)
+        pygame.display.gl_set_attribute(gl.GL_CONTEXT_PROFILE_MASK, gl.GL_CONTEXT_PROFILE_CORE)
+        if sys.platform == "darwin":
+            pygame.display.gl_set_attribute(gl.GL_CONTEXT_FORWARD_COMPATIBLE_FLAG, 1)
+        pygame.display.gl_set_attribute(gl.GL_DOUBLEBUFFER, 1)
+        pygame.display.gl_set_attribute(gl.GL_DEPTH_SIZE, 0)
+        flags = pygame.OPENGL | pygame.DOUBLEBUF
+        if resizable:
+            flags |= pygame.RESIZABLE
+        if fullscreen:
+            flags |= pygame.FULLSCREEN
+            size = (0, 0)  # desktop resolution
+        if not visible:
+            flags |= pygame.HIDDEN
+        try:
+            pygame.display.set_mode(tuple(int(v) for v in size), flags, vsync=1 if vsync else 0)
+        except pygame.error as exc:
+            if vsync:
+                log.warning("vsync unavailable (%s); window opened without it", exc)
+                pygame.display.set_mode(tuple(int(v) for v in size), flags, vsync=0)
+            else:
+                pygame.display.quit()
+                raise ContextError(f"cannot open an OpenGL 3.3 core window ({exc})") from exc
+        pygame.display.set_caption(title)
+        from OpenGL import GL
+
+        version = GL.glGetString(GL.GL_VERSION)
+        if not version:
+            pygame.display.quit()
+            raise ContextError("the window has no usable OpenGL context (glGetString returned nothing)")
+        self.info = {
+            "backend": "window",
+            "sdl_driver": pygame.display.get_driver(),
+            "gl_version": version.decode(),
+            "gl_renderer": GL.glGetString(GL.GL_RENDERER).decode(),
+        }
+        self._size = tuple(pygame.display.get_window_size())
+        self._open = True
+        log.info("window %dx%d: %s, %s", *self._size, self.info["gl_version"], self.info["gl_renderer"])
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """Current window size in pixels."""
+        return self._size
+
+    def make_current(self) -> None:
+        """SDL keeps the window's context current on the thread that created it."""
+        if not self._open:
+            raise ContextError("window was closed")
+
+    def swap(self) -> None:
+        """Present the back buffer (blocks for vsync when enabled)."""
+        self._pg.display.flip()
+
+    def poll_events(self) -> list[Event]:
+        """Drain pending window events: close, resize, key, focus (see :class:`Event`)."""
+        pg = self._pg
+        out: list[Event] = []
+        for e in pg.event.get():
+            if e.type == pg.QUIT:
+                out.append(Event("close"))
+            elif e.type == pg.WINDOWSIZECHANGED or e.type == pg.VIDEORESIZE:
+                size = tuple(pg.display.get_window_size())
+                if size != self._size:
+                    self._size = size
+                    out.append(Event("resize", size=size))
+            elif e.type == pg.KEYDOWN:
+                mods = tuple(name for bit, name in ((pg.KMOD_CTRL, "ctrl"), (pg.KMOD_SHIFT, "shift"),
+                                                     (pg.KMOD_ALT, "alt"), (pg.KMOD_META, "meta"))
+                             if e.mod & bit)
+                out.append(Event("key", key=pg.key.name(e.key), mods=mods))
+            elif e.type == pg.WINDOWFOCUSGAINED:
+                out.append(Event("focus", focused=True))
+            elif e.type == pg.WINDOWFOCUSLOST:
+                out.append(Event("focus", focused=False))
+        return out
+
+    def set_fullscreen(self, on: bool) -> None:
+        """Toggle desktop fullscreen (a resize event follows)."""
+        pg = self._pg
+        if bool(pg.display.is_fullscreen()) != bool(on):
+            pg.display.toggle_fullscreen()
+
+    def release(self) -> None:
+        """Close the window and its context. Idempotent."""
+        if self._open:
+            self._open = False
+            self._pg.display.quit()
+
+    def __enter__(self) -> "WindowContext":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
