@@ -199,3 +199,14 @@ def quat_slerp(a: np.ndarray, b: np.ndarray, u: float, out: np.ndarray | None = 
 def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Rotate vector(s) ``v`` ``(..., 3)`` by the unit quaternion ``q`` (4,)."""
     return np.asarray(v, dtype=np.float64) @ quat_to_matrix(q).T
+
+
+def quat_exp(v: np.ndarray) -> np.ndarray:
+    """Unit quaternion (4,) of the rotation vector ``v`` (3,) (axis · angle, radians)."""
+    v = np.asarray(v, dtype=np.float64)
+    a = math.sqrt(float(v @ v))
+    if a < 1e-12:
+        q = np.array([0.5 * v[0], 0.5 * v[1], 0.5 * v[2], 1.0])
+        return q / np.linalg.norm(q)
+    s = math.sin(0.5 * a) / a
+    return np.array([v[0] * s, v[1] * s, v[2] * s, math.cos(0.5 * a)])

@@ -1,0 +1,276 @@
+"""The live pose buffer: observations in, a filtered avatar-frame head pose at any time out.
+
+DESIGN §2: the tracker pushes :class:`~tracking.observation.FaceObservation` objects (any
+thread); the runtime samples the pose at every 120 Hz substep time. Per observation:
+camera -> avatar frame, mirror, recenter, per-axis limits (:class:`HeadPoseMapper`), then
+One Euro filters on the rotation, translation and blendshapes (at the observation's
+capture time). Per query at ``t``, with ``t' = t − delay_ns`` (default: one camera frame):
+
+- inside the buffered observations: slerp/lerp between the two around ``t'``;
+- after the newest one: hold it (or extrapolate it for at most ``max_extrapolation_ns``)
+  and, once ``t'`` is ``hold_s`` past it, ease to neutral (:mod:`tracking.lost_face`);
+- after a loss, when the face is found again at ``t_R``: blend from the lost-face pose at
+  ``t_R`` to the live pose over ``reacquire_s``. Filters restart at ``t_R`` (no filtering
+  across the gap). A face is lost when an observation has no face (or a confidence
+  below ``min_confidence``), or when observations stop for ``stale_s``.
+
+``recenter()`` takes the newest raw observation as neutral and blends to the recentered
+pose like a re-acquire, so it never jumps either. Time is whatever the caller passes in
+(integer ns): no clock is read here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+from .expressions import NUM_BLENDSHAPES
+from .filters import OneEuroFilter, OneEuroParams, QuaternionOneEuro
+from .head_pose import HeadPoseMapper, HeadPoseOptions
+from .lost_face import LostFaceOptions, blend_into, ease_to_neutral, ease_weight, reacquire_weight
+from .observation import FaceObservation
+from .pose_track import PoseSample, PoseTrack, TrackHeader
+from .rotations import IDENTITY, quat_conj, quat_exp, quat_log, quat_mul
+
+#: Default filter settings (measured: see tests/tracking/test_jitter_lag.py).
+ROTATION_FILTER = OneEuroParams(min_cutoff_hz=1.0, beta=1.5, d_cutoff_hz=1.0)
+TRANSLATION_FILTER = OneEuroParams(min_cutoff_hz=1.0, beta=5.0, d_cutoff_hz=1.0)
+EXPRESSION_FILTER = OneEuroParams(min_cutoff_hz=5.0, beta=5.0, d_cutoff_hz=1.0)
+
+
+@dataclass(frozen=True)
+class PoseFilterOptions:
+    """Settings of :class:`PoseFilter` (module doc). Times in integer ns or seconds as named.
+
+    Attributes:
+        head: mirror, limits, translation scale (:class:`HeadPoseOptions`).
+        rotation, translation, expression: One Euro settings per part (``beta`` per rad/s,
+            per m/s and per weight/s respectively).
+        lost: hold / ease / re-acquire times (:class:`LostFaceOptions`).
+        recenter_at_start: the first tracked face becomes the neutral pose.
+        delay_ns: how far behind the query time the buffer is read (interpolation delay).
+        extrapolate: past the newest observation, extrapolate with its angular/linear
+            velocity (at most ``max_extrapolation_ns``) instead of holding it.
+        min_confidence: observations below it count as "no face".
+        buffer_size: observations kept for interpolation.
+    """
+
+    head: HeadPoseOptions = field(default_factory=HeadPoseOptions)
+    rotation: OneEuroParams = ROTATION_FILTER
+    translation: OneEuroParams = TRANSLATION_FILTER
+    expression: OneEuroParams = EXPRESSION_FILTER
+    lost: LostFaceOptions = field(default_factory=LostFaceOptions)
+    recenter_at_start: bool = True
+    delay_ns: int = 33_333_333
+    extrapolate: bool = False
+    max_extrapolation_ns: int = 66_666_667
+    min_confidence: float = 0.5
+    buffer_size: int = 16
+
+
+class _S:
+    """One filtered observation."""
+
+    __slots__ = ("t", "q", "tr", "bs", "conf")
+
+    def __init__(self, t: int, q, tr, bs, conf: float) -> None:
+        self.t, self.q, self.tr, self.bs, self.conf = t, np.array(q), np.array(tr), np.array(bs), conf
+
+
+class _Gap:
+    """A loss: the last samples before it (``end``) and the re-acquire time (or None)."""
+
+    __slots__ = ("end", "t_r")
+
+    def __init__(self, end: list[_S], t_r: int | None) -> None:
+        self.end, self.t_r = end, t_r
+
+
+class PoseFilter:
+    """Thread-safe live pose buffer (module doc)."""
+
+    def __init__(self, options: PoseFilterOptions = PoseFilterOptions()) -> None:
+        self.options = options
+        self.mapper = HeadPoseMapper(options.head)
+        self._lock = threading.Lock()
+        self._f_rot = QuaternionOneEuro(options.rotation)
+        self._f_tr = OneEuroFilter(3, options.translation)
+        self._f_bs = OneEuroFilter(NUM_BLENDSHAPES, options.expression)
+        self._seg: deque[_S] = deque(maxlen=max(2, options.buffer_size))
+        self._gap: _Gap | None = None
+        self._tracking = False
+        self._newest_obs: int | None = None
+        self._last_raw: FaceObservation | None = None
+        self._need_recenter = options.recenter_at_start
+        self._tmp = PoseSample()
+        self.observations = 0
+
+    # --- input --------------------------------------------------------------------------
+
+    def push(self, obs: FaceObservation) -> None:
+        """Add one observation (time order; older-or-equal timestamps are ignored)."""
+        o = self.options
+        with self._lock:
+            t = int(obs.timestamp_ns)
+            if self._newest_obs is not None and t <= self._newest_obs:
+                return
+            self._newest_obs = t
+            self.observations += 1
+            if not obs.found or obs.confidence < o.min_confidence:
+                if self._tracking:
+                    self._tracking = False
+                    self._gap = _Gap(list(self._seg)[-2:], None)
+                return
+            self._last_raw = obs
+            if self._need_recenter:
+                self.mapper.recenter(obs.rotation, obs.translation)
+                self._need_recenter = False
+            q, d = self.mapper.apply(obs.rotation, obs.translation)
+            stale = bool(self._seg) and (t - self._seg[-1].t) * 1e-9 > o.lost.stale_s
+            if not self._tracking or stale:
+                if self._seg:  # a re-acquire (after an empty observation or a stall)
+                    end = self._gap.end if self._gap is not None and self._gap.t_r is None else list(self._seg)[-2:]
+                    self._gap = _Gap(end, t)
+                self._restart(q, d, obs.blendshapes, obs.confidence, t)
+            else:
+                q = self._f_rot(q, t).copy()
+                d = self._f_tr(d, t).copy()
+                bs = self._f_bs(obs.blendshapes, t)
+                self._seg.append(_S(t, q, d, bs, obs.confidence))
+            self._tracking = True
+
+    def _restart(self, q, d, bs, conf: float, t: int) -> None:
+        self._f_rot.reset(q, t)
+        self._f_tr.reset(d, t)
+        self._f_bs.reset(bs, t)
+        self._seg.clear()
+        self._seg.append(_S(t, q, d, bs, conf))
+
+    def recenter(self) -> bool:
+        """Make the newest tracked pose the neutral one, blending there over
+        ``lost.reacquire_s``. Without any tracked face yet, the next one is used; returns
+        whether a face was available now."""
+        with self._lock:
+            raw = self._last_raw
+            if raw is None or not self._seg:
+                self._need_recenter = True
+                return False
+            last = self._seg[-1]
+            self.mapper.recenter(raw.rotation, raw.translation)
+            q, d = self.mapper.apply(raw.rotation, raw.translation)
+            self._gap = _Gap(list(self._seg)[-2:], last.t)
+            self._restart(q, d, last.bs, last.conf, last.t)
+            return True
+
+    def reset(self) -> None:
+        """Forget everything (buffer, filters, neutral pose unless set again at start)."""
+        with self._lock:
+            self._seg.clear()
+            self._gap = None
+            self._tracking = False
+            self._newest_obs = None
+            self._last_raw = None
+            self._need_recenter = self.options.recenter_at_start
+            self.mapper.clear_neutral()
+
+    @property
+    def state(self) -> str:
+        """``"waiting"`` (no face yet), ``"tracking"`` or ``"lost"``."""
+        if not self._seg and self._gap is None:
+            return "waiting"
+        return "tracking" if self._tracking else "lost"
+
+    # --- output -------------------------------------------------------------------------
+
+    def _segment_pose(self, seg, t: int, out: PoseSample) -> bool:
+        """Pose from one segment's samples at ``t``; returns True when within tracking."""
+        o = self.options
+        last = seg[-1]
+        if t >= last.t:
+            el = t - last.t
+            q_end = last.q
+            if o.extrapolate and len(seg) >= 2 and el > 0:
+                prev = seg[-2]
+                w = quat_log(quat_mul(last.q, quat_conj(prev.q))) / (last.t - prev.t)
+                h = min(el, o.max_extrapolation_ns)
+                q_end = quat_mul(quat_exp(w * h), last.q)
+                out.translation[:] = last.tr + (last.tr - prev.tr) * (h / (last.t - prev.t))
+            else:
+                out.translation[:] = last.tr
+            out.blendshapes[:] = last.bs
+            w_n = ease_weight(el * 1e-9, o.lost)
+            ease_to_neutral(q_end, out.translation, out.blendshapes, w_n, out.rotation, out.translation, out.blendshapes)
+            out.confidence = last.conf * (1.0 - w_n)
+            return el * 1e-9 <= o.lost.stale_s
+        if len(seg) == 1:
+            a = seg[0]
+            out.rotation[:], out.translation[:], out.blendshapes[:], out.confidence = a.q, a.tr, a.bs, a.conf
+            return True
+        k = len(seg) - 2
+        while k > 0 and seg[k].t > t:
+            k -= 1
+        a, b = seg[k], seg[k + 1]
+        if t <= a.t:
+            out.rotation[:], out.translation[:], out.blendshapes[:], out.confidence = a.q, a.tr, a.bs, a.conf
+            return True
+        u = (t - a.t) / (b.t - a.t)
+        blend_into(a.q, a.tr, a.bs, b.q, b.tr, b.bs, u, out.rotation, out.translation, out.blendshapes)
+        out.confidence = a.conf + (b.conf - a.conf) * u
+        return True
+
+    def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
+        """The avatar-frame head pose for time ``t_ns`` (module doc); fills ``out`` if given.
+
+        ``rotation`` (4,) relative to neutral, ``translation`` (3,) metres, ``blendshapes``
+        (52,) filtered (map them with :class:`~tracking.expressions.ExpressionMapper`),
+        ``found`` False while holding/easing or before any face.
+        """
+        if out is None:
+            out = PoseSample()
+        t_q = int(t_ns) - self.options.delay_ns
+        out.t_ns = int(t_ns)
+        with self._lock:
+            gap, seg = self._gap, self._seg
+            if not seg and gap is None:
+                out.rotation[:] = IDENTITY
+                out.translation[:] = 0.0
+                out.blendshapes[:] = 0.0
+                out.confidence, out.found = 0.0, False
+                return out
+            if gap is not None and (gap.t_r is None or t_q < gap.t_r):
+                self._segment_pose(gap.end, t_q, out)
+                out.found = False
+                return out
+            out.found = self._segment_pose(seg, t_q, out) and self._tracking
+            if gap is not None:
+                u = reacquire_weight((t_q - gap.t_r) * 1e-9, self.options.lost)
+                if u < 1.0:  # from the lost-face pose F at t_R toward the live pose (in out)
+                    f = self._tmp
+                    self._segment_pose(gap.end, gap.t_r, f)
+                    blend_into(out.rotation, out.translation, out.blendshapes, f.rotation, f.translation,
+                               f.blendshapes, 1.0 - u, out.rotation, out.translation, out.blendshapes)  # fmt: skip
+        return out
+
+
+def filter_observations(observations: Iterable[FaceObservation], options: PoseFilterOptions = PoseFilterOptions(),
+                        *, header: TrackHeader | None = None) -> PoseTrack:  # fmt: skip
+    """Offline: push every observation and sample at its own time with no delay, giving an
+    avatar-frame :class:`PoseTrack` (frames without a face hold/ease as live)."""
+    from dataclasses import replace
+
+    pf = PoseFilter(replace(options, delay_ns=0))
+    t, rot, tr, bs, conf, found = [], [], [], [], [], []
+    s = PoseSample()
+    for obs in observations:
+        pf.push(obs)
+        pf.sample(obs.timestamp_ns, out=s)
+        t.append(s.t_ns), rot.append(s.rotation.copy()), tr.append(s.translation.copy())
+        bs.append(s.blendshapes.copy()), conf.append(s.confidence), found.append(s.found)
+    if not t:
+        raise ValueError("no observations to filter")
+    return PoseTrack(t, rot, tr, np.array(bs), conf, found, header=header or TrackHeader(frame="avatar"))
+
