@@ -1,0 +1,194 @@
+"""The head and face of the generated avatars, with the expression morph targets.
+
+The head is a deformed ellipsoid around :data:`rig.HEAD_CENTER` (half-axes 8.0 cm wide,
+11.2 cm up and 10 cm down, 9.4 cm to the front, 10 cm to the back: 21.2 cm chin to crown) with a
+narrowing jaw and a small nose bump. Its front is a height field z = f(x, y), so the face
+features are drawn in 2-D face coordinates (x, y in metres, the avatar frame: +X is the
+avatar's LEFT, it faces +Z) and laid on the skin with :func:`on_face`, lifted a little
+along the surface normal. Morph targets move the features in the same 2-D coordinates,
+so open mouths and closed eyes stay on the skin.
+
+Morph targets (names as in ``mesh.extras.targetNames``): blink (both eyes), blinkLeft
+(the avatar's left eye, +X side), blinkRight (-X side), aa, ih, ou, ee, oh (mouth shapes),
+happy (eyes closed in upward arcs, raised brows, open smile). Closing an eye collapses
+the textured eye patch onto a curve and moves the upper lash line down onto it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .geometry import Part, ellipsoid, grid_triangles, on_height_field
+from .rig import HEAD_CENTER, rigid
+
+HEAD_RADII = (0.080, 0.112, 0.094)  # x, y (above the centre), z-front (metres)
+HEAD_LOW_Y = 0.100  # y half-axis below the centre (chin)
+HEAD_BACK_Z = 0.100
+NOSE = (0.0, 1.474)  # nose tip in face coordinates
+TARGETS = ("blink", "blinkLeft", "blinkRight", "aa", "ih", "ou", "ee", "oh", "happy")
+
+EYE_X, EYE_Y = 0.0355, 1.499  # left eye centre (+X); the right eye mirrors x
+EYE_HALF_W, EYE_TOP, EYE_BOT, EYE_TILT = 0.0172, 0.0195, 0.0180, 0.0020
+MOUTH_Y = 1.4535
+# mouth shapes: (half width, upper-lip rise, lower-lip drop, corner lift), metres
+MOUTH = {
+    "rest": (0.0115, 0.0007, 0.0011, 0.0014),
+    "aa": (0.0120, 0.0020, 0.0170, 0.0000),
+    "ih": (0.0160, 0.0012, 0.0050, 0.0020),
+    "ou": (0.0070, 0.0040, 0.0080, 0.0000),
+    "ee": (0.0150, 0.0018, 0.0085, 0.0010),
+    "oh": (0.0095, 0.0040, 0.0130, 0.0000),
+    "happy": (0.0140, 0.0004, 0.0085, 0.0042),
+}
+
+
+def _jaw(dy):
+    """Width factor of the head below its centre: a tapering, slightly pointed jaw."""
+    return 1.0 - 0.36 * np.maximum(0.0, -dy) ** 2.0
+
+
+def _nose(x, y):
+    dy = y - NOSE[1]
+    sy = np.where(dy < 0, 0.006, 0.014)
+    return 0.0055 * np.exp(-(x / 0.0065) ** 2 - (dy / sy) ** 2)
+
+
+def head_shape(d: np.ndarray) -> np.ndarray:
+    """Unit directions (V, 3) -> head surface points (V, 3) (metres, bind space)."""
+    a, b, c = HEAD_RADII
+    x = a * _jaw(d[:, 1]) * d[:, 0]
+    y = np.where(d[:, 1] > 0, b, HEAD_LOW_Y) * d[:, 1]
+    z = np.where(d[:, 2] > 0, c, HEAD_BACK_Z) * d[:, 2]
+    p = np.stack([x, y, z], -1) + HEAD_CENTER
+    p[:, 2] += np.where(d[:, 2] > 0, _nose(p[:, 0], p[:, 1]), 0.0)
+    return p
+
+
+def face_z(x, y):
+    """Height field of the head front: z (metres) of the skin at face coordinates (x, y)."""
+    a, b, c = HEAD_RADII
+    y = np.asarray(y, float)
+    dy = (y - HEAD_CENTER[1]) / np.where(y > HEAD_CENTER[1], b, HEAD_LOW_Y)
+    dx = np.asarray(x, float) / (a * _jaw(dy))
+    dz = np.sqrt(np.maximum(1e-6, 1.0 - dx * dx - dy * dy))
+    return HEAD_CENTER[2] + c * dz + _nose(x, y)
+
+
+def on_face(x, y, lift: float) -> np.ndarray:
+    """Face coordinates (x, y) (any equal shapes) -> points (..., 3) on the skin + ``lift`` along its normal."""
+    return on_height_field(face_z, x, y, lift)
+
+
+def _patch(xy_rest: np.ndarray, xy_targets: dict, nu: int, nv: int, lift: float, material: str, head: int,
+           uv=None) -> Part:
+    """A surface patch from 2-D grids (nv, nu, 2) of face coordinates (rows bottom to top)."""
+    pos = on_face(xy_rest[..., 0], xy_rest[..., 1], lift).reshape(-1, 3)
+    # rows go up (+y), columns go along +x: cross(+y, +x) = -z, so flip to face the viewer
+    tris = grid_triangles(nv, nu)[:, ::-1]
+    if nu > 1 and xy_rest[0, 1, 0] < xy_rest[0, 0, 0]:
+        tris = tris[:, ::-1]
+    targets = {k: on_face(v[..., 0], v[..., 1], lift).reshape(-1, 3) - pos for k, v in xy_targets.items()}
+    j, w = rigid(len(pos), head)
+    return Part(material, pos, tris, uv=uv, joints=j, weights=w, targets=targets)
+
+
+def _eye_curves(u, sign):
+    """Top, bottom, closed (blink) and happy curves (y) of an eye at parameter u (inner -1 .. outer +1)."""
+    cu = np.clip(u, -1.0, 1.0)
+    base = EYE_Y + EYE_TILT * cu
+    top = base + EYE_TOP * (1 - cu ** 2) ** 0.35
+    bot = base - EYE_BOT * (1 - cu ** 2) ** 0.65
+    closed = base - 0.42 * EYE_BOT * (1 - cu ** 2)
+    happy = base - 0.25 * EYE_BOT + 0.55 * EYE_TOP * (1 - cu ** 2) ** 0.8
+    return top, bot, closed, happy
+
+
+def _eye(sign: float, head: int) -> tuple[Part, Part]:
+    """The textured eye patch and its upper lash line for one side (sign +1 = left, +X)."""
+    nu, nv = 17, 9
+    u = np.linspace(-1.0, 1.0, nu)
+    v = np.linspace(0.0, 1.0, nv)[:, None]
+    x = EYE_X * sign + sign * EYE_HALF_W * u
+    top, bot, closed, happy = _eye_curves(u, sign)
+    xx = np.broadcast_to(x, (nv, nu))
+    rest = np.stack([xx, bot + (top - bot) * v], -1)
+    shut = np.stack([xx, np.broadcast_to(closed, (nv, nu))], -1)
+    smile = np.stack([xx, np.broadcast_to(happy, (nv, nu))], -1)
+    side = "blinkLeft" if sign > 0 else "blinkRight"
+    uv = np.stack([(rest[..., 0] - (EYE_X * sign - EYE_HALF_W)) / (2 * EYE_HALF_W),
+                   (EYE_Y + EYE_TOP - rest[..., 1]) / (EYE_TOP + EYE_BOT + EYE_TILT)], -1).reshape(-1, 2)
+    if sign < 0:  # mirror the texture so both irises have their highlight toward the outer corner
+        uv[:, 0] = 1.0 - uv[:, 0]
+    eye = _patch(rest, {"blink": shut, side: shut, "happy": smile}, nu, nv, 0.0012, "eye", head, uv=uv)
+
+    # lash: a band along the top curve, thicker toward the outer corner, with a small wing
+    lu = np.linspace(-1.0, 1.16, 23)
+    lx = EYE_X * sign + sign * EYE_HALF_W * lu
+    ltop, _, lclosed, lhappy = _eye_curves(lu, sign)
+    wing = np.maximum(0.0, lu - 1.0)
+    ltop = ltop + 0.018 * wing
+    thick = (0.0013 + 0.0024 * np.clip((lu + 0.3) / 1.3, 0, 1)) * np.clip((1.16 - lu) / 0.16, 0, 1) + 0.0004
+    rows = np.array([-0.0007, 0.0, 1.0])[:, None]
+
+    def band(center, scale):
+        y = center[None, :] + np.where(rows < 0, rows, rows * thick[None, :] * scale)
+        return np.stack([np.broadcast_to(lx, y.shape), y], -1)
+
+    lash_rest = band(ltop, 1.0)
+    lash_shut = band(lclosed + 0.018 * wing * 0.3 + 0.0004, 0.75)
+    lash_happy = band(lhappy + 0.0004 - 0.01 * wing, 0.8)
+    lash = _patch(lash_rest, {"blink": lash_shut, side: lash_shut, "happy": lash_happy}, len(lu), 3,
+                  0.0020, "lash", head)
+    return eye, lash
+
+
+def _brow(sign: float, head: int) -> Part:
+    nu = 15
+    u = np.linspace(-1.0, 1.0, nu)
+    x = sign * (EYE_X + 0.002 + 0.0165 * u)
+    y = 1.5425 + 0.0028 * (1 - u ** 2) - 0.0012 * u
+    thick = 0.0011 + 0.0007 * (1 - u ** 2)
+    rows = np.array([-1.0, 1.0])[:, None]
+    rest = np.stack([np.broadcast_to(x, (2, nu)), y + rows * thick], -1)
+    up = rest.copy()
+    up[..., 1] += 0.0025 + 0.0015 * (1 - u ** 2)
+    return _patch(rest, {"happy": up}, nu, 2, 0.0012, "brow", head)
+
+
+def _mouth_grid(shape: str, nu: int, nv: int) -> np.ndarray:
+    hw, rise, drop, corner = MOUTH[shape]
+    u = np.linspace(-1.0, 1.0, nu)
+    v = np.linspace(0.0, 1.0, nv)[:, None]
+    upper = MOUTH_Y + rise * (1 - u ** 2) ** 0.5 + corner * u ** 2
+    lower = MOUTH_Y - drop * (1 - u ** 2) ** 0.75 + corner * u ** 2
+    y = lower + (upper - lower) * v
+    return np.stack([np.broadcast_to(hw * u, y.shape), y], -1)
+
+
+def _mouth(head: int) -> Part:
+    nu, nv = 21, 7
+    rest = _mouth_grid("rest", nu, nv)
+    targets = {k: _mouth_grid(k, nu, nv) for k in ("aa", "ih", "ou", "ee", "oh", "happy")}
+    return _patch(rest, targets, nu, nv, 0.0010, "mouth", head)
+
+
+def _blush(sign: float, head: int) -> Part:
+    nu, nv = 11, 5
+    u = np.linspace(-1.0, 1.0, nu)
+    v = np.linspace(-1.0, 1.0, nv)[:, None]
+    hx, hy = 0.0115, 0.0042
+    y = 1.4745 + hy * v * np.sqrt(1 - 0.9 * u ** 2)
+    rest = np.stack([np.broadcast_to(sign * (0.052 + hx * u), y.shape), y], -1)
+    return _patch(rest, {}, nu, nv, 0.0006, "blush", head)
+
+
+def build_face(head: int) -> list[Part]:
+    """Head skin, eyes, lashes, brows, mouth and blush, rigidly skinned to node ``head``."""
+    pos, tris = ellipsoid(HEAD_CENTER, HEAD_RADII, n_around=96, n_rings=64, shape=head_shape)
+    j, w = rigid(len(pos), head)
+    parts = [Part("skin", pos, tris, joints=j, weights=w)]
+    for sign in (1.0, -1.0):
+        eye, lash = _eye(sign, head)
+        parts += [eye, lash, _brow(sign, head), _blush(sign, head)]
+    parts.append(_mouth(head))
+    return parts
