@@ -146,9 +146,13 @@ def euler_from_quat(q: np.ndarray) -> np.ndarray:
 
 
 def quat_angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Geodesic angle in radians between unit quaternions ``a`` and ``b`` (``(..., 4)``)."""
-    d = np.abs(np.sum(np.asarray(a) * np.asarray(b), axis=-1))
-    return 2.0 * np.arccos(np.clip(d, 0.0, 1.0))
+    """Geodesic angle in radians between unit quaternions ``a`` and ``b`` (``(..., 4)``).
+
+    Computed as 2·atan2(|vec(a⁻¹b)|, |w(a⁻¹b)|), exact to rounding even for tiny angles
+    (arccos of the dot product loses half the digits there).
+    """
+    d = quat_mul(quat_conj(a), b)
+    return 2.0 * np.arctan2(np.linalg.norm(d[..., :3], axis=-1), np.abs(d[..., 3]))
 
 
 def quat_log(q: np.ndarray) -> np.ndarray:

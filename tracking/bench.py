@@ -1,0 +1,122 @@
+"""Measuring the tracker: ms per frame, rotation jitter, filter lag.
+
+- :func:`bench_tracker`: MediaPipe time per frame (median, p95) at given frame sizes, on
+  real frames resized to each size (``cv2.INTER_AREA`` down, ``INTER_LINEAR`` up).
+- :func:`rotation_jitter_deg`: RMS angle (degrees) of rotations around their mean — on a
+  still clip this is the jitter.
+- :func:`lag_ms`: the delay d (ms, 1 ms resolution) minimising the mean squared difference
+  between ``filtered(t)`` and ``raw(t − d)`` after a 300 ms warm-up (both linearly
+  interpolated): a cross-correlation style lag estimate that works on any motion.
+- :func:`filter_report`: jitter and lag of a :class:`~tracking.pose_filter.PoseFilter`
+  setting on tracked clips.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .observation import FaceObservation
+from .rotations import euler_from_quat, quat_angle
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrackerTiming:
+    """Tracker time per frame at one size: median and 95th percentile (ms), n frames."""
+
+    width: int
+    height: int
+    median_ms: float
+    p95_ms: float
+    frames: int
+
+
+def bench_tracker(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[int, int]] = ((640, 360), (1280, 720)),
+                  model_path=None, warmup: int = 5, num_faces: int | None = None) -> list[TrackerTiming]:  # fmt: skip
+    """Time :meth:`FaceTracker.process` on ``images`` (RGB uint8) resized to each
+    ``(width, height)``; the first ``warmup`` frames of each size are not counted."""
+    import cv2
+
+    from .face_tracker import FaceTracker, FaceTrackerOptions
+
+    results = []
+    for w, h in sizes:
+        kw = {"model_path": model_path} | ({"num_faces": num_faces} if num_faces else {})
+        times = []
+        with FaceTracker(FaceTrackerOptions(**kw)) as tracker:
+            for k, img in enumerate(images):
+                ih, iw = img.shape[:2]
+                interp = cv2.INTER_AREA if w < iw else cv2.INTER_LINEAR
+                frame = img if (iw, ih) == (w, h) else cv2.resize(img, (w, h), interpolation=interp)
+                t0 = time.perf_counter_ns()
+                tracker.process(frame, k * 40_000_000, index=k)
+                if k >= warmup:
+                    times.append((time.perf_counter_ns() - t0) * 1e-6)
+        if not times:
+            raise ValueError(f"need more than {warmup} frames to time the tracker")
+        results.append(TrackerTiming(w, h, float(np.median(times)), float(np.percentile(times, 95)), len(times)))
+        log.info("tracker %dx%d: median %.1f ms, p95 %.1f ms", w, h, results[-1].median_ms, results[-1].p95_ms)
+    return results
+
+
+def rotation_jitter_deg(rotations: np.ndarray) -> float:
+    """RMS angle in degrees of (N, 4) rotations around their (normalised) mean."""
+    r = np.asarray(rotations, dtype=np.float64)
+    r = r * np.where(r @ r[0] < 0, -1.0, 1.0)[:, None]  # one hemisphere before averaging
+    mean = r.mean(axis=0)
+    mean /= np.linalg.norm(mean)
+    return math.degrees(math.sqrt(float(np.mean(quat_angle(r, mean) ** 2))))
+
+
+def lag_ms(t_ns: np.ndarray, raw: np.ndarray, filtered: np.ndarray, *, max_lag_ms: int = 300,
+           warmup_ms: int = 300) -> float:  # fmt: skip
+    """The lag of ``filtered`` behind ``raw`` (same times ``t_ns``), ms (module doc)."""
+    t = np.asarray(t_ns, dtype=np.float64)
+    grid = np.arange(t[0] + warmup_ms * 1e6, t[-1], 1e6)
+    f = np.interp(grid, t, filtered)
+    best, best_d = math.inf, 0
+    for d in range(0, max_lag_ms + 1):
+        e = float(np.mean((f - np.interp(grid - d * 1e6, t, raw)) ** 2))
+        if e < best:
+            best, best_d = e, d
+    return float(best_d)
+
+
+@dataclass(frozen=True)
+class FilterReport:
+    """Jitter (deg RMS) raw and filtered on a still clip; yaw lag (ms) on moving clips."""
+
+    jitter_raw_deg: float
+    jitter_filtered_deg: float
+    lag_ms: dict
+
+
+def filter_report(still: list[FaceObservation], moving: dict[str, list[FaceObservation]], options=None,
+                  *, settle: int = 20) -> FilterReport:  # fmt: skip
+    """Jitter of ``still`` (skipping ``settle`` frames) and yaw lag on each ``moving`` clip
+    for :class:`~tracking.pose_filter.PoseFilterOptions` ``options`` (default settings,
+    without recenter)."""
+    from dataclasses import replace
+
+    from .head_pose import HeadPoseMapper
+    from .pose_filter import PoseFilterOptions, filter_observations
+
+    opts = replace(options or PoseFilterOptions(), recenter_at_start=False)
+    mapper = HeadPoseMapper(opts.head)
+    raw_still = np.array([mapper.apply(o.rotation, o.translation)[0] for o in still if o.found])
+    filt_still = filter_observations(still, opts).rotations[[o.found for o in still]]
+    lags = {}
+    for name, obs in moving.items():
+        found = [o for o in obs if o.found]
+        t = np.array([o.timestamp_ns for o in found])
+        raw_yaw = np.array([euler_from_quat(mapper.apply(o.rotation, o.translation)[0])[0] for o in found])
+        tr = filter_observations(found, opts)
+        lags[name] = lag_ms(t, np.degrees(raw_yaw), np.degrees(euler_from_quat(tr.rotations)[:, 0]))
+    return FilterReport(rotation_jitter_deg(raw_still[settle:]), rotation_jitter_deg(filt_still[settle:]), lags)
