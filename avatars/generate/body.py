@@ -91,7 +91,7 @@ def _neckline(rig: Rig) -> list[Part]:
     y = V_BOTTOM + (V_TOP - V_BOTTOM) * v
     half = V_HALF * (y - V_BOTTOM) / (V_TOP - V_BOTTOM)
     grid = np.stack([u * half, np.broadcast_to(y, (nv, nu))], -1)
-    skin = _front_patch("skin", grid, 0.0015, node)
+    skin = _front_patch("skin", grid, 0.0025, node)
     parts = [skin]
     for s in (1.0, -1.0):  # trim bands along each edge of the V, 1.4 cm wide
         t = np.linspace(0.0, 1.0, 12)[None, :]
@@ -102,7 +102,7 @@ def _neckline(rig: Rig) -> list[Part]:
         band = np.stack([np.broadcast_to(xx, (3, 12)), np.broadcast_to(yy, (3, 12))], -1).transpose(1, 0, 2)
         if s < 0:
             band = band[:, ::-1]
-        parts.append(_front_patch("collar", band, 0.0020, node))
+        parts.append(_front_patch("collar", band, 0.0032, node))
     # the bow: two loops, a knot, two tails (magenta, like the scrunchie)
     zf = float(torso_z(0.0, V_BOTTOM))
     for s in (1.0, -1.0):

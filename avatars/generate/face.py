@@ -115,8 +115,9 @@ def _eye(sign: float, head: int) -> tuple[Part, Part]:
     shut = np.stack([xx, np.broadcast_to(closed, (nv, nu))], -1)
     smile = np.stack([xx, np.broadcast_to(happy, (nv, nu))], -1)
     side = "blinkLeft" if sign > 0 else "blinkRight"
+    y_lo, y_hi = rest[..., 1].min(), rest[..., 1].max()
     uv = np.stack([(rest[..., 0] - (EYE_X * sign - EYE_HALF_W)) / (2 * EYE_HALF_W),
-                   (EYE_Y + EYE_TOP - rest[..., 1]) / (EYE_TOP + EYE_BOT + EYE_TILT)], -1).reshape(-1, 2)
+                   (y_hi - rest[..., 1]) / (y_hi - y_lo)], -1).reshape(-1, 2)
     if sign < 0:  # mirror the texture so both irises have their highlight toward the outer corner
         uv[:, 0] = 1.0 - uv[:, 0]
     eye = _patch(rest, {"blink": shut, side: shut, "happy": smile}, nu, nv, 0.0012, "eye", head, uv=uv)
