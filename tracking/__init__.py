@@ -1,8 +1,10 @@
 """swaycam tracking: frame sources, MediaPipe face tracking, filters, pose tracks.
 
-Importing this package does not load MediaPipe; :class:`FaceTracker` does, when created.
+Importing this package does not load MediaPipe (a :class:`FaceTracker` does, when created)
+nor OpenCV (sources do, when opened). See DESIGN §5 and the module docstrings.
 """
 
+from .bench import TrackerTiming, bench_tracker, filter_report, lag_ms, rotation_jitter_deg
 from .errors import SourceError, TrackFormatError, TrackingError
 from .expressions import (
     BLENDSHAPE_INDEX,
@@ -15,19 +17,34 @@ from .expressions import (
     PerfectSync,
 )
 from .face_model import FaceModelError, ensure_face_model
+from .face_select import FaceSelectOptions, FaceSelector
+from .face_tracker import FaceTracker, FaceTrackerOptions
 from .filters import OneEuroFilter, OneEuroParams, QuaternionOneEuro
+from .head_pose import HeadPoseMapper, HeadPoseOptions, mirror_pose
 from .head_turn import head_turn_angles, head_turn_rotation
+from .images import GifSource, ImageFolderSource, ImageSource
+from .lost_face import LostFaceOptions
 from .observation import FaceObservation
+from .pipeline import TrackOptions, TrackSummary, run_track
+from .pose_filter import PoseFilter, PoseFilterOptions, filter_observations
 from .pose_track import PoseSample, PoseTrack, TrackHeader, head_turn_track, synthetic_track
+from .preview import PreviewWriter, draw_observation
 from .rotations import euler_from_quat, quat_from_euler
+from .sources import ArraySource, Frame, FrameSource, SourceInfo, open_source
 from .track_io import PoseTrackWriter, load_track, record, save_track
+from .video import VideoFileSource
+from .webcam import WebcamOptions, WebcamSource
 
 __all__ = [
-    "BLENDSHAPE_INDEX", "BLENDSHAPE_NAMES", "NUM_BLENDSHAPES", "VRM_PRESETS",
-    "ExpressionCalibration", "ExpressionMapper", "ExpressionOptions", "FaceModelError",
-    "FaceObservation", "OneEuroFilter", "OneEuroParams", "PerfectSync", "PoseSample", "PoseTrack",
-    "PoseTrackWriter", "QuaternionOneEuro", "SourceError", "TrackFormatError", "TrackHeader",
-    "TrackingError", "ensure_face_model", "euler_from_quat", "head_turn_angles",
-    "head_turn_rotation", "head_turn_track", "load_track", "quat_from_euler", "record",
-    "save_track", "synthetic_track",
+    "ArraySource", "BLENDSHAPE_INDEX", "BLENDSHAPE_NAMES", "ExpressionCalibration", "ExpressionMapper",
+    "ExpressionOptions", "FaceModelError", "FaceObservation", "FaceSelectOptions", "FaceSelector",
+    "FaceTracker", "FaceTrackerOptions", "Frame", "FrameSource", "GifSource", "HeadPoseMapper",
+    "HeadPoseOptions", "ImageFolderSource", "ImageSource", "LostFaceOptions", "NUM_BLENDSHAPES",
+    "OneEuroFilter", "OneEuroParams", "PerfectSync", "PoseFilter", "PoseFilterOptions", "PoseSample",
+    "PoseTrack", "PoseTrackWriter", "PreviewWriter", "QuaternionOneEuro", "SourceError", "SourceInfo",
+    "TrackFormatError", "TrackHeader", "TrackOptions", "TrackSummary", "TrackerTiming", "TrackingError",
+    "VRM_PRESETS", "VideoFileSource", "WebcamOptions", "WebcamSource", "bench_tracker", "draw_observation",
+    "ensure_face_model", "euler_from_quat", "filter_observations", "filter_report", "head_turn_angles",
+    "head_turn_rotation", "head_turn_track", "lag_ms", "load_track", "mirror_pose", "open_source",
+    "quat_from_euler", "record", "rotation_jitter_deg", "run_track", "save_track", "synthetic_track",
 ]  # fmt: skip
