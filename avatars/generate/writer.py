@@ -118,25 +118,31 @@ def write_vrm(rig: Rig, meshes: list[MeshSpec], materials: list[dict], images: l
         rig: nodes 0..N-1 of the file (bones and helpers); mesh nodes are appended after them.
         meshes: skinned meshes; each becomes a mesh and a node named after it.
         materials: glTF material dicts (order = material index; ``name`` keys the parts).
-        images: (name, PNG bytes); texture i samples image i with a linear/repeat sampler.
-        extensions: root extensions (VRMC_vrm, VRMC_springBone); mesh node indices are
-            available as ``{"<mesh name>": node}`` in the second return value, so callers
-            build extensions that reference mesh nodes with :func:`mesh_node_indices` first.
+        images: (name, PNG bytes); texture i samples image i (linear filtering, clamped edges).
+        extensions: root extensions (VRMC_vrm, VRMC_springBone); a ``{"$mesh": name}``
+            placeholder anywhere inside is replaced by the node index of that mesh.
+        extensions_used: the ``extensionsUsed`` list.
 
     Returns:
         (GLB bytes, mesh name -> node index).
     """
     out = GlbWriter()
     gl = out.gltf
+    world = np.zeros((len(rig.names), 3))
     for i, name in enumerate(rig.names):
-        node = g.Node(name=name, translation=[float(v) for v in rig.local_translation(i)])
-        node.children = [k for k, p in enumerate(rig.parents) if p == i]
+        # translations rounded to 1 nm (clean JSON); world positions re-accumulated from them
+        # in the loader's order (parent + local), so the inverse binds match them exactly
+        local = np.round(rig.local_translation(i), 9) + 0.0
+        p = rig.parents[i]
+        world[i] = local if p < 0 else world[p] + local
+        node = g.Node(name=name, translation=[float(v) for v in local])
+        node.children = [k for k, q in enumerate(rig.parents) if q == i]
         gl.nodes.append(node)
     joint_index = np.zeros(len(rig.names), np.int64)
     joint_index[rig.joints] = np.arange(len(rig.joints))
     ibm = np.zeros((len(rig.joints), 4, 4))
     ibm[:] = np.eye(4)
-    ibm[:, :3, 3] = -np.array([rig.world[j] for j in rig.joints])
+    ibm[:, :3, 3] = -world[rig.joints]
     roots = [i for i, p in enumerate(rig.parents) if p < 0]
     gl.skins.append(g.Skin(name="skin", joints=list(rig.joints), skeleton=roots[0],
                            inverseBindMatrices=out.accessor(np.transpose(ibm, (0, 2, 1)).reshape(-1, 16), FLOAT,

@@ -36,7 +36,11 @@ def test_paths_generate_once_and_load(monkeypatch, tmp_path, get, name):
     assert a.vrm_version == "1.0" and a.warnings == () and a.meta.name == name
     assert list(path.parent.iterdir()) == [path]  # no temporary files left behind
     # the second call reuses the file without building
-    monkeypatch.setattr(cache, "cached_file", cache.cached_file)
+    def fail() -> bytes:
+        raise AssertionError("rebuilt")
+
+    monkeypatch.setattr(gen, "build_default_avatar", fail)
+    monkeypatch.setattr(gen, "build_layered_avatar", fail)
     stamp = path.stat().st_mtime_ns
     assert get() == path and path.stat().st_mtime_ns == stamp
 
