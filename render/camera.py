@@ -123,20 +123,31 @@ def _skinned_points(avatar: Avatar, world: np.ndarray, node_filter) -> np.ndarra
 
 
 def head_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(min (3,), max (3,)) world box of the vertices moved by the head or its descendants
-    (face, hair). Falls back to a 25 cm box above the head bone, or around the whole mesh."""
+    """(min (3,), max (3,)) world box of the head: vertices moved mostly by the head bone or
+    its descendants that are not spring (hair) joints, so long hair hanging to the chest
+    does not stretch the box down; its top also covers the hair. Falls back to a 25 cm box
+    above the head bone, or the top quarter of the body."""
     world = avatar.skeleton.rest_world if world is None else world
     head = avatar.head_node()
-    if head >= 0:
-        sk = avatar.skeleton
-        under = set(sk.descendants(head))
-        pts = _skinned_points(avatar, world, lambda n: n in under)
-        if len(pts) >= 8:
-            return pts.min(axis=0), pts.max(axis=0)
-        c = world[head][:3, 3]
-        return c + [-0.1, -0.02, -0.1], c + [0.1, 0.23, 0.1]
-    lo, hi = body_bounds(avatar, world)
-    return np.array([lo[0], hi[1] - 0.25 * (hi[1] - lo[1]), lo[2]]), hi
+    if head < 0:
+        lo, hi = body_bounds(avatar, world)
+        return np.array([lo[0], hi[1] - 0.25 * (hi[1] - lo[1]), lo[2]]), hi
+    sk = avatar.skeleton
+    under = set(sk.descendants(head))
+    springy: set[int] = set()
+    for spring in avatar.springs:
+        for j in spring.joints:
+            if j.node in under and j.node != head:
+                springy.update(sk.descendants(j.node))
+    pts = _skinned_points(avatar, world, lambda n: n in under and n not in springy)
+    if len(pts) >= 8:
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        hair = _skinned_points(avatar, world, lambda n: n in springy)
+        if len(hair):
+            hi = np.maximum(hi, [hi[0], hair[:, 1].max(), hi[2]])
+        return lo, hi
+    c = world[head][:3, 3]
+    return c + [-0.1, -0.02, -0.1], c + [0.1, 0.23, 0.1]
 
 
 def body_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -152,8 +163,8 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
                  world: np.ndarray | None = None) -> Camera:
     """A camera in front of the avatar (+Z side) framing the head (bust) or the whole body.
 
-    Bust: the region from the top of the head box down to 0.9 head heights below its
-    bottom (neck and shoulders), centred on the head horizontally. Full: the whole body box.
+    Bust: the region from the top of the head box (hair included) down to 1.1 head heights
+    below its bottom (neck, shoulders, upper chest), centred on the head horizontally. Full: the whole body box.
     The distance fits the region's height (and width, for full) in the field of view.
 
     Args:
@@ -172,7 +183,7 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
     else:
         lo, hi = head_bounds(avatar, world)
         head_h = hi[1] - lo[1]
-        bottom = lo[1] - 0.9 * head_h
+        bottom = lo[1] - 1.1 * head_h
         region_h = hi[1] - bottom
         region_w = (hi[0] - lo[0]) * 1.2
         center = np.array([(lo[0] + hi[0]) / 2, (hi[1] + bottom) / 2, (lo[2] + hi[2]) / 2])

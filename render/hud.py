@@ -2,7 +2,7 @@
 
 Text is rasterised with Pillow's built-in font into an RGBA texture, only when it changes
 (callers should round values, e.g. to 0.1, so the texture is not rebuilt every frame), and
-drawn over the output image in sRGB, after the background.
+blended over the output image (in linear space, like everything else), after the background.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class HudRenderer:
         if lines != self._text or self._texture is None:
             if self._texture is not None:
                 self._texture.release()
-            self._texture = texture_rgba8(self.ledger, rasterize(lines, size=self.font_size), srgb=False,
+            self._texture = texture_rgba8(self.ledger, rasterize(lines, size=self.font_size), srgb=True,
                                           mipmaps=False)
             GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, GL.GL_NEAREST)
             GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_NEAREST)

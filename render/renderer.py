@@ -1,8 +1,9 @@
 """The renderer: one avatar, drawn per frame from world matrices and morph weights.
 
-Frame, in order: skinning matrices -> opaque and alpha-tested primitives -> MToon outlines
-(inverted hull) -> blended primitives back to front -> overlay lines -> MSAA resolve ->
-composite over the background into the RGBA8 sRGB output (rows top-down) -> HUD. The
+Frame, in order: skinning matrices -> clear to the background -> opaque and alpha-tested
+primitives -> MToon outlines (inverted hull) -> blended primitives back to front -> overlay
+lines -> MSAA resolve -> HUD. The output is RGBA8 sRGB with rows top-down (see
+:mod:`render.targets`); readback returns straight alpha. The
 output is read back (:meth:`Renderer.read_rgba`, :meth:`Renderer.read_rgba_async`) or
 presented in a window (:meth:`Renderer.present`). The renderer never runs physics: hair
 joints arrive already moved in ``world``.
@@ -29,11 +30,12 @@ from .morphs import active_targets
 from .overlays import LineRenderer, Overlays
 from .readback import PboReadback, read_pixels
 from .shaders import FRAME_BINDING, MATERIAL_BINDING, MAX_MORPHS, UNIT_JOINTS, UNIT_MORPHS, Programs
-from .targets import RenderTargets
+from .targets import RenderTargets, default_samples, unpremultiply_srgb
 from .upload import GpuAvatar, GpuPrimitive, upload_avatar
 
 log = logging.getLogger(__name__)
 
+_FLIP_Y = np.diag([1.0, -1.0, 1.0, 1.0])  # framebuffer rows top-down: readback needs no flip
 MorphInput = Sequence[np.ndarray | None] | ExpressionFrame | Mapping[str, float] | None
 
 
@@ -67,24 +69,28 @@ class Renderer:
     Args:
         context: the current GL context (kept for :meth:`present`).
         size: framebuffer size in pixels.
-        samples: MSAA samples (0 = off; clamped to what the driver supports).
+        samples: MSAA samples (0 = off; clamped to what the driver supports); None: 4 on
+            GPUs, 0 on software rasterisers (llvmpipe), where MSAA doubles the frame time.
         background: "transparent", "chroma", "#RRGGBB" or a :class:`Background`.
         camera_options: framing used when ``draw`` gets no camera.
         lighting: light and ambient.
+        force_mipmaps: mipmap every texture (see :func:`render.upload.upload_avatar`); False
+            follows the files' sampler filters exactly.
 
     Use as a context manager or call :meth:`release`; the context must be current for every call.
     """
 
-    def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *, samples: int = 4,
+    def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *, samples: int | None = None,
                  background: str | Background = "transparent", camera_options: CameraOptions = CameraOptions(),
-                 lighting: Lighting = Lighting()):
+                 lighting: Lighting = Lighting(), force_mipmaps: bool = True):
         self.context = context
         self.ledger = Ledger()
         self.background = Background.parse(background)
         self.camera_options = camera_options
         self.lighting = lighting
+        self.force_mipmaps = force_mipmaps
         self.stats = FrameStats()
-        self._samples = samples
+        self._samples = default_samples() if samples is None else int(samples)
         self.programs = Programs(self.ledger)
         self._frame_ubo = Buffer(self.ledger, GL.GL_UNIFORM_BUFFER, size=208, usage=GL.GL_DYNAMIC_DRAW)
         self._frame_data = np.zeros(52, np.float32)
@@ -93,7 +99,7 @@ class Renderer:
         self._hud = HudRenderer(self.ledger)
         self._morph_index = np.zeros(MAX_MORPHS, np.int32)
         self._morph_weight = np.zeros(MAX_MORPHS, np.float32)
-        self.targets = RenderTargets(self.ledger, size, samples)
+        self.targets = RenderTargets(self.ledger, size, self._samples)
         self._readback = PboReadback(self.ledger, size)
         self.gpu: GpuAvatar | None = None
         self.camera: Camera | None = None
@@ -115,7 +121,7 @@ class Renderer:
             self.gpu.release()
             self.gpu = None
         if avatar is not None:
-            self.gpu = upload_avatar(self.ledger, avatar)
+            self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps)
             self.reframe()
 
     def reframe(self, options: CameraOptions | None = None, world: np.ndarray | None = None) -> Camera | None:
@@ -127,16 +133,28 @@ class Renderer:
             self.camera = frame_camera(self.gpu.avatar, w / h, self.camera_options, world)
         return self.camera
 
+    @property
+    def samples(self) -> int:
+        """MSAA samples in use."""
+        return self.targets.samples
+
     def resize(self, size: tuple[int, int]) -> None:
         """Change the framebuffer size (and reframe the default camera for the new aspect)."""
         size = (int(size[0]), int(size[1]))
         if size == self.size:
             return
+        self._rebuild_targets(size)
+        self.reframe()
+
+    def set_background(self, background: str | Background) -> None:
+        """Change the background ("transparent", "chroma", "#RRGGBB", ...)."""
+        self.background = Background.parse(background)
+
+    def _rebuild_targets(self, size: tuple[int, int]) -> None:
         self.targets.release()
         self._readback.release()
         self.targets = RenderTargets(self.ledger, size, self._samples)
         self._readback = PboReadback(self.ledger, size)
-        self.reframe()
 
     # ------------------------------------------------------------------ frame
     def draw(self, world: np.ndarray | None = None, morph_weights: MorphInput = None, *,
@@ -155,6 +173,7 @@ class Renderer:
             hide: indices of mesh instances not to draw.
         """
         t0 = time.perf_counter()
+        self._current_program = None
         gpu = self.gpu
         if gpu is None:
             raise RuntimeError("no avatar: call set_avatar() first")
@@ -173,30 +192,28 @@ class Renderer:
 
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.scene.id)
         GL.glViewport(0, 0, w, h)
-        GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)
-        GL.glClearColor(0.0, 0.0, 0.0, 0.0)
+        GL.glEnable(GL.GL_FRAMEBUFFER_SRGB)
+        if self.background.mode == "solid":
+            GL.glClearColor(*self.background.linear(), 1.0)
+        else:
+            GL.glClearColor(0.0, 0.0, 0.0, 0.0)
         GL.glDepthMask(GL.GL_TRUE)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
         GL.glEnable(GL.GL_DEPTH_TEST)
         GL.glDepthFunc(GL.GL_LEQUAL)
         GL.glDisable(GL.GL_BLEND)
-        GL.glFrontFace(GL.GL_CCW)
-        prog = self.programs.mesh
-        prog.use()
+        GL.glFrontFace(GL.GL_CW)  # the projection is flipped vertically (rows top-down)
         gpu.joints.texture.bind(UNIT_JOINTS)
         GL.glBindSampler(UNIT_JOINTS, 0)
-        prog.set_int("u_outline", 0)
         hidden = set(hide)
         prims = [p for p in gpu.primitives if p.instance not in hidden]
-        opaque = [p for p in prims if p.alpha_mode != "BLEND"]
+        # Opaque first, then alpha-tested (its shader discards, which disables early depth tests).
+        opaque = [p for p in prims if p.alpha_mode == "OPAQUE"] + [p for p in prims if p.alpha_mode == "MASK"]
         for p in opaque:
             self._draw_primitive(p, weights, outline=False)
         outlined = [p for p in opaque if p.outline]
-        if outlined:
-            prog.set_int("u_outline", 1)
-            for p in outlined:
-                self._draw_primitive(p, weights, outline=True)
-            prog.set_int("u_outline", 0)
+        for p in outlined:
+            self._draw_primitive(p, weights, outline=True)
         blended = self._sorted_blended(gpu, [p for p in prims if p.alpha_mode == "BLEND"], view)
         if blended:
             GL.glEnable(GL.GL_BLEND)
@@ -207,6 +224,7 @@ class Renderer:
                 self._draw_primitive(p, weights, outline=False)
             GL.glDepthMask(GL.GL_TRUE)
         GL.glDisable(GL.GL_CULL_FACE)
+        self._current_program = None
         if overlays is not None:
             GL.glDisable(GL.GL_DEPTH_TEST)
             GL.glEnable(GL.GL_BLEND)
@@ -215,9 +233,12 @@ class Renderer:
         GL.glDisable(GL.GL_BLEND)
         GL.glDisable(GL.GL_DEPTH_TEST)
         self.targets.resolve()
-        self._composite()
         if hud is not None:
+            GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.final.id)
+            GL.glViewport(0, 0, w, h)
+            self._empty_vao.bind()
             self._hud.draw(self.programs.quad, hud, (w, h))
+        GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)
         GL.glBindVertexArray(0)
         st.draws = len(opaque) + len(outlined) + len(blended)
         st.blended, st.outlines = len(blended), len(outlined)
@@ -241,7 +262,7 @@ class Renderer:
         w, h = self.size
         f = self._frame_data
         f[0:16] = view.T.ravel()
-        f[16:32] = cam.projection_matrix(w / h).T.ravel()
+        f[16:32] = (_FLIP_Y @ cam.projection_matrix(w / h)).T.ravel()
         f[32:35] = cam.position
         d = np.asarray(self.lighting.direction, np.float64)
         f[36:39] = d / max(np.linalg.norm(d), 1e-12)
@@ -265,7 +286,10 @@ class Renderer:
 
     def _draw_primitive(self, p: GpuPrimitive, weights, *, outline: bool) -> None:
         gpu = self.gpu
-        prog = self.programs.mesh
+        prog = self.programs.mesh_for(p.alpha_mode == "MASK", outline)
+        if prog is not self._current_program:
+            prog.use()
+            self._current_program = prog
         mat = gpu.materials.material(p.material)
         gpu.materials.bind(p.material, MATERIAL_BINDING)
         for unit, ref in ((0, mat.base_color_texture), (1, mat.mtoon.shade_texture if mat.mtoon else None),
@@ -304,27 +328,17 @@ class Renderer:
         p.vao.bind()
         GL.glDrawElements(p.mode, p.count, p.index_type, None)
 
-    def _composite(self) -> None:
-        w, h = self.size
-        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.output.id)
-        GL.glViewport(0, 0, w, h)
-        GL.glDisable(GL.GL_CULL_FACE)
-        prog = self.programs.composite
-        prog.use()
-        solid = self.background.mode == "solid"
-        prog.set_int("u_background", 1 if solid else 0)
-        prog.set_vec("u_background_color", self.background.linear())
-        self.targets.resolved.bind(0)
-        GL.glBindSampler(0, 0)
-        self._empty_vao.bind()
-        GL.glDrawArrays(GL.GL_TRIANGLES, 0, 3)
-
     # ------------------------------------------------------------------ output
     def read_rgba(self, out: np.ndarray | None = None) -> np.ndarray:
         """The last drawn frame as (H, W, 4) uint8 sRGB, straight alpha, row 0 = top (synchronous)."""
         w, h = self.size
-        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.output.id)
-        return read_pixels(w, h, out)
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.final.id)
+        return self._straight(read_pixels(w, h, out))
+
+    def _straight(self, rgba: np.ndarray) -> np.ndarray:
+        if self.background.mode == "transparent":
+            unpremultiply_srgb(rgba)
+        return rgba
 
     def read_rgba_async(self, tag: Any = None, out: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
         """Queue the last drawn frame for readback and return the previous queued one.
@@ -333,9 +347,12 @@ class Renderer:
             (rgba (H, W, 4) uint8, its tag) of the frame queued by the previous call, or None
             on the first call (one frame of latency, no pipeline stall).
         """
-        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.output.id)
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.final.id)
         self._readback.request(tag)
-        return self._readback.fetch(out)
+        got = self._readback.fetch(out)
+        if got is not None:
+            self._straight(got[0])
+        return got
 
     def present(self, window_size: tuple[int, int] | None = None) -> None:
         """Blit the output into the window's default framebuffer, scaled to fit with
@@ -345,7 +362,8 @@ class Renderer:
         scale = min(ww / w, wh / h)
         dw, dh = int(round(w * scale)), int(round(h * scale))
         x0, y0 = (ww - dw) // 2, (wh - dh) // 2
-        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.output.id)
+        GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)  # copy the encoded bytes as they are
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.final.id)
         GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, 0)
         GL.glViewport(0, 0, ww, wh)
         GL.glClearColor(0.0, 0.0, 0.0, 1.0)

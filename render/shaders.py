@@ -36,8 +36,9 @@ def _source(name: str) -> str:
     return (GLSL_DIR / name).read_text()
 
 
-def preamble(common: bool) -> str:
+def preamble(common: bool, defines: tuple[str, ...] = ()) -> str:
     head = f"#version 330 core\n#define MAX_MORPHS {MAX_MORPHS}\n#define MORPH_WIDTH {MORPH_WIDTH}\n"
+    head += "".join(f"#define {d}\n" for d in defines)
     return head + (_source("common.glsl") if common else "") + "#line 1\n"
 
 
@@ -57,9 +58,10 @@ class Program(GLObject):
 
     kind = "program"
 
-    def __init__(self, ledger: Ledger, vert: str, frag: str, *, common: bool = True):
-        shaders = [_compile(GL.GL_VERTEX_SHADER, vert, preamble(common) + _source(vert)),
-                   _compile(GL.GL_FRAGMENT_SHADER, frag, preamble(common) + _source(frag))]
+    def __init__(self, ledger: Ledger, vert: str, frag: str, *, common: bool = True, defines: tuple[str, ...] = ()):
+        head = preamble(common, defines)
+        shaders = [_compile(GL.GL_VERTEX_SHADER, vert, head + _source(vert)),
+                   _compile(GL.GL_FRAGMENT_SHADER, frag, head + _source(frag))]
         prog = GL.glCreateProgram()
         for sh in shaders:
             GL.glAttachShader(prog, sh)
@@ -72,7 +74,7 @@ class Program(GLObject):
             GL.glDeleteProgram(prog)
             raise ShaderError(f"{vert}+{frag}: link failed:\n{info}")
         super().__init__(ledger, prog)
-        self.name = f"{vert}+{frag}"
+        self.name = f"{vert}+{frag}" + "".join(f" {d}" for d in defines)
         self._locations: dict[str, int] = {}
         for block, binding in (("Frame", FRAME_BINDING), ("Material", MATERIAL_BINDING)):
             idx = GL.glGetUniformBlockIndex(prog, block)
@@ -120,18 +122,30 @@ class Program(GLObject):
 
 
 class Programs:
-    """The renderer's programs, linked once per context."""
+    """The renderer's programs, linked once per context.
+
+    The mesh program comes in variants: with ``ALPHA_MASK`` (the fragment shader may
+    ``discard``, which turns off early depth tests, so only alpha-tested materials use it)
+    and with ``OUTLINE`` (the MToon inverted hull).
+    """
 
     def __init__(self, ledger: Ledger):
-        self.mesh = Program(ledger, "mesh.vert", "mesh.frag")
-        self.mesh.set_samplers(u_base_tex=UNIT_BASE, u_shade_tex=UNIT_SHADE, u_emissive_tex=UNIT_EMISSIVE,
+        self._mesh = {}
+        for mask in (False, True):
+            for outline in (False, True):
+                defines = (("ALPHA_MASK",) if mask else ()) + (("OUTLINE",) if outline else ())
+                p = Program(ledger, "mesh.vert", "mesh.frag", defines=defines)
+                p.set_samplers(u_base_tex=UNIT_BASE, u_shade_tex=UNIT_SHADE, u_emissive_tex=UNIT_EMISSIVE,
                                u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS)
+                self._mesh[mask, outline] = p
         self.lines = Program(ledger, "lines.vert", "lines.frag")
-        self.composite = Program(ledger, "fullscreen.vert", "composite.frag", common=False)
-        self.composite.set_samplers(u_scene=0)
         self.quad = Program(ledger, "quad.vert", "quad.frag", common=False)
         self.quad.set_samplers(u_tex=0)
 
+    def mesh_for(self, mask: bool, outline: bool) -> Program:
+        """The mesh program for an alpha-tested (``mask``) material and/or the outline pass."""
+        return self._mesh[mask, outline]
+
     def release(self) -> None:
-        for p in (self.mesh, self.lines, self.composite, self.quad):
+        for p in (*self._mesh.values(), self.lines, self.quad):
             p.release()

@@ -1,4 +1,5 @@
 // glTF base colour + alpha modes, unlit, Lambert, and MToon basics; premultiplied linear output.
+// Variants: ALPHA_MASK (alpha test with discard), OUTLINE (MToon outline colour).
 in vec3 v_world;
 in vec3 v_normal;
 in vec2 v_uv0;
@@ -8,7 +9,6 @@ in vec4 v_color;
 uniform sampler2D u_base_tex;
 uniform sampler2D u_shade_tex;
 uniform sampler2D u_emissive_tex;
-uniform int u_outline;
 
 out vec4 o_color;
 
@@ -20,14 +20,16 @@ void main() {
     vec2 uv = (m_uv * vec3(m_flags.w == 1 ? v_uv1 : v_uv0, 1.0)).xy;
     vec4 base = m_base_color * v_color;
     if (m_textures.x == 1) base *= texture(u_base_tex, uv);
-    if (m_flags.x == 1) {
-        if (base.a < m_params1.x) discard;
-        base.a = 1.0;
-    } else if (m_flags.x == 0) {
-        base.a = 1.0;
-    }
+#ifdef ALPHA_MASK
+    if (base.a < m_params1.x) discard;
+    base.a = 1.0;
+#else
+    if (m_flags.x == 0) base.a = 1.0;
+#endif
     vec3 n = normalize(v_normal);
-    if (u_outline == 0 && m_textures.w == 1 && !gl_FrontFacing) n = -n;
+#ifndef OUTLINE
+    if (m_textures.w == 1 && !gl_FrontFacing) n = -n;
+#endif
     vec3 l = normalize(u_light_dir.xyz);
     vec3 v = normalize(u_camera_pos.xyz - v_world);
     vec3 lit = base.rgb;
@@ -36,7 +38,7 @@ void main() {
     if (m_flags.y == 0) {
         col = lit;
     } else if (m_flags.y == 1) {
-        col = lit * (u_ambient.rgb + u_light_color.rgb * max(dot(n, l), 0.0));
+        col = lit * min(u_ambient.rgb + u_light_color.rgb * max(dot(n, l), 0.0), vec3(1.0));
     } else {
         // MToon: shading = linearstep(-1 + toony, 1 - toony, N.L + shift) between shade and lit colours
         // (VRMC_materials_mtoon 1.0); GI adds ambient * lit; as MToon 0.x, never brighter than lit.
@@ -54,8 +56,8 @@ void main() {
     vec3 emissive = m_emissive.rgb;
     if (m_textures.z == 1) emissive *= texture(u_emissive_tex, uv).rgb;
     col += emissive;
-    if (u_outline == 1) {
-        col = m_outline_color.rgb * mix(vec3(1.0), col, m_outline_color.w);
-    }
+#ifdef OUTLINE
+    col = m_outline_color.rgb * mix(vec3(1.0), col, m_outline_color.w);
+#endif
     o_color = vec4(col * base.a, base.a);
 }

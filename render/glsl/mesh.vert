@@ -1,4 +1,4 @@
-// Skinned, morphed mesh vertex shader (also the MToon inverted-hull outline pass).
+// Skinned, morphed mesh vertex shader (with OUTLINE: the MToon inverted hull, extruded along normals).
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec2 a_uv0;
@@ -16,7 +16,6 @@ uniform int u_morph_vertices;    // V of this primitive
 uniform int u_morph_normal_base; // index of the first normal delta (T * V), or -1 without normals
 uniform int u_morph_index[MAX_MORPHS];
 uniform float u_morph_weight[MAX_MORPHS];
-uniform int u_outline;
 
 out vec3 v_world;
 out vec3 v_normal;
@@ -62,9 +61,12 @@ void main() {
     vec3 n = nm * nrm;
     float len = length(n);
     n = len > 1e-12 ? n / len : vec3(0.0, 0.0, 1.0);
-    if (u_outline == 1 && m_flags.z == 1) world.xyz += n * m_params1.y;
+#ifdef OUTLINE
+    if (m_flags.z == 1) world.xyz += n * m_params1.y;  // world coordinates: metres along the normal
+#endif
     gl_Position = u_proj * (u_view * world);
-    if (u_outline == 1 && m_flags.z == 2) {
+#ifdef OUTLINE
+    if (m_flags.z == 2) {
         // Screen-space width: a fraction of the viewport height (NDC height is 2).
         vec2 cn = (u_proj * (u_view * vec4(n, 0.0))).xy;
         cn.x *= u_viewport.z;
@@ -75,6 +77,7 @@ void main() {
             gl_Position.xy += cn * (2.0 * m_params1.y) * gl_Position.w;
         }
     }
+#endif
     v_world = world.xyz;
     v_normal = n;
     v_uv0 = a_uv0;

@@ -1,4 +1,4 @@
-// Straight-alpha sRGB texture over the output image.
+// Straight-alpha texture (sRGB texture: fetched linear) blended over the output.
 uniform sampler2D u_tex;
 in vec2 v_uv;
 out vec4 o_color;

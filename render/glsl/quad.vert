@@ -1,4 +1,5 @@
-// A textured rectangle in output-image pixels (top-left origin; output rows are top-down).
+// A textured rectangle in output-image pixels (top-left origin; output rows are top-down,
+// so image row y is framebuffer row y).
 uniform vec4 u_rect;     // x, y, width, height in pixels
 uniform vec2 u_target;   // output size in pixels
 out vec2 v_uv;
