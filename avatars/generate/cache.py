@@ -56,6 +56,7 @@ def cached_file(stem: str, build: Callable[[], bytes]) -> Path:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; the cache is ordinary readable data
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

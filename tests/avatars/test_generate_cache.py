@@ -68,3 +68,12 @@ def test_generation_is_fast(build):
     t0 = time.perf_counter()
     build()
     assert time.perf_counter() - t0 < GENERATION_BUDGET_S
+
+
+def test_module_cli_writes_both_files(tmp_path, capsys):
+    from avatars.generate.__main__ import main
+
+    assert main(["--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.split()
+    assert out == [str(tmp_path / "swaycam-default.vrm"), str(tmp_path / "swaycam-layered.vrm")]
+    assert load_avatar(out[0]).meta.name == "swaycam default"
