@@ -1,4 +1,4 @@
-"""Head drive (neck/head split) and the expression mixer on Godette."""
+"""Head drive (neck/head split) on Godette."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 from avatars import load_avatar
 from avatars.transforms import decompose_trs, quat_from_euler_yxz, quat_mul
 from runtime.drive import DriveOptions, HeadDrive
-from runtime.expressions import ExpressionMixer
 
 ROT_TOL = 1e-12
 
@@ -65,17 +64,3 @@ def test_lean_is_clamped(godette):
     hips = godette.humanoid["hips"]
     delta = sk.forward_kinematics(rotation=rot, translation=t)[hips, :3, 3] - sk.rest_world[hips, :3, 3]
     assert delta == pytest.approx([0.05, -0.01, 0.0], abs=1e-12)
-
-
-def test_expression_mixer_blink_and_overrides(godette):
-    mix = ExpressionMixer(godette)
-    face = next(k for k, mi in enumerate(godette.mesh_instances) if godette.meshes[mi.mesh].name == "FaceMesh")
-    w = mix.mix({"blink": 1.0})
-    b = godette.expressions["blink"].morph_target_binds
-    for bind in b:
-        assert w[face][bind.index] == pytest.approx(min(1.0, bind.weight))
-    assert sum(x.sum() for x in w) == pytest.approx(sum(min(1.0, bb.weight) for bb in b))
-    w = mix.mix({"blink": 0.0, "aa": 0.5, "nonexistent": 1.0})
-    aa = godette.expressions["aa"].morph_target_binds[0]
-    assert w[face][aa.index] == pytest.approx(0.5 * aa.weight)
-    assert mix.mix({})[face].sum() == 0.0
