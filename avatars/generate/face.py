@@ -92,7 +92,7 @@ def _patch(xy_rest: np.ndarray, xy_targets: dict, nu: int, nv: int, lift: float,
     return Part(material, pos, tris, uv=uv, joints=j, weights=w, targets=targets)
 
 
-def _eye_curves(u, sign):
+def _eye_curves(u):
     """Top, bottom, closed (blink) and happy curves (y) of an eye at parameter u (inner -1 .. outer +1)."""
     cu = np.clip(u, -1.0, 1.0)
     base = EYE_Y + EYE_TILT * cu
@@ -109,7 +109,7 @@ def _eye(sign: float, head: int) -> tuple[Part, Part]:
     u = np.linspace(-1.0, 1.0, nu)
     v = np.linspace(0.0, 1.0, nv)[:, None]
     x = EYE_X * sign + sign * EYE_HALF_W * u
-    top, bot, closed, happy = _eye_curves(u, sign)
+    top, bot, closed, happy = _eye_curves(u)
     xx = np.broadcast_to(x, (nv, nu))
     rest = np.stack([xx, bot + (top - bot) * v], -1)
     shut = np.stack([xx, np.broadcast_to(closed, (nv, nu))], -1)
@@ -125,7 +125,7 @@ def _eye(sign: float, head: int) -> tuple[Part, Part]:
     # lash: a band along the top curve, thicker toward the outer corner, with a small wing
     lu = np.linspace(-1.0, 1.16, 23)
     lx = EYE_X * sign + sign * EYE_HALF_W * lu
-    ltop, _, lclosed, lhappy = _eye_curves(lu, sign)
+    ltop, _, lclosed, lhappy = _eye_curves(lu)
     wing = np.maximum(0.0, lu - 1.0)
     ltop = ltop + 0.018 * wing
     thick = (0.0013 + 0.0024 * np.clip((lu + 0.3) / 1.3, 0, 1)) * np.clip((1.16 - lu) / 0.16, 0, 1) + 0.0004

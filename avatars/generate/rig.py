@@ -4,7 +4,8 @@ All bones have identity rest rotations and unit scale, so a bone's rest world ma
 pure translation to its world position and its inverse bind matrix is the translation by
 minus that position (exact). Positions are metres in the avatar frame: +Y up, the avatar
 faces +Z, its left side is +X. The arms hang in a relaxed A-pose (about 20 degrees from
-vertical) rather than the T-pose VRM recommends: the product frames a bust shot.
+vertical) rather than the "VRM T-pose" of the VRMC_vrm 1.0 spec (tpose.md: arms along X):
+the product frames a bust shot and only drives the head, so the arms stay as modelled.
 """
 
 from __future__ import annotations
@@ -97,8 +98,8 @@ def build_humanoid() -> Rig:
     """The body skeleton: node 0 is the "Root" (not a joint), then hips...head and the limbs.
 
     Humanoid bones: hips, spine, chest, upperChest, neck, head, left/right Shoulder,
-    UpperArm, LowerArm, Hand, UpperLeg, LowerLeg, Foot (22 bones, all VRM 1.0 required
-    bones included).
+    UpperArm, LowerArm, Hand, UpperLeg, LowerLeg, Foot (20 bones, all VRM 1.0 required
+    bones included). The feet rest on y = 0 (the shoe soles).
     """
     rig = Rig()
     root = rig.add("Root", -1, (0.0, 0.0, 0.0), joint=False)
