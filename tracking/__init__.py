@@ -23,6 +23,7 @@ from .filters import OneEuroFilter, OneEuroParams, QuaternionOneEuro
 from .head_pose import HeadPoseMapper, HeadPoseOptions, mirror_pose
 from .head_turn import head_turn_angles, head_turn_rotation
 from .images import GifSource, ImageFolderSource, ImageSource
+from .live import LiveTracking
 from .lost_face import LostFaceOptions
 from .observation import FaceObservation
 from .pipeline import TrackOptions, TrackSummary, run_track
@@ -39,7 +40,7 @@ __all__ = [
     "ArraySource", "BLENDSHAPE_INDEX", "BLENDSHAPE_NAMES", "ExpressionCalibration", "ExpressionMapper",
     "ExpressionOptions", "FaceModelError", "FaceObservation", "FaceSelectOptions", "FaceSelector",
     "FaceTracker", "FaceTrackerOptions", "Frame", "FrameSource", "GifSource", "HeadPoseMapper",
-    "HeadPoseOptions", "ImageFolderSource", "ImageSource", "LostFaceOptions", "NUM_BLENDSHAPES",
+    "HeadPoseOptions", "ImageFolderSource", "ImageSource", "LiveTracking", "LostFaceOptions", "NUM_BLENDSHAPES",
     "OneEuroFilter", "OneEuroParams", "PerfectSync", "PoseFilter", "PoseFilterOptions", "PoseSample",
     "PoseTrack", "PoseTrackWriter", "PreviewWriter", "QuaternionOneEuro", "SourceError", "SourceInfo",
     "TrackFormatError", "TrackHeader", "TrackOptions", "TrackSummary", "TrackerTiming", "TrackingError",

@@ -157,6 +157,18 @@ class PoseTrack:
         out.found = bool(self.found[k]) and bool(self.found[k + 1])
         return out
 
+    def observations(self):
+        """The samples as :class:`~tracking.observation.FaceObservation` objects (rotation,
+        translation, blendshapes, confidence, found), e.g. to re-filter a raw camera-frame
+        recording with :func:`tracking.pose_filter.filter_observations`."""
+        from .observation import FaceObservation
+
+        for i in range(len(self)):
+            yield FaceObservation(timestamp_ns=int(self.t_ns[i]), found=bool(self.found[i]),
+                                  rotation=self.rotations[i].copy(), translation=self.translations[i].copy(),
+                                  blendshapes=self.blendshapes[i].copy(), confidence=float(self.confidence[i]),
+                                  index=i)  # fmt: skip
+
     def save(self, path) -> None:
         """Write as JSON Lines (:func:`tracking.track_io.save_track`)."""
         from .track_io import save_track

@@ -99,3 +99,16 @@ def test_parser_registers_on_a_foreign_subparsers_object():
     args = ap.parse_args(["track", "0", "--preview", "window", "--no-mirror"])
     assert args.func is cmd_track and args.no_mirror and args.source == "0"
     assert ap.parse_args(["bench-tracker", "--frames", "20"]).func is cmd_bench_tracker
+
+
+def test_raw_recording_refilters_to_the_avatar_track(android_gif, model_path, tmp_path):
+    from tracking.pose_filter import filter_observations
+
+    raw, av = tmp_path / "raw.jsonl", tmp_path / "avatar.jsonl"
+    for out, extra in ((raw, ["--raw"]), (av, [])):
+        assert main(["track", str(android_gif), "--out", str(out), "--max-frames", "12", "--model", str(model_path), *extra]) == 0
+    refiltered = filter_observations(load_track(raw).observations())
+    direct = load_track(av)
+    assert np.array_equal(refiltered.t_ns, direct.t_ns)
+    assert np.allclose(refiltered.rotations, direct.rotations, atol=1e-12)
+    assert np.allclose(refiltered.blendshapes, direct.blendshapes, atol=1e-12)
