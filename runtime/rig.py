@@ -1,0 +1,102 @@
+"""One avatar's animated state for the loop: head pose -> body pose -> hair -> draw pose.
+
+Per 120 Hz substep (:meth:`AvatarRig.substep`): the head pose sampled at t_n drives the
+neck/head (:class:`runtime.drive.HeadDrive`), forward kinematics gives the world matrices
+of every node with the hair joints at their rest local rotations, and the hair solver
+(:class:`solver.chains.ChainSet`) advances one substep reading its anchors and colliders
+from them. For drawing (:meth:`AvatarRig.draw_pose`): the body pose at the draw time and
+the hair interpolated by the driver's alpha, patched into a copy (the physics state is
+never changed by drawing).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from avatars import Avatar
+from solver.chains import ChainSet
+from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
+from tracking.pose_track import PoseSample
+
+from .drive import DriveOptions, HeadDrive
+
+log = logging.getLogger(__name__)
+
+
+class AvatarRig:
+    """Pose buffers, head drive, hair solver and expression mapping of one avatar.
+
+    Args:
+        avatar: a loaded avatar with a humanoid head.
+        solver: "rest-shape" (default), "legacy" or "vrm" (see :mod:`solver.chains`).
+        drive: neck/head split and lean options.
+        hair: per-spring solver overrides (``solver.params.override_for`` format).
+        mirror: selfie view for expressions (must match the tracker's head mirror).
+
+    Raises:
+        ValueError: no humanoid head, or springs the solver cannot order.
+    """
+
+    def __init__(self, avatar: Avatar, *, solver: str = "rest-shape", drive: DriveOptions = DriveOptions(),
+                 hair: dict | None = None, mirror: bool = True):
+        self.avatar = avatar
+        self.solver = solver
+        self.hair_params = dict(hair or {})
+        sk = avatar.skeleton
+        self.drive = HeadDrive(avatar, options=drive)
+        self.chains = (ChainSet.from_avatar(avatar, solver=solver, overrides=self.hair_params or None)
+                       if avatar.springs else None)
+        self._rot = sk.rest_rotation.copy()
+        self._t = sk.rest_translation.copy()
+        self.world = np.ascontiguousarray(sk.rest_world, dtype=np.float64).copy()
+        self.draw_world = self.world.copy()
+        self.expressions = ExpressionMapper(ExpressionOptions(mirror=mirror))
+        custom = [n for n, e in avatar.expressions.items() if not e.preset]
+        self.perfect_sync = PerfectSync(custom, mirror=mirror)
+
+    # ------------------------------------------------------------------ posing
+    def pose_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
+        """World matrices (N, 4, 4) of the body posed by ``sample``, hair at rest local rotations."""
+        sk = self.avatar.skeleton
+        self._rot[:] = sk.rest_rotation
+        self._t[:] = sk.rest_translation
+        self.drive.apply(sample.rotation, sample.translation, self._rot, self._t)
+        return sk.world_matrices(sk.local_matrices(self._rot, self._t), out=out)
+
+    def substep(self, sample: PoseSample) -> bool:
+        """Advance the hair one substep with the body posed by ``sample`` (at t_n).
+        Returns True when the solver reset itself (the avatar teleported)."""
+        self.pose_world(sample, self.world)
+        return bool(self.chains.step(self.world)) if self.chains is not None else False
+
+    def reset(self, sample: PoseSample) -> None:
+        """Teleport: hair at rest under the pose ``sample``, velocities zero."""
+        self.pose_world(sample, self.world)
+        if self.chains is not None:
+            self.chains.reset(self.world)
+
+    def draw_pose(self, sample: PoseSample, alpha: float) -> np.ndarray:
+        """World matrices for drawing: body at ``sample`` (the draw time), hair interpolated
+        between the last two substeps by ``alpha``. Returns an internal (N, 4, 4) buffer."""
+        self.pose_world(sample, self.draw_world)
+        if self.chains is not None:
+            self.chains.apply(self.draw_world, alpha)
+        return self.draw_world
+
+    def expression_values(self, sample: PoseSample) -> dict[str, float]:
+        """VRM expression weights from the sample's blendshapes (presets + perfect sync)."""
+        if not sample.found and not sample.blendshapes.any():
+            return {}
+        values = self.expressions.map_dict(sample.blendshapes)
+        if self.perfect_sync.names:
+            values.update(self.perfect_sync.as_dict(sample.blendshapes))
+        return values
+
+    # ------------------------------------------------------------------ state for checks
+    def hair_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of (tails (S, 3), velocities (S, 3)) — empty when the avatar has no springs."""
+        if self.chains is None:
+            return np.zeros((0, 3)), np.zeros((0, 3))
+        return self.chains.tails.copy(), self.chains.velocities.copy()
