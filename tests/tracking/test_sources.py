@@ -157,3 +157,16 @@ def test_array_source_checks_its_input():
         ArraySource([np.zeros((2, 2, 3), np.uint8)] * 2, timestamps_ns=[0])
     with pytest.raises(SourceError, match="frame 0: expected uint8"):
         ArraySource([np.zeros((2, 2, 3))]).read()
+
+
+def test_webm_written_by_the_preview_writer_reads_back(tmp_path):
+    from tracking.preview import PreviewWriter
+
+    p = tmp_path / "clip.webm"
+    with PreviewWriter(p, fps=10) as w:
+        for k in range(5):
+            w.write(np.full((48, 64, 3), 40 * k, np.uint8))
+    with open_source(p) as src:
+        frames = list(src)
+    assert [f.timestamp_ns for f in frames] == [k * 100 * MS for k in range(5)]
+    assert [round(f.image.mean() / 40) for f in frames] == [0, 1, 2, 3, 4]
