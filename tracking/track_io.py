@@ -12,7 +12,9 @@ Then one observation per line::
 
 ``t_ns`` is the capture time in integer ns, strictly increasing; rotation is a unit
 quaternion (x, y, z, w); translation metres; blendshapes by MediaPipe/ARKit name (missing
-names are 0); ``found`` defaults to ``confidence > 0``. Floats are written with Python's
+names are 0); ``found`` defaults to ``confidence > 0``. Blendshapes keep MediaPipe's
+sides (the user's left/right) in both frames: mirroring them onto the avatar is
+:class:`~tracking.expressions.ExpressionMapper`'s job (its ``mirror`` option). Floats are written with Python's
 shortest round-trip repr, so save -> load is exact.
 
 Every validation error is a :class:`~tracking.errors.TrackFormatError` naming the file and

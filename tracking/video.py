@@ -64,7 +64,8 @@ class VideoFileSource(FrameSource):
         self._last_t = -1
         cap = cv2.VideoCapture(str(self.path))
         first = None
-        if cap.isOpened():
+        opened = cap.isOpened()
+        if opened:
             ok, img = cap.read()
             if ok and img is not None:
                 first = img
@@ -77,7 +78,7 @@ class VideoFileSource(FrameSource):
             self._pending = (cv2.cvtColor(first, cv2.COLOR_BGR2RGB), self._opencv_time())
         else:
             cap.release()
-            opencv_why = "could not open it" if first is None else "no frames"
+            opencv_why = "decoded no frame" if opened else "could not open it"
             try:
                 import imageio_ffmpeg
 

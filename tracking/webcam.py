@@ -132,12 +132,16 @@ class WebcamSource(FrameSource):
         last_ok = self._clock()
         while not self._stop.is_set():
             cap = self._cap
-            ok = bool(cap.grab())
-            t = self._clock()
             img = None
-            if ok:
-                ok, img = cap.retrieve()
-                ok = bool(ok) and img is not None
+            try:
+                ok = bool(cap.grab())
+                t = self._clock()
+                if ok:
+                    ok, img = cap.retrieve()
+                    ok = bool(ok) and img is not None
+            except Exception as exc:  # noqa: BLE001 - a driver error is a failed read
+                log.debug("webcam %r: read raised %s", o.device, exc)
+                ok, t = False, self._clock()
             if ok:
                 last_ok = t
                 with self._cond:

@@ -148,3 +148,17 @@ def test_factory_that_raises_is_a_clear_error():
 
     with pytest.raises(SourceError, match="webcam 2: could not be opened"):
         WebcamSource(WebcamOptions(device=2), capture_factory=boom)
+
+
+def test_a_driver_exception_counts_as_a_lost_device():
+    class Raising(ScriptedCapture):
+        def grab(self):
+            raise OSError("USB reset")
+
+    good = ScriptedCapture()
+    caps = [Raising(), good]
+    opts = WebcamOptions(lost_after_s=0.02, reconnect_initial_s=0.01)
+    with WebcamSource(opts, capture_factory=lambda d, b: caps.pop(0) if caps else good) as cam:
+        wait_until(lambda: cam.reconnects == 1)
+        good.frames.put(bgr(7))
+        assert int(cam.read(timeout_s=WAIT_S).image[0, 0, 2]) == 7
