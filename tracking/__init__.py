@@ -16,7 +16,6 @@ from .expressions import (
     ExpressionOptions,
     PerfectSync,
 )
-from .face_model import FaceModelError, ensure_face_model
 from .face_select import FaceSelectOptions, FaceSelector
 from .face_tracker import FaceTracker, FaceTrackerOptions
 from .filters import OneEuroFilter, OneEuroParams, QuaternionOneEuro
@@ -49,3 +48,13 @@ __all__ = [
     "head_turn_rotation", "head_turn_track", "lag_ms", "load_track", "mirror_pose", "open_source",
     "quat_from_euler", "record", "rotation_jitter_deg", "run_track", "save_track", "synthetic_track",
 ]  # fmt: skip
+
+
+def __getattr__(name: str):
+    # face_model is loaded on first use so that `python -m tracking.face_model` (the set-up
+    # step) does not find it already imported by the package.
+    if name in ("FaceModelError", "ensure_face_model"):
+        from . import face_model
+
+        return getattr(face_model, name)
+    raise AttributeError(f"module 'tracking' has no attribute {name!r}")

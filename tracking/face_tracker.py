@@ -21,7 +21,6 @@ import numpy as np
 
 from .errors import TrackingError
 from .expressions import NUM_BLENDSHAPES
-from .face_model import ensure_face_model
 from .face_select import FaceSelectOptions, FaceSelector
 from .observation import NUM_LANDMARKS, FaceObservation
 from .rotations import quat_from_matrix
@@ -93,6 +92,8 @@ class FaceTracker:
 
     def __init__(self, options: FaceTrackerOptions = FaceTrackerOptions()) -> None:
         from mediapipe.tasks.python import BaseOptions, vision
+
+        from .face_model import ensure_face_model  # not at import: `python -m tracking.face_model` stays clean
 
         self.options = options
         self.model_path = ensure_face_model(options.model_path)
