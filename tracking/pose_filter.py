@@ -155,11 +155,11 @@ class PoseFilter:
 
     def recenter(self) -> bool:
         """Make the newest tracked pose the neutral one, blending there over
-        ``lost.reacquire_s``. Without any tracked face yet, the next one is used; returns
-        whether a face was available now."""
+        ``lost.reacquire_s``. Without a tracked face right now (none yet, or lost), the next
+        one is used; returns whether a face was available now."""
         with self._lock:
             raw = self._last_raw
-            if raw is None or not self._seg:
+            if raw is None or not self._seg or not self._tracking:
                 self._need_recenter = True
                 return False
             last = self._seg[-1]

@@ -200,3 +200,17 @@ def test_filter_observations_gives_a_track_at_observation_times():
     assert len(tr) == 11 and tr.t_ns[-1] == 10 * FRAME and tr.header.frame == "avatar"
     assert list(tr.found) == [True] * 10 + [False]
     assert math.degrees(euler_from_quat(tr.rotations[3])[0]) == pytest.approx(-5.0)  # mirrored
+
+
+def test_recenter_while_lost_applies_to_the_returning_face():
+    pf = plain()
+    for k in range(10):
+        pf.push(obs(k * FRAME, yaw=math.radians(20)))
+    pf.push(obs(10 * FRAME, found=False))
+    assert pf.recenter() is False and pf.state == "lost"
+    before = yaw_deg(pf.sample(10 * FRAME + 200 * MS))
+    assert before == pytest.approx(20.0)  # still holding: recenter did not disturb the lost pose
+    t_back = 10 * FRAME + 3000 * MS
+    pf.push(obs(t_back, yaw=math.radians(35)))
+    assert abs(yaw_deg(pf.sample(t_back))) < TIGHT  # blends from neutral (the fully eased pose) ...
+    assert abs(yaw_deg(pf.sample(t_back + 500 * MS))) < TIGHT  # ... to the returning face, now neutral
