@@ -1,0 +1,54 @@
+"""Context backends: selection rules, the headless EGL context, errors without a display."""
+
+from __future__ import annotations
+
+import pytest
+
+import render
+from render import platform as plat
+
+
+def test_backend_selection_rules():
+    assert plat.choose_backend({}) in ("egl", "window")
+    assert plat.choose_backend({"SWAYCAM_GL": "egl", "DISPLAY": ":0"}) == "egl"
+    assert plat.choose_backend({"SWAYCAM_GL": "window"}) == "window"
+    if plat.sys.platform.startswith("linux"):
+        assert plat.choose_backend({}) == "egl"
+        assert plat.choose_backend({"DISPLAY": ":0"}) == "window"
+        assert plat.choose_backend({"WAYLAND_DISPLAY": "wayland-0", "SWAYCAM_GL": "auto"}) == "window"
+    with pytest.raises(ValueError, match="SWAYCAM_GL"):
+        plat.choose_backend({"SWAYCAM_GL": "vulkan"})
+
+
+def test_context_reports_gl_33_core_or_newer(gl_context):
+    info = gl_context.info
+    major, minor = (int(x) for x in info["gl_version"].split()[0].split(".")[:2])
+    assert (major, minor) >= (3, 3)
+    assert gl_context.backend in ("egl", "window")
+    if gl_context.backend == "egl":
+        assert gl_context.poll_events() == []
+        gl_context.swap()  # no-op headless
+
+
+def test_second_egl_context_shares_the_display(gl_context):
+    if gl_context.backend != "egl":
+        pytest.skip("the session context is a window")
+    with render.create_context("egl") as second:
+        assert second.info["egl_display"] == gl_context.info["egl_display"]
+    gl_context.make_current()  # the first context survives the second one's release
+    from OpenGL import GL
+
+    assert GL.glGetString(GL.GL_VERSION)
+
+
+def test_window_without_display_is_a_context_error(monkeypatch):
+    if plat.has_display():
+        pytest.skip("a display exists here")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "x11")
+    with pytest.raises(render.ContextError):
+        render.create_context("window", size=(64, 64))
+
+
+def test_unknown_backend_is_rejected():
+    with pytest.raises(ValueError):
+        render.create_context("vulkan")

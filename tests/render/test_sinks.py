@@ -1,0 +1,201 @@
+"""Output sinks: video file, PNG sequence and snapshot, virtual camera, window (no GL needed
+except where noted)."""
+
+from __future__ import annotations
+
+import platform
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import render
+from render.sinks import BackgroundWriter, install_hint
+
+W, H = 64, 48
+
+
+def frames(n, w=W, h=H):
+    """Frames whose colour encodes their index (red ramps), alpha half transparent on the left."""
+    out = []
+    for k in range(n):
+        f = np.zeros((h, w, 4), np.uint8)
+        f[..., 0] = (k * 8) % 256
+        f[..., 1] = 100
+        f[..., 3] = 255
+        f[:, : w // 2, 3] = 128
+        out.append(f)
+    return out
+
+
+def read_video(path):
+    import imageio_ffmpeg
+
+    gen = imageio_ffmpeg.read_frames(str(path))
+    meta = gen.__next__()
+    imgs = [np.frombuffer(b, np.uint8).reshape(meta["size"][1], meta["size"][0], 3) for b in gen]
+    return meta, imgs
+
+
+def test_mp4_reads_back_with_frame_count_size_and_fps(tmp_path):
+    path = tmp_path / "out.mp4"
+    with render.VideoFileSink(path, 24, (W, H)) as sink:
+        for k, f in enumerate(frames(30)):
+            sink.send(f, k * 41_666_667)
+    meta, imgs = read_video(path)
+    assert meta["size"] == (W, H)
+    assert meta["fps"] == pytest.approx(24.0)
+    assert len(imgs) == 30 == sink.frames
+    assert abs(int(imgs[10][H // 2, W - 4, 0]) - 80) <= 6  # colour survives H.264 + yuv420p
+
+
+def test_mp4_timestamp_pacing_fills_gaps_and_drops_duplicates(tmp_path):
+    path = tmp_path / "paced.mp4"
+    fs = frames(4)
+    fps = 10
+    ns = 1_000_000_000 // fps
+    with render.VideoFileSink(path, fps, (W, H), pace="timestamps") as sink:
+        sink.send(fs[0], 5 * ns)
+        sink.send(fs[1], 5 * ns + ns // 4)   # same slot: dropped
+        sink.send(fs[2], 8 * ns)            # slots 1, 2 repeat frame 0
+        sink.send(fs[3], 9 * ns)
+    meta, imgs = read_video(path)
+    assert len(imgs) == sink.frames == 5
+
+
+def test_video_sink_rejects_odd_sizes_and_wrong_frames(tmp_path):
+    with pytest.raises(ValueError, match="even"):
+        render.VideoFileSink(tmp_path / "odd.mp4", 30, (65, 48))
+    with render.VideoFileSink(tmp_path / "x.mp4", 30, (W, H)) as sink:
+        with pytest.raises(ValueError):
+            sink.send(np.zeros((H, W + 2, 4), np.uint8), 0)
+
+
+def test_png_sequence_keeps_alpha_and_snapshot_round_trips(tmp_path):
+    fs = frames(3)
+    with render.PngSequenceSink(tmp_path / "seq") as sink:
+        for k, f in enumerate(fs):
+            sink.send(f, k)
+    files = sorted((tmp_path / "seq").glob("*.png"))
+    assert [p.name for p in files] == ["frame_000000.png", "frame_000001.png", "frame_000002.png"]
+    for p, f in zip(files, fs):
+        assert np.array_equal(np.asarray(Image.open(p)), f)
+    p = render.snapshot(tmp_path / "snap" / "a.png", fs[1])
+    assert np.array_equal(np.asarray(Image.open(p)), fs[1])
+
+
+def test_background_writer_reports_worker_errors():
+    def boom(item):
+        raise OSError("disk full")
+
+    w = BackgroundWriter(boom, name="test-writer")
+    w.put(1)
+    with pytest.raises(RuntimeError, match="disk full"):
+        w.close()
+
+
+class RecordingBackend:
+    """A pyvirtualcam backend that keeps what it receives."""
+
+    instances: list["RecordingBackend"] = []
+
+    def __init__(self, *, width, height, fps, fourcc, device, **kw):
+        self.width, self.height, self.fps, self.fourcc = width, height, fps, fourcc
+        self._device = device or "test-cam"
+        self.frames: list[np.ndarray] = []
+        self.closed = False
+        RecordingBackend.instances.append(self)
+
+    def send(self, frame):
+        self.frames.append(frame.copy())
+
+    def close(self):
+        self.closed = True
+
+    def device(self):
+        return self._device
+
+    def native_fourcc(self):
+        return None
+
+
+@pytest.fixture()
+def test_backend():
+    import pyvirtualcam
+    from pyvirtualcam.camera import BACKENDS
+
+    RecordingBackend.instances.clear()
+    pyvirtualcam.register_backend("swaycam-test", RecordingBackend)
+    yield RecordingBackend
+    BACKENDS.pop("swaycam-test", None)
+
+
+def test_virtual_camera_delivers_frames_of_the_right_size_and_rate(test_backend):
+    fs = frames(10)
+    with render.VirtualCameraSink(backend="swaycam-test", fps=30) as sink:
+        for k, f in enumerate(fs):
+            sink.send(f, k * 33_333_333)
+        assert sink.device_name == "test-cam"
+    cam = test_backend.instances[-1]
+    assert (cam.width, cam.height, cam.fps) == (W, H, 30)
+    assert cam.closed and len(cam.frames) == 10
+    got = cam.frames[3].reshape(H, W, 3)
+    assert np.array_equal(got, fs[3][..., :3])
+
+
+def test_virtual_camera_opened_eagerly_with_a_size(test_backend):
+    sink = render.VirtualCameraSink(device="/dev/video7", backend="swaycam-test", fps=60, size=(W, H))
+    cam = test_backend.instances[-1]
+    assert (cam.width, cam.height, cam.fps) == (W, H, 60) and sink.device_name == "/dev/video7"
+    with pytest.raises(ValueError):
+        sink.send(np.zeros((H + 2, W, 4), np.uint8), 0)
+    sink.close()
+    sink.close()
+
+
+def test_no_virtual_camera_device_says_what_to_install():
+    import pyvirtualcam
+
+    try:
+        pyvirtualcam.Camera(W, H, 30).close()
+        pytest.skip("a real virtual camera exists on this machine")
+    except RuntimeError:
+        pass
+    with pytest.raises(render.VirtualCameraUnavailable) as info:
+        render.VirtualCameraSink(fps=30, size=(W, H))
+    msg = str(info.value)
+    if platform.system() == "Linux":
+        assert "v4l2loopback" in msg and "modprobe" in msg
+    with pytest.raises(render.VirtualCameraUnavailable, match="not available"):
+        render.VirtualCameraSink(backend="no-such-backend", size=(W, H))
+    assert "OBS" in install_hint("Windows") and "OBS" in install_hint("Darwin")
+    assert "v4l2loopback" in install_hint("Linux")
+
+
+def test_window_sink_presents_the_renderer_output_then_swaps():
+    calls = []
+
+    class Ctx:
+        size = (800, 600)
+
+        def swap(self):
+            calls.append("swap")
+
+    class R:
+        def present(self, size):
+            calls.append(("present", size))
+
+    with render.WindowSink(Ctx(), R()) as sink:
+        sink.send(None, 0)
+    assert calls == [("present", (800, 600)), "swap"]
+
+
+def test_sinks_satisfy_the_protocol(tmp_path, test_backend):
+    sinks = [render.VideoFileSink(tmp_path / "a.mp4", 30, (W, H)), render.PngSequenceSink(tmp_path / "p"),
+             render.VirtualCameraSink(backend="swaycam-test")]
+    f = frames(1)[0]
+    for s in sinks:
+        assert isinstance(s, render.Sink)
+        s.send(f, 0)   # several sinks fed with the same frame
+    for s in sinks:
+        s.close()
