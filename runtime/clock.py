@@ -50,7 +50,7 @@ class ReplayClock:
 
 
 def frame_times(fps: float, duration_ns: int, *, start_ns: int = 0, jitter: float = 0.0,
-                seed: int = 0) -> Iterator[int]:
+                seed: int = 0, include_end: bool = True) -> Iterator[int]:
     """Render frame times for an offline run: frame k at ``start + k * 1e9 / fps`` (integer ns).
 
     Args:
@@ -59,6 +59,9 @@ def frame_times(fps: float, duration_ns: int, *, start_ns: int = 0, jitter: floa
         jitter: 0 for a steady rate; else each frame interval is scaled by a uniform random
             factor in [1 - jitter, 1 + jitter] (deterministic for a given ``seed``), which
             models frame-time jitter and dropped frames.
+        include_end: end with a frame exactly at ``start_ns + duration_ns`` (replays compare
+            states up to the end); False gives the frames of a video of that duration
+            (``duration · fps`` frames, the last one a frame interval before the end).
     """
     if fps <= 0:
         raise ValueError(f"fps must be > 0, got {fps}")
@@ -67,6 +70,8 @@ def frame_times(fps: float, duration_ns: int, *, start_ns: int = 0, jitter: floa
     k = 0
     t = start_ns
     while True:
+        if t >= end and not include_end:
+            return
         yield t
         if t >= end:
             return

@@ -79,11 +79,15 @@ class Loop:
         self._draw_sample = PoseSample()
         self.paused = False
         self.resets = 0
+        #: extra rigs stepped with the same poses (side-by-side solver comparison)
+        self.companions: list[AvatarRig] = []
 
     def _substep(self, t_n: int) -> None:
         self.pose_input.sample(t_n, out=self._sample)
         if self.rig.substep(self._sample):
             self.resets += 1
+        for c in self.companions:
+            c.substep(self._sample)
         if self.on_substep is not None:
             self.on_substep(self.driver.substep_index, t_n, self.rig)
 

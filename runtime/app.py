@@ -1,0 +1,370 @@
+"""``swaycam run``: wire avatar, pose input, loop, renderer and outputs, and run them.
+
+Offline (pose tracks, files not played in real time): a :class:`ReplayClock` steps through
+the render frame times ``t0 + k·1e9/fps``; every frame is rendered and written, so the
+output has the source's duration whatever the machine's speed. Live (webcam, or a file
+with ``--realtime``): the monotonic clock, tracking on its own thread, frames paced to the
+target fps (or vsync), keys and the control service handled between frames.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from avatars import Avatar, AvatarError, load_avatar
+
+from .clock import MonotonicClock, frame_times
+from .config import RunConfig
+from .drive import DriveOptions
+from .loop import FrameInfo, Loop
+from .metrics import LiveMetrics
+from .outputs import default_outputs, needs_window, open_sinks, parse_outputs
+from .rig import AvatarRig
+from .sources import open_pose_input
+
+log = logging.getLogger(__name__)
+
+SOLVER_CYCLE = ("rest-shape", "legacy", "vrm")
+KEY_HELP = ("r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side · "
+            "space pause · p screenshot · q/esc quit")
+
+
+@dataclass
+class RunResult:
+    """What a run produced."""
+
+    frames: int = 0
+    outputs: list[str] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)
+    duration_s: float = 0.0
+    interrupted: bool = False
+
+
+class App:
+    """One ``swaycam run`` session; also the control service's controller.
+
+    Args:
+        cfg: the run configuration (see :class:`runtime.config.RunConfig`).
+        say: where user-facing lines go (the CLI prints them).
+    """
+
+    def __init__(self, cfg: RunConfig, *, say=print):
+        self.cfg = cfg
+        self.say = say
+        self.metrics = LiveMetrics()
+        self._commands: queue.Queue = queue.Queue()
+        self._stop = threading.Event()
+        self.overlays = cfg.overlays and not cfg.kiosk
+        self.hud = cfg.hud and not cfg.kiosk
+        self.compare = False
+        self._last_png: bytes | None = None
+        self._last_rgba: np.ndarray | None = None
+        self._screenshot_index = 0
+
+    # ------------------------------------------------------------------ setup
+    def _load_avatar(self, path) -> Avatar:
+        if path is None:
+            from avatars.generate import default_avatar_path
+
+            path = default_avatar_path()
+        return load_avatar(path)
+
+    def _make_rig(self, avatar: Avatar, solver: str) -> AvatarRig:
+        return AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=self.cfg.hair or None,
+                         mirror=self.cfg.mirror)
+
+    # ------------------------------------------------------------------ controller (service thread)
+    def _call(self, fn, timeout: float = 10.0):
+        fut: Future = Future()
+        self._commands.put((fn, fut))
+        return fut.result(timeout=timeout)
+
+    def status(self) -> dict:
+        s = self.metrics.summary()
+        s.update({"solver": self.rig.solver, "avatar": self.rig.avatar.path, "paused": self.loop.paused})
+        return s
+
+    def recenter(self) -> None:
+        self._call(lambda: self.pose_input.recenter())
+
+    def load_avatar(self, path: Path) -> dict:
+        def do():
+            avatar = load_avatar(path)  # AvatarError is a ValueError: the service answers 422
+            self._swap_avatar(avatar)
+            return {"avatar": str(path), "springs": len(avatar.springs), "warnings": [str(w) for w in avatar.warnings]}
+        return self._call(do, timeout=60.0)
+
+    def set_hair(self, solver: str | None, params: dict) -> dict:
+        def do():
+            rig = self._make_rig_with(self.rig.avatar, solver or self.rig.solver, params)
+            self.loop.set_rig(rig, self.loop.driver.last_time_ns)
+            self.rig = rig
+            return {"solver": rig.solver, "params": rig.hair_params}
+        return self._call(do)
+
+    def frame_png(self) -> bytes | None:
+        if self._last_rgba is None:
+            return None
+        import io
+
+        from PIL import Image
+
+        buf = io.BytesIO()
+        Image.fromarray(self._last_rgba, "RGBA").save(buf, format="PNG", compress_level=1)
+        return buf.getvalue()
+
+    def _make_rig_with(self, avatar, solver, params) -> AvatarRig:
+        try:
+            return AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=params or None,
+                             mirror=self.cfg.mirror)
+        except (TypeError, KeyError) as exc:
+            raise ValueError(f"bad hair parameters {params}: {exc}") from None
+
+    def _swap_avatar(self, avatar: Avatar) -> None:
+        rig = self._make_rig(avatar, self.rig.solver)
+        self.renderer.set_avatar(avatar)
+        self.renderer.reframe(self._camera_options())
+        self.loop.set_rig(rig, self.loop.driver.last_time_ns)
+        self.rig = rig
+        self._companion = None
+
+    def _drain_commands(self) -> None:
+        while True:
+            try:
+                fn, fut = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                fut.set_result(fn())
+            except BaseException as exc:  # noqa: BLE001 - handed back to the service thread
+                fut.set_exception(exc)
+
+    # ------------------------------------------------------------------ drawing
+    def _camera_options(self):
+        from render import CameraOptions
+
+        return CameraOptions(framing=self.cfg.framing)
+
+    def _draw(self, info: FrameInfo) -> None:
+        from render import HudInfo, avatar_overlays
+
+        r = self.renderer
+        hud = None
+        if self.hud:
+            s = self.metrics
+            hud = HudInfo(fps=s.fps(), tracker_latency_ms=s.tracker_ms.pct(50), substeps=info.substeps,
+                          extra=(("solver", self.rig.solver),))
+        ov = avatar_overlays(self.rig.avatar, info.world) if self.overlays else None
+        if self.compare and self._companion is not None:
+            left = self._render_one(info.world, info.expressions, ov, hud)
+            cw = self._companion.draw_pose(self.loop._draw_sample, info.alpha)
+            ov2 = avatar_overlays(self._companion.avatar, cw) if self.overlays else None
+            right = self._render_one(cw, info.expressions, ov2, None)
+            rgba = np.ascontiguousarray(np.hstack([left, right]))
+        else:
+            rgba = self._render_one(info.world, info.expressions, ov, hud)
+        self._last_rgba = rgba
+        for s in self.sinks:
+            s.send(rgba, info.t_ns)
+
+    def _render_one(self, world, expressions, overlays, hud) -> np.ndarray:
+        self.renderer.draw(world, expressions, overlays=overlays, hud=hud)
+        return self.renderer.read_rgba()
+
+    def _set_compare(self, on: bool) -> None:
+        w, h = self.size
+        self.compare = on
+        if on:
+            other = "legacy" if self.rig.solver != "legacy" else "rest-shape"
+            self._companion = self._make_rig(self.rig.avatar, other)
+            self._companion.reset(self.loop._sample)
+            self.loop.companions = [self._companion]
+            self.renderer.resize((w // 2, h))
+            self.say(f"compare: left {self.rig.solver}, right {other}")
+        else:
+            self.loop.companions = []
+            self._companion = None
+            self.renderer.resize((w, h))
+        self.renderer.reframe(self._camera_options())
+
+    # ------------------------------------------------------------------ keys
+    def handle_events(self) -> None:
+        for ev in self.context.poll_events():
+            if ev.kind == "close":
+                self._stop.set()
+            elif ev.kind == "key":
+                self._key(ev.key)
+
+    def _key(self, key: str) -> None:
+        if key in ("q", "escape"):
+            self._stop.set()
+        elif key == "r":
+            self.pose_input.recenter()
+        elif key == "o" and not self.cfg.kiosk:
+            self.overlays = not self.overlays
+        elif key == "h" and not self.cfg.kiosk:
+            self.hud = not self.hud
+        elif key == "space":
+            self.loop.paused = not self.loop.paused
+        elif key == "s":
+            nxt = SOLVER_CYCLE[(SOLVER_CYCLE.index(self.rig.solver) + 1) % len(SOLVER_CYCLE)]
+            rig = self._make_rig(self.rig.avatar, nxt)
+            self.loop.set_rig(rig, self.loop.driver.last_time_ns)
+            self.rig = rig
+            self.say(f"solver: {nxt}")
+        elif key == "c":
+            self._set_compare(not self.compare)
+        elif key == "p" and self._last_rgba is not None:
+            from render import snapshot
+
+            self._screenshot_index += 1
+            path = Path("out") / f"screenshot-{time.strftime('%Y%m%d-%H%M%S')}-{self._screenshot_index}.png"
+            snapshot(path, self._last_rgba)
+            self.say(f"screenshot: {path}")
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> RunResult:
+        cfg = self.cfg
+        from render.platform import has_display
+
+        outputs = parse_outputs(cfg.output) if cfg.output else default_outputs(has_display())
+        self.size = cfg.size
+        if not needs_window(outputs):
+            os.environ.setdefault("SWAYCAM_GL", "egl")
+        avatar = self._load_avatar(cfg.avatar)
+        self.rig = self._make_rig(avatar, cfg.solver)
+        self._companion = None
+        self.pose_input, live, duration_ns = open_pose_input(cfg, metrics=self.metrics)
+        fps = cfg.fps or (60.0 if live else 30.0)
+        result = RunResult(outputs=[f"{o.kind}:{o.target}" if o.target else o.kind for o in outputs])
+        from render import Renderer, create_context
+
+        self.context = create_context("window" if needs_window(outputs) else "egl", size=cfg.size,
+                                      vsync=cfg.fps is None, fullscreen=cfg.kiosk)
+        service = None
+        try:
+            self.renderer = Renderer(self.context, cfg.size)
+            self.renderer.set_background(cfg.background)
+            self.renderer.set_avatar(avatar)
+            self.renderer.reframe(self._camera_options())
+            self.sinks = open_sinks(outputs, context=self.context, renderer=self.renderer, fps=fps,
+                                    size=cfg.size, live=live)
+            for o in outputs:
+                if o.kind in ("video", "png"):
+                    self.say(f"writing {o.kind} to {o.target}")
+            self.loop = Loop(self.rig, self.pose_input, max_substeps=cfg.max_substeps, metrics=self.metrics,
+                             draw=self._draw)
+            if cfg.service:
+                from .service import ControlService
+
+                service = ControlService(self, port=cfg.port, avatar_dir=Path(cfg.avatar_dir) if cfg.avatar_dir
+                                         else None).start()
+                self.say(f"control service: http://127.0.0.1:{service.address[1]}/status")
+            t_start = time.perf_counter()
+            with _sigterm_as_interrupt():
+                try:
+                    if live:
+                        self._run_live(fps, duration_ns)
+                    else:
+                        self._run_offline(fps, duration_ns)
+                except KeyboardInterrupt:
+                    result.interrupted = True
+            result.duration_s = time.perf_counter() - t_start
+        finally:
+            if service is not None:
+                service.close()
+            for s in getattr(self, "sinks", []):
+                try:
+                    s.close()
+                except Exception as exc:  # noqa: BLE001 - keep closing the others
+                    log.error("closing %s: %s", type(s).__name__, exc)
+            close = getattr(self.pose_input, "close", None)
+            if close is not None:
+                close()
+            if getattr(self, "renderer", None) is not None:
+                self.renderer.release()
+            self.context.release()
+        result.frames = self.metrics.frames
+        result.summary = self.metrics.summary()
+        return result
+
+    def _run_offline(self, fps: float, duration_ns: int) -> None:
+        start = int(getattr(self.pose_input, "start_ns", 0))
+        times = list(frame_times(fps, duration_ns, start_ns=start, include_end=False))
+        n = len(times)
+        for k, t in enumerate(times):
+            if self._stop.is_set():
+                break
+            self._drain_commands()
+            self.loop.frame(t)
+            if sys.stderr.isatty() and (k % 10 == 0 or k == n - 1):
+                print(f"\rrendering {k + 1}/{n} frames", end="", file=sys.stderr, flush=True)
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
+
+    def _run_live(self, fps: float, duration_ns: int | None) -> None:
+        clock = MonotonicClock()
+        start = getattr(self.pose_input, "start", None)
+        if start is not None:
+            start()
+        frame_ns = int(1e9 / fps)
+        t0 = clock.now_ns()
+        next_t = t0
+        kiosk = self.cfg.kiosk
+        self.say(f"live: {KEY_HELP}" if not kiosk else "kiosk mode: q/esc quits")
+        while not self._stop.is_set():
+            t = clock.now_ns()
+            if duration_ns is not None and t - t0 > duration_ns:
+                break
+            self._drain_commands()
+            if self.context.backend == "window":
+                self.handle_events()
+            if kiosk and getattr(self.pose_input, "new_face", False):
+                self.pose_input.new_face = False
+                self.pose_input.recenter()
+            latency_from = getattr(self.pose_input, "newest_capture_ns", None)
+            self.loop.frame(t, latency_from_ns=latency_from)
+            finished = getattr(self.pose_input, "finished", None)
+            if finished is not None and finished.is_set() and duration_ns is None:
+                err = getattr(self.pose_input, "error", None)
+                if err is not None:
+                    raise err
+                break
+            next_t += frame_ns
+            if next_t < clock.now_ns():
+                self.metrics.drop(frames=(clock.now_ns() - next_t) // frame_ns)
+                next_t = clock.now_ns()
+            clock.sleep_until(next_t)
+
+
+class _sigterm_as_interrupt:
+    """SIGTERM behaves like Ctrl-C during the run, so outputs are flushed and devices released."""
+
+    def __enter__(self):
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGTERM, self._handler)
+        return self
+
+    @staticmethod
+    def _handler(signum, frame):
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            signal.signal(signal.SIGTERM, self._old)
+        return False
+
+
+__all__ = ["App", "RunResult", "AvatarError"]

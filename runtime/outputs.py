@@ -1,0 +1,68 @@
+"""Output specs of ``swaycam run --output`` -> render sinks.
+
+    window            the window (needs a display)
+    vcam[:DEVICE]     a virtual camera (pyvirtualcam; v4l2loopback / OBS)
+    video:PATH        an mp4 (H.264) file
+    png:DIR           a PNG sequence (keeps alpha)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    kind: str          # window | vcam | video | png
+    target: str = ""   # path / device
+
+
+def parse_outputs(specs: tuple[str, ...] | list[str]) -> list[OutputSpec]:
+    out = []
+    for s in specs:
+        kind, _, target = s.partition(":")
+        out.append(OutputSpec(kind, target))
+    return out
+
+
+def default_outputs(has_display: bool, out_dir: str | Path = "out") -> list[OutputSpec]:
+    """A window when a display exists, else ``out/swaycam-YYYYmmdd-HHMMSS.mp4``."""
+    if has_display:
+        return [OutputSpec("window")]
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return [OutputSpec("video", str(Path(out_dir) / f"swaycam-{stamp}.mp4"))]
+
+
+def needs_window(outputs: list[OutputSpec]) -> bool:
+    return any(o.kind == "window" for o in outputs)
+
+
+def open_sinks(outputs: list[OutputSpec], *, context, renderer, fps: float, size: tuple[int, int],
+               live: bool):
+    """Open one sink per output. Raises render.VirtualCameraUnavailable for a missing vcam.
+
+    Video files are paced by frame count offline (every rendered frame is one file frame)
+    and by timestamps live (the file keeps real-time duration at a varying render rate).
+    """
+    from render import PngSequenceSink, VideoFileSink, VirtualCameraSink, WindowSink
+
+    sinks = []
+    try:
+        for o in outputs:
+            if o.kind == "window":
+                sinks.append(WindowSink(context, renderer))
+            elif o.kind == "vcam":
+                backend = os.environ.get("SWAYCAM_VCAM_BACKEND") or None
+                sinks.append(VirtualCameraSink(device=o.target or None, backend=backend, fps=fps, size=size))
+            elif o.kind == "video":
+                sinks.append(VideoFileSink(o.target, fps, size, pace="timestamps" if live else "frames"))
+            elif o.kind == "png":
+                sinks.append(PngSequenceSink(o.target))
+    except BaseException:
+        for s in sinks:
+            s.close()
+        raise
+    return sinks

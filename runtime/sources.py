@@ -1,0 +1,95 @@
+"""``--source`` -> a pose input for the loop (see :mod:`runtime.inputs`).
+
+    (none)            webcam 0 when one exists, else the built-in head-turn track
+    turn-test         the standard head-turn test (DESIGN §4.5): 4 s of motion, 8 s still
+    0, 1, /dev/videoN a webcam (live)
+    FILE.jsonl        a recorded pose track (avatar frame)
+    video/GIF/image/folder
+                      tracked with MediaPipe, offline (as fast as possible, deterministic)
+                      unless ``--realtime`` plays it live
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from tracking.errors import TrackingError
+from tracking.face_tracker import FaceTrackerOptions
+from tracking.head_pose import HeadPoseOptions
+from tracking.pose_filter import PoseFilterOptions
+from tracking.pose_track import head_turn_track
+from tracking.sources import open_source
+from tracking.track_io import load_track
+
+from .config import RunConfig
+from .idle import IdlePose
+from .inputs import LiveTracking, OfflineTracking, TrackInput
+
+log = logging.getLogger(__name__)
+
+
+def webcam_available(index: int = 0) -> bool:
+    """True when a webcam device exists (Linux: /dev/videoN; elsewhere: OpenCV opens it)."""
+    if sys.platform.startswith("linux"):
+        return Path(f"/dev/video{index}").exists()
+    import cv2
+
+    cap = cv2.VideoCapture(index)
+    try:
+        return bool(cap.isOpened())
+    finally:
+        cap.release()
+
+
+def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
+    opts = PoseFilterOptions(head=HeadPoseOptions(mirror=cfg.mirror))
+    if cfg.pose_delay_ms is not None:
+        opts = replace(opts, delay_ns=int(cfg.pose_delay_ms * 1e6))
+    return opts
+
+
+def open_pose_input(cfg: RunConfig, *, metrics=None):
+    """(pose input, live?, duration in ns or None) for ``cfg.source``.
+
+    Raises:
+        TrackingError: the source cannot be opened (the message names it).
+    """
+    spec = cfg.source
+    if spec is None:
+        spec = "0" if webcam_available(0) else "turn-test"
+        log.info("source: %s", "webcam 0" if spec == "0" else "the built-in head-turn track (no webcam found)")
+    dur = None if cfg.duration is None else int(cfg.duration * 1e9)
+    if spec == "turn-test":
+        inp = TrackInput(head_turn_track())
+        live, dur = False, dur or (inp.end_ns - inp.start_ns)
+    elif spec.endswith(".jsonl"):
+        track = load_track(spec)
+        if track.header.frame != "avatar":
+            raise TrackingError(f"{spec}: a {track.header.frame}-frame track; record with 'swaycam track' "
+                                "(avatar frame) to drive an avatar")
+        inp = TrackInput(track)
+        live, dur = False, dur or (inp.end_ns - inp.start_ns)
+    else:
+        is_cam = spec.isdigit() or spec.startswith("/dev/video")
+        realtime = bool(cfg.realtime) if cfg.realtime is not None else is_cam
+        source = open_source(spec, realtime=realtime and not is_cam)
+        if is_cam or realtime:
+            inp = LiveTracking(source, tracker=FaceTrackerOptions(), pose=_pose_options(cfg), metrics=metrics,
+                               record=cfg.record)
+            live = True
+        else:
+            inp = OfflineTracking(source, tracker=FaceTrackerOptions(), pose=_pose_options(cfg), metrics=metrics,
+                                  record=cfg.record)
+            live = False
+            if dur is None:
+                info = source.info
+                if info.frame_count and info.fps:
+                    dur = int(round(info.frame_count * 1e9 / info.fps))
+                else:
+                    dur = int(10e9)
+    if cfg.kiosk:
+        inp = IdlePose(inp)
+    return inp, live, dur
