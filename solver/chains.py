@@ -140,6 +140,7 @@ class ChainSet:
         contact_passes: int = CONTACT_PASSES,
         teleport_distance: float = TELEPORT_DISTANCE,
         rest_overlap: str = "allow",
+        collisions: bool = True,
         authored_nodes=(),
     ) -> ChainSet:
         """Pack the avatar's springs and colliders; the state starts at rest (rest pose).
@@ -165,6 +166,7 @@ class ChainSet:
             rest_overlap: "allow" (a link overlapping a collider in the authored rest pose
                 may keep that overlap, so a still head leaves the hair at rest) or "push"
                 (pushed out like three-vrm does). "vrm" mode always pushes.
+            collisions: False drops every collider reference (dynamics-only runs).
             authored_nodes: joint nodes driven by an animation (see :meth:`set_authored`).
 
         Raises:
@@ -235,7 +237,7 @@ class ChainSet:
         # ---- per-segment data
         seg_rows, segi_rows, pose_rows, pairs = [], [], [], []
         chain_rows, chaini_rows, chain_names, chain_anchor = [], [], [], []
-        seg_nodes, seg_chain, rest_lengths = [], [], []
+        seg_nodes, seg_chain, rest_lengths, seg_tail_node = [], [], [], []
         node_to_seg: dict[int, int] = {}
         torso_chains, rest_overlaps = [], []
         mode = L.MODES[solver]
@@ -250,12 +252,15 @@ class ChainSet:
             a_inv3 = np.linalg.inv(a_world[:3, :3])
             ov = override_for(overrides, spring.name)
             refs = sorted({ci for g in spring.collider_groups for ci in avatar.collider_groups[g].colliders})
+            if not collisions:
+                refs = []
             seg0 = len(seg_rows)
             reach = 0.0
             max_hit = 0.0
             chain_links = []
-            for joint, tloc in segs:
+            for jj, (joint, tloc) in enumerate(segs):
                 n = joint.node
+                tail_node = spring.joints[jj + 1].node if jj + 1 < len(spring.joints) else -1
                 m = rest[n]
                 head = m[:3, 3]
                 tail = m[:3, :3] @ tloc + head
@@ -306,6 +311,13 @@ class ChainSet:
                 irow[L.SI_SPAR] = sp
                 irow[L.SI_CHAIN] = kc
                 irow[L.SI_AUTH] = 1 if n in authored else 0
+                # the joint sits at its simulated parent's tail (the spring's next joint)
+                tail_child = sp >= 0 and seg_tail_node[sp] == n
+                irow[L.SI_FAST] = 1 if (mode == L.MODE_REST_SHAPE and tail_child and n not in authored) else 0
+                irow[L.SI_NEEDW] = 0 if mode == L.MODE_REST_SHAPE else 1
+                if sp >= 0 and not irow[L.SI_FAST]:
+                    segi_rows[sp][L.SI_NEEDW] = 1
+                row[L.S_L0] = length
                 prow = np.zeros(L.PF)
                 prow[L.P_RQ:L.P_RQ + 4] = sk.rest_rotation[n]
                 prow[L.P_Q:L.P_Q + 4] = sk.rest_rotation[n]
@@ -318,12 +330,13 @@ class ChainSet:
                 pose_rows.append(prow)
                 pairs.append(refs_here)
                 seg_nodes.append(n)
+                seg_tail_node.append(tail_node)
                 seg_chain.append(kc)
                 rest_lengths.append(length)
                 reach += length
                 max_hit = max(max_hit, hit)
             # torso capsule: chains that can reach it and do not lie in it at rest
-            if torso_idx >= 0:
+            if torso_idx >= 0 and collisions:
                 ta, tb, tr = col_world[torso_idx]
                 root = chain_links[0][0]
                 can_reach = point_segment_distance(root, ta, tb) <= reach + tr + max_hit
@@ -454,8 +467,9 @@ class ChainSet:
 
     @property
     def joint_frames(self) -> np.ndarray:
-        """(S, 3, 4) solved world frames of the simulated joints after the last substep (view)."""
-        return self._seg[:, L.S_W:L.S_W + 12].reshape(self.segment_count, 3, 4)
+        """(S, 3, 4) world frames of the simulated joints computed by the last :meth:`apply`
+        / :meth:`write_local_rotations` (view)."""
+        return self._pose[:, L.P_W:L.P_W + 12].reshape(self.segment_count, 3, 4)
 
     @property
     def stiffness(self) -> np.ndarray:

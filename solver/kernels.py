@@ -28,7 +28,7 @@ from .layout import (
     K_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, MODE_LEGACY, MODE_REST_SHAPE, MODE_VRM, P_D, P_Q, P_RQ,
     P_W, PF, S_B, S_C, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_REL, S_TLOC, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X,
     S_XP, SF, SHAPE_CAPSULE, SHAPE_INSIDE_CAPSULE, SHAPE_INSIDE_SPHERE, SHAPE_PLANE, SHAPE_SPHERE, SI, SI_AUTH,
-    SI_CHAIN, SI_NODE, SI_P0, SI_P1, SI_SPAR, AI,
+    SI_CHAIN, SI_FAST, SI_NEEDW, SI_NODE, SI_P0, SI_P1, SI_SPAR, S_L0, AI,
 )
 
 _EPS = 1e-12
@@ -36,7 +36,7 @@ _IDENT = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
 
 
 # ============================================================== small affine algebra
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _world34(world, n):
     if n < 0:
         return _IDENT
@@ -45,19 +45,19 @@ def _world34(world, n):
             world[n, 2, 0], world[n, 2, 1], world[n, 2, 2], world[n, 2, 3])
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _row34(a, r, c):
     return (a[r, c], a[r, c + 1], a[r, c + 2], a[r, c + 3], a[r, c + 4], a[r, c + 5],
             a[r, c + 6], a[r, c + 7], a[r, c + 8], a[r, c + 9], a[r, c + 10], a[r, c + 11])
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _put34(a, r, c, m):
     for j in range(12):
         a[r, c + j] = m[j]
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _mul34(a, b):
     return (
         a[0] * b[0] + a[1] * b[4] + a[2] * b[8],
@@ -75,28 +75,28 @@ def _mul34(a, b):
     )
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _pt(m, x, y, z):
     return (m[0] * x + m[1] * y + m[2] * z + m[3],
             m[4] * x + m[5] * y + m[6] * z + m[7],
             m[8] * x + m[9] * y + m[10] * z + m[11])
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _vec(m, x, y, z):
     return (m[0] * x + m[1] * y + m[2] * z,
             m[4] * x + m[5] * y + m[6] * z,
             m[8] * x + m[9] * y + m[10] * z)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _det3(m):
     return (m[0] * (m[5] * m[10] - m[6] * m[9])
             - m[1] * (m[4] * m[10] - m[6] * m[8])
             + m[2] * (m[4] * m[9] - m[5] * m[8]))
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _inv34(m):
     """Inverse of an affine 3x4 (adjugate / determinant); a singular matrix gives identity."""
     det = _det3(m)
@@ -118,7 +118,7 @@ def _inv34(m):
             r20, r21, r22, -(r20 * tx + r21 * ty + r22 * tz))
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _inv_vec(m, x, y, z):
     """M3^-1 @ v without forming the inverse (adjugate times v over the determinant)."""
     det = _det3(m)
@@ -133,7 +133,7 @@ def _inv_vec(m, x, y, z):
              + (m[0] * m[5] - m[1] * m[4]) * z) * i)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _arc_quat(ax, ay, az, bx, by, bz):
     """Unit quaternion (x, y, z, w) of the shortest arc from unit a to unit b."""
     d = ax * bx + ay * by + az * bz
@@ -154,7 +154,7 @@ def _arc_quat(ax, ay, az, bx, by, bz):
     return cx / n, cy / n, cz / n, w / n
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _quat_mat(x, y, z, w):
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
@@ -164,7 +164,7 @@ def _quat_mat(x, y, z, w):
             2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy))
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _rotate_frame(m, q):
     """The 3x4 ``m`` with its 3x3 part post-multiplied by the rotation q (translation kept)."""
     r = _quat_mat(q[0], q[1], q[2], q[3])
@@ -176,7 +176,7 @@ def _rotate_frame(m, q):
             m[8] * r[2] + m[9] * r[5] + m[10] * r[8], m[11])
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _qmul(a0, a1, a2, a3, b0, b1, b2, b3):
     return (a3 * b0 + a0 * b3 + a1 * b2 - a2 * b1,
             a3 * b1 - a0 * b2 + a1 * b3 + a2 * b0,
@@ -185,7 +185,7 @@ def _qmul(a0, a1, a2, a3, b0, b1, b2, b3):
 
 
 # ============================================================== geometry
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _point_segment(px, py, pz, ax, ay, az, bx, by, bz):
     """Closest point q on segment a-b to p; returns (distance, qx, qy, qz)."""
     ex, ey, ez = bx - ax, by - ay, bz - az
@@ -353,7 +353,7 @@ def overlap_kernel(world, F, I, out):
 
 
 # ============================================================== sections
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _sections(F, I):
     S = I[H_S]
     C = I[H_C]
@@ -400,7 +400,7 @@ def _update_colliders(world, col, coli, C):
             col[c, C_BR] = math.sqrt(hx * hx + hy * hy + hz * hz) + r
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _frame(world, seg, segi, i):
     """World frame H of joint i with its rest local rotation: from the body when it hangs from
     the body, else carried by its solved simulated ancestor (authored joints: exact)."""
@@ -415,7 +415,7 @@ def _frame(world, seg, segi, i):
     return _mul34(_row34(seg, sp, S_W), _row34(seg, i, S_REL))
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _solved_frame(h, seg, i, ox, oy, oz, xx, xy, xz):
     """Joint frame after the shortest-arc rotation from the rest axis to the tail direction
     (three-vrm's local formulation, exact for scaled frames); returns (frame, local quat)."""
@@ -521,8 +521,20 @@ def step_kernel(world, F, I):
         ma = _world34(world, chi[k, KI_ANCHOR])
         mask = np.int64(-1)
         for i in range(s0, s1):
-            node_h = _frame(world, seg, segi, i)
-            ox, oy, oz = node_h[3], node_h[7], node_h[11]
+            fast = segi[i, SI_FAST] != 0
+            if fast:
+                # rest-shape, root at the simulated parent's tail: no frame composition
+                node_h = _IDENT
+                sp = segi[i, SI_SPAR]
+                ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
+                length = s * seg[i, S_L0]
+                px, py, pz = 0.0, 0.0, 0.0
+            else:
+                node_h = _frame(world, seg, segi, i)
+                ox, oy, oz = node_h[3], node_h[7], node_h[11]
+                # rest offset carried by the joint's current (parent-relative) frame
+                px, py, pz = _vec(node_h, seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2])
+                length = math.sqrt(px * px + py * py + pz * pz)
             if i == s0 and use_mask:
                 # ---- broad phase: colliders within reach of the chain root
                 reach = ch[k, K_REACH] * s
@@ -538,10 +550,6 @@ def step_kernel(world, F, I):
                     rr = reach + br
                     if ex * ex + ey * ey + ez * ez <= rr * rr:
                         mask |= np.int64(1) << np.int64(c)
-            tx, ty, tz = seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2]
-            # rest offset carried by the joint's current (parent-relative) frame
-            px, py, pz = _vec(node_h, tx, ty, tz)
-            length = math.sqrt(px * px + py * py + pz * pz)
             xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
             if segi[i, SI_AUTH] != 0:
                 # authored motion wins: follow the animated tail, keep a consistent velocity
@@ -620,12 +628,22 @@ def step_kernel(world, F, I):
                 p1 = segi[i, SI_P1]
                 if p1 > p0:
                     hits = 0
+                    # the link's bounding sphere: root-centred, radius L + r_h (covers every
+                    # tail position the projection can produce)
+                    bnd = length + rh
                     for _it in range(maxit):
                         moved = False
                         for p in range(p0, p1):
                             c = pairs[p]
                             if use_mask and (mask >> np.int64(c)) & np.int64(1) == 0:
                                 continue
+                            br = col[c, C_BR]
+                            if br >= 0.0:
+                                ex = col[c, C_BC] - ox
+                                ey = col[c, C_BC + 1] - oy
+                                ez = col[c, C_BC + 2] - oz
+                                if ex * ex + ey * ey + ez * ez > (bnd + br) * (bnd + br):
+                                    continue
                             ddx, ddy, ddz, hit, rin = _contact_push(coli[c, CI_SHAPE], col, c, ox, oy, oz,
                                                                     hx, hy, hz, rh, allow[p], u_min, segment_wise)
                             if _it == 0 and rin:
@@ -676,8 +694,11 @@ def step_kernel(world, F, I):
             seg[i, S_V] = vx
             seg[i, S_V + 1] = vy
             seg[i, S_V + 2] = vz
-            w, _ = _solved_frame(node_h, seg, i, ox, oy, oz, hx, hy, hz)
-            _put34(seg, i, S_W, w)
+            if segi[i, SI_NEEDW] != 0:
+                if fast:
+                    node_h = _frame(world, seg, segi, i)
+                w, _ = _solved_frame(node_h, seg, i, ox, oy, oz, hx, hy, hz)
+                _put34(seg, i, S_W, w)
     return 0
 
 

@@ -61,9 +61,11 @@ S_HIT = 24     # hit radius, model metres (multiplied by s)
 S_VST = 25     # VRM stiffness (unitless, "vrm" mode)
 S_VDRAG = 26   # VRM dragForce
 S_VEXT = 27    # (3) VRM gravityDir * gravityPower
-S_W = 30       # (12) solved world matrix of the joint (3x4) at the last substep
+S_W = 30       # (12) solved world matrix of the joint (3x4) at the last substep (kept
+               #      only where SI_NEEDW; the pose kernel recomputes all for drawing)
 S_REL = 42     # (12) rest_world[sim parent]^-1 @ rest_world[joint] (3x4)
-SF = 54
+S_L0 = 54      # rest link length, model metres
+SF = 55
 
 # ------------------------------------------------------------------ per segment, I (SI wide)
 SI_NODE = 0    # the joint's node
@@ -72,7 +74,10 @@ SI_CHAIN = 2
 SI_P0 = 3      # collider references pairs[P0:P1]
 SI_P1 = 4
 SI_AUTH = 5    # 1: authored (animation drives it; the solver follows, never overrides)
-SI = 6
+SI_FAST = 6    # 1: rest-shape joint sitting at its simulated parent's tail: its root is that
+               #    tail, no frame needs to be composed (the fast path)
+SI_NEEDW = 7   # 1: its solved frame S_W is needed in the substep (a child reads it)
+SI = 8
 
 # ------------------------------------------------------------------ per segment, pose scratch F (PF wide)
 P_W = 0        # (12) posed world matrix (interpolated tails)

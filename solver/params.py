@@ -33,6 +33,9 @@ from avatars import SpringJoint
 
 #: dragForce is clamped below 1 so that c stays finite (a drag of 1 stops the tail dead).
 MAX_DRAG = 0.9999
+#: Per-frame stiffness push over link length (Δ·stiffness/L) is clamped below 1 in the
+#: discrete match (see :func:`discrete_kcg`).
+MAX_A = 0.99
 
 
 @dataclass(frozen=True)
@@ -40,31 +43,88 @@ class VrmMapping:
     """VRM (stiffness, dragForce, gravityPower, gravityDir) -> (k 1/s², c 1/s, g m/s²).
 
     Attributes:
+        method: "analytic" (the continuous-time match in the module doc) or "discrete"
+            (the default): the linearised single-link dynamics of ``rate_hz / ref_fps``
+            substeps of the rest-shape update reproduce one Verlet frame exactly (same
+            eigenvalues, see :func:`discrete_kcg`).
         ref_fps: frame rate of the Verlet reference the mapping reproduces (60 fps).
-        k_gain, c_gain, g_gain: calibrated multipliers of the analytic mapping (1 = analytic).
+        rate_hz: the solver's substep rate (120 Hz).
+        k_gain, c_gain, g_gain: extra multipliers (1 = as derived).
     """
 
+    method: str = "discrete"
     ref_fps: float = 60.0
+    rate_hz: float = 120.0
     k_gain: float = 1.0
     c_gain: float = 1.0
     g_gain: float = 1.0
 
     def kcg(self, joint: SpringJoint, length: float) -> tuple[float, float, np.ndarray]:
         """(k, c, g (3,)) for ``joint`` whose link is ``length`` metres long at rest."""
-        f = self.ref_fps
-        k = self.k_gain * max(joint.stiffness, 0.0) * f / max(length, 1e-9)
+        stiff = max(joint.stiffness, 0.0)
         drag = min(max(joint.drag_force, 0.0), MAX_DRAG)
-        c = self.c_gain * -f * math.log1p(-drag)
-        g = self.g_gain * joint.gravity_power * f * np.asarray(joint.gravity_dir, np.float64)
-        return float(k), float(c), g
+        gdir = np.asarray(joint.gravity_dir, np.float64)
+        if self.method == "analytic":
+            f = self.ref_fps
+            k = stiff * f / max(length, 1e-9)
+            c = -f * math.log1p(-drag)
+            g = joint.gravity_power * f * gdir
+        elif self.method == "discrete":
+            k, c, gscale = discrete_kcg(stiff, drag, length, ref_fps=self.ref_fps, rate_hz=self.rate_hz)
+            g = joint.gravity_power * gscale * gdir
+        else:
+            raise ValueError(f"unknown mapping method {self.method!r}")
+        return float(self.k_gain * k), float(self.c_gain * c), self.g_gain * g
 
 
-#: Analytic mapping (no fitted gains), kept to show what the calibration buys.
-ANALYTIC_MAPPING = VrmMapping()
+def discrete_kcg(stiffness: float, drag: float, length: float, *, ref_fps: float = 60.0,
+                 rate_hz: float = 120.0) -> tuple[float, float, float]:
+    """Exact discrete-time match of one link, small angles: returns (k, c, g per gravityPower).
 
-#: The default mapping: gains fitted by :func:`solver.calibration.fit_vrm_mapping` on the
-#: standard head turn (smoke_spring.vrm and Godette, 120 Hz rest-shape vs 60 fps Verlet).
-DEFAULT_MAPPING = VrmMapping(k_gain=1.0, c_gain=1.0, g_gain=1.0)
+    Linearised across the link (y = L θ, target 0), one Verlet frame of Δ = 1/ref_fps first
+    predicts p = y + (1 − d)(y − y⁻) and then pushes by Δ·stiffness along the rest axis,
+    whose across-link part is −a p with a = Δ·stiffness/L (the push is measured against the
+    *predicted* link, which is why stiffness also damps the Verlet):
+
+        y⁺ = (1 − a) p,   characteristic z² − (1 − a)(2 − d) z + (1 − a)(1 − d).
+
+    Two substeps of h = Δ/2 of the rest-shape update v⁺ = D (v − h k y), y⁺ = y + h v⁺
+    (D = exp(−c h)) have λ² − (1 + D − D h² k) λ + D. Requiring λ² to be the Verlet roots:
+
+        D² = (1 − a)(1 − d),   (1 + D − D h² k)² − 2D = (1 − a)(2 − d)
+
+    so c = −ln((1 − a)(1 − d))/Δ and k = (1 + D − T)/(D h²), T = √((1 − a)(2 − d) + 2D).
+    Gravity keeps the Verlet's static balance with stiffness (g/(kL) = gravityPower/stiffness):
+    it is scaled like k relative to the analytic mapping (the a → 0 limit without stiffness).
+    a is clamped below 1 (a Verlet with a ≥ 1 overshoots every frame). Only
+    ``rate_hz = 2·ref_fps`` is derived; other ratios fall back to the analytic mapping.
+    """
+    length = max(length, 1e-9)
+    if abs(rate_hz - 2.0 * ref_fps) > 1e-9:
+        return stiffness * ref_fps / length, -ref_fps * math.log1p(-drag), ref_fps
+
+    def match(a: float) -> tuple[float, float]:
+        h = 0.5 / ref_fps
+        dd = math.sqrt((1.0 - a) * (1.0 - drag))
+        t = math.sqrt(max((1.0 - a) * (2.0 - drag) + 2.0 * dd, 0.0))
+        return (1.0 + dd - t) / (dd * h * h), -2.0 * ref_fps * math.log(dd)
+
+    a = min(stiffness / (ref_fps * length), MAX_A)
+    k, c = match(a)
+    if a > 0.0:
+        factor = k / (a * ref_fps * ref_fps)
+    else:
+        a_eps = 1e-9
+        factor = match(a_eps)[0] / (a_eps * ref_fps * ref_fps)
+    return k, c, ref_fps * factor
+
+
+#: The continuous-time mapping, kept to show what the discrete calibration buys.
+ANALYTIC_MAPPING = VrmMapping(method="analytic")
+
+#: The default mapping (DESIGN §4.3): the discrete match, with the gains fitted by
+#: :func:`solver.calibration.fit_vrm_mapping` on the standard head turn.
+DEFAULT_MAPPING = VrmMapping(method="discrete")
 
 
 @dataclass(frozen=True)
