@@ -76,19 +76,22 @@ class Renderer:
         lighting: light and ambient.
         force_mipmaps: mipmap every texture (see :func:`render.upload.upload_avatar`); False
             follows the files' sampler filters exactly.
+        joint_storage: "auto" (a uniform block when the skeleton fits, else a texture),
+            "ubo" or "texture" (see :mod:`render.skinning`).
 
     Use as a context manager or call :meth:`release`; the context must be current for every call.
     """
 
     def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *, samples: int | None = None,
                  background: str | Background = "transparent", camera_options: CameraOptions = CameraOptions(),
-                 lighting: Lighting = Lighting(), force_mipmaps: bool = True):
+                 lighting: Lighting = Lighting(), force_mipmaps: bool = True, joint_storage: str = "auto"):
         self.context = context
         self.ledger = Ledger()
         self.background = Background.parse(background)
         self.camera_options = camera_options
         self.lighting = lighting
         self.force_mipmaps = force_mipmaps
+        self.joint_storage = joint_storage
         self.stats = FrameStats()
         self._samples = default_samples() if samples is None else int(samples)
         self.programs = Programs(self.ledger)
@@ -121,7 +124,8 @@ class Renderer:
             self.gpu.release()
             self.gpu = None
         if avatar is not None:
-            self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps)
+            self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps,
+                                     joint_storage=self.joint_storage)
             self.reframe()
 
     def reframe(self, options: CameraOptions | None = None, world: np.ndarray | None = None) -> Camera | None:
@@ -203,8 +207,7 @@ class Renderer:
         GL.glDepthFunc(GL.GL_LEQUAL)
         GL.glDisable(GL.GL_BLEND)
         GL.glFrontFace(GL.GL_CW)  # the projection is flipped vertically (rows top-down)
-        gpu.joints.texture.bind(UNIT_JOINTS)
-        GL.glBindSampler(UNIT_JOINTS, 0)
+        gpu.joints.bind(UNIT_JOINTS)
         hidden = set(hide)
         prims = [p for p in gpu.primitives if p.instance not in hidden]
         # Opaque first, then alpha-tested (its shader discards, which disables early depth tests).
@@ -286,7 +289,7 @@ class Renderer:
 
     def _draw_primitive(self, p: GpuPrimitive, weights, *, outline: bool) -> None:
         gpu = self.gpu
-        prog = self.programs.mesh_for(p.alpha_mode == "MASK", outline)
+        prog = self.programs.mesh_for(p.alpha_mode == "MASK", outline, gpu.joints.texture is not None)
         if prog is not self._current_program:
             prog.use()
             self._current_program = prog

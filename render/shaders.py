@@ -22,6 +22,8 @@ MAX_MORPHS = 32        #: morph targets blended per draw (the largest weights wi
 MORPH_WIDTH = 2048     #: texels per row of a morph delta texture
 FRAME_BINDING = 0      #: uniform block binding of ``Frame``
 MATERIAL_BINDING = 1   #: uniform block binding of ``Material``
+JOINTS_BINDING = 2     #: uniform block binding of ``Joints`` (skinning matrices)
+JOINT_ROW_BYTES = 48   #: one affine skinning matrix as three vec4 rows
 
 # Texture units.
 UNIT_BASE, UNIT_SHADE, UNIT_EMISSIVE, UNIT_JOINTS, UNIT_MORPHS = 0, 1, 2, 3, 4
@@ -31,6 +33,13 @@ class ShaderError(RuntimeError):
     """A GLSL compile or link error; the message has the file name and the driver's log."""
 
 
+def joint_capacity() -> int:
+    """Skinning matrices that fit the ``Joints`` uniform block of the current context
+    (GL_MAX_UNIFORM_BLOCK_SIZE, capped at 64 KiB)."""
+    size = min(int(GL.glGetIntegerv(GL.GL_MAX_UNIFORM_BLOCK_SIZE)), 65536)
+    return size // JOINT_ROW_BYTES
+
+
 @lru_cache(maxsize=None)
 def _source(name: str) -> str:
     return (GLSL_DIR / name).read_text()
@@ -38,6 +47,7 @@ def _source(name: str) -> str:
 
 def preamble(common: bool, defines: tuple[str, ...] = ()) -> str:
     head = f"#version 330 core\n#define MAX_MORPHS {MAX_MORPHS}\n#define MORPH_WIDTH {MORPH_WIDTH}\n"
+    head += f"#define JOINT_CAPACITY {joint_capacity()}\n"
     head += "".join(f"#define {d}\n" for d in defines)
     return head + (_source("common.glsl") if common else "") + "#line 1\n"
 
@@ -76,7 +86,8 @@ class Program(GLObject):
         super().__init__(ledger, prog)
         self.name = f"{vert}+{frag}" + "".join(f" {d}" for d in defines)
         self._locations: dict[str, int] = {}
-        for block, binding in (("Frame", FRAME_BINDING), ("Material", MATERIAL_BINDING)):
+        for block, binding in (("Frame", FRAME_BINDING), ("Material", MATERIAL_BINDING),
+                               ("Joints", JOINTS_BINDING)):
             idx = GL.glGetUniformBlockIndex(prog, block)
             if idx != GL.GL_INVALID_INDEX:
                 GL.glUniformBlockBinding(prog, idx, binding)
@@ -125,26 +136,34 @@ class Programs:
     """The renderer's programs, linked once per context.
 
     The mesh program comes in variants: with ``ALPHA_MASK`` (the fragment shader may
-    ``discard``, which turns off early depth tests, so only alpha-tested materials use it)
-    and with ``OUTLINE`` (the MToon inverted hull).
+    ``discard``, which turns off early depth tests, so only alpha-tested materials use it),
+    with ``OUTLINE`` (the MToon inverted hull) and with ``JOINTS_TEXTURE`` (skinning
+    matrices in a texture, for skeletons too big for the uniform block). Variants are linked
+    on first use.
     """
 
     def __init__(self, ledger: Ledger):
-        self._mesh = {}
+        self._ledger = ledger
+        self._mesh: dict[tuple[bool, bool, bool], Program] = {}
         for mask in (False, True):
             for outline in (False, True):
-                defines = (("ALPHA_MASK",) if mask else ()) + (("OUTLINE",) if outline else ())
-                p = Program(ledger, "mesh.vert", "mesh.frag", defines=defines)
-                p.set_samplers(u_base_tex=UNIT_BASE, u_shade_tex=UNIT_SHADE, u_emissive_tex=UNIT_EMISSIVE,
-                               u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS)
-                self._mesh[mask, outline] = p
+                self.mesh_for(mask, outline)
         self.lines = Program(ledger, "lines.vert", "lines.frag")
         self.quad = Program(ledger, "quad.vert", "quad.frag", common=False)
         self.quad.set_samplers(u_tex=0)
 
-    def mesh_for(self, mask: bool, outline: bool) -> Program:
-        """The mesh program for an alpha-tested (``mask``) material and/or the outline pass."""
-        return self._mesh[mask, outline]
+    def mesh_for(self, mask: bool, outline: bool, joints_texture: bool = False) -> Program:
+        """The mesh program for an alpha-tested (``mask``) material and/or the outline pass,
+        reading skinning matrices from the uniform block or (``joints_texture``) a texture."""
+        key = (bool(mask), bool(outline), bool(joints_texture))
+        p = self._mesh.get(key)
+        if p is None:
+            defines = tuple(d for d, on in zip(("ALPHA_MASK", "OUTLINE", "JOINTS_TEXTURE"), key) if on)
+            p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines)
+            p.set_samplers(u_base_tex=UNIT_BASE, u_shade_tex=UNIT_SHADE, u_emissive_tex=UNIT_EMISSIVE,
+                           u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS)
+            self._mesh[key] = p
+        return p
 
     def release(self) -> None:
         for p in (*self._mesh.values(), self.lines, self.quad):

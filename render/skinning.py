@@ -1,11 +1,15 @@
-"""Joint matrices for vertex-shader skinning, stored in a float texture (no uniform limit).
+"""Joint matrices for vertex-shader skinning, in a uniform buffer or a float texture.
 
 Per frame, for every skin ``s`` and joint ``j``: ``M = world[skin.joints[j]] @ skin.inverse_bind[j]``
 (glTF 2.0 §3.7.3: the mesh node's own transform is ignored for skinned meshes). Rigid
-(unskinned) mesh instances get one matrix, their node's world matrix. All matrices of an
-avatar go into one RGBA32F texture, 64 matrices per row, each matrix as four texels holding
-its columns, so skeletons of any size fit (64 x GL_MAX_TEXTURE_SIZE matrices; VRoid
-avatars have a few hundred joints).
+(unskinned) mesh instances get one matrix, their node's world matrix. The matrices are
+affine, so each is stored as its top three rows (48 bytes).
+
+Storage: a uniform block (``Joints``, binding :data:`render.shaders.JOINTS_BINDING`) when the
+avatar's matrices fit in GL_MAX_UNIFORM_BLOCK_SIZE (1365 matrices at 64 KiB, 341 at the
+16 KiB minimum), which llvmpipe reads ~40 % faster than texels; otherwise an RGBA32F
+texture, 64 matrices (192 texels) per row, so skeletons of any size fit
+(64 x GL_MAX_TEXTURE_SIZE matrices). VRoid avatars have a few hundred joints.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from OpenGL import GL
 
 from avatars import Avatar
 
-from .gpu import Ledger, Texture, texture_empty
+from .gpu import Buffer, Ledger, Texture, texture_empty
+from .shaders import JOINTS_BINDING, joint_capacity
 
 MATRICES_PER_ROW = 64
 
@@ -28,9 +33,10 @@ class JointPalette:
         instance_base: first matrix index of each mesh instance (its skin's base, or its own
             rigid matrix).
         count: number of matrices.
+        storage: "ubo" or "texture" (see module doc).
     """
 
-    def __init__(self, ledger: Ledger, avatar: Avatar):
+    def __init__(self, ledger: Ledger, avatar: Avatar, *, storage: str = "auto"):
         nodes, ibms = [], []
         self.skin_base: list[int] = []
         n = 0
@@ -51,12 +57,25 @@ class JointPalette:
         self.count = max(n, 1)
         self._nodes = np.concatenate(nodes) if nodes else np.zeros(1, np.int64)
         self._ibm = np.concatenate(ibms) if ibms else np.eye(4)[None]
-        rows = (self.count + MATRICES_PER_ROW - 1) // MATRICES_PER_ROW
         self._world = np.empty((self.count, 4, 4))
         self._mats = np.empty((self.count, 4, 4))
-        self._texels = np.zeros((rows * MATRICES_PER_ROW, 4, 4), np.float32)
-        self.texture: Texture = texture_empty(ledger, 4 * MATRICES_PER_ROW, rows, GL.GL_RGBA32F, GL.GL_RGBA,
-                                              GL.GL_FLOAT)
+        if storage == "auto":
+            storage = "ubo" if self.count <= joint_capacity() else "texture"
+        if storage not in ("ubo", "texture"):
+            raise ValueError(f"joint storage {storage!r}: expected auto, ubo or texture")
+        if storage == "ubo" and self.count > joint_capacity():
+            raise ValueError(f"{self.count} joint matrices do not fit a uniform block ({joint_capacity()})")
+        self.storage = storage
+        self.texture: Texture | None = None
+        self.buffer: Buffer | None = None
+        if storage == "texture":
+            rows = (self.count + MATRICES_PER_ROW - 1) // MATRICES_PER_ROW
+            self._rows = np.zeros((rows * MATRICES_PER_ROW, 3, 4), np.float32)
+            self.texture = texture_empty(ledger, 3 * MATRICES_PER_ROW, rows, GL.GL_RGBA32F, GL.GL_RGBA, GL.GL_FLOAT)
+        else:
+            self._rows = np.zeros((self.count, 3, 4), np.float32)
+            # Allocated at the block's full declared size (drivers may reject smaller ranges).
+            self.buffer = Buffer(ledger, GL.GL_UNIFORM_BUFFER, size=joint_capacity() * 48, usage=GL.GL_DYNAMIC_DRAW)
 
     @property
     def current(self) -> np.ndarray:
@@ -73,12 +92,24 @@ class JointPalette:
     def update(self, world: np.ndarray) -> None:
         """Compute and upload the matrices for ``world`` (N, 4, 4) float64 node world matrices."""
         mats = self.matrices(world)
-        # Texel c of matrix k holds column c: the transposed matrix, row-major.
-        self._texels[: self.count] = mats.transpose(0, 2, 1)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture.id)
-        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
-        GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, 0, self.texture.width, self.texture.height, GL.GL_RGBA,
-                           GL.GL_FLOAT, self._texels)
+        self._rows[: self.count] = mats[:, :3, :]
+        if self.texture is not None:
+            GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture.id)
+            GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
+            GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, 0, self.texture.width, self.texture.height, GL.GL_RGBA,
+                               GL.GL_FLOAT, self._rows)
+        else:
+            self.buffer.update(self._rows)
+
+    def bind(self, unit: int) -> None:
+        """Bind the storage: the texture to ``unit``, or the buffer to the Joints block."""
+        if self.texture is not None:
+            self.texture.bind(unit)
+            GL.glBindSampler(unit, 0)
+        else:
+            GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, JOINTS_BINDING, self.buffer.id)
 
     def release(self) -> None:
-        self.texture.release()
+        for obj in (self.texture, self.buffer):
+            if obj is not None:
+                obj.release()

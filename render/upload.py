@@ -179,7 +179,8 @@ def _with_mipmaps(s: Sampler) -> Sampler:
     return replace(s, min_filter=mn)
 
 
-def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True) -> GpuAvatar:
+def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
+                  joint_storage: str = "auto") -> GpuAvatar:
     """Upload ``avatar`` (the context must be current). Only textures used by materials are uploaded.
 
     Args:
@@ -188,6 +189,7 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True)
             LINEAR, which aliases badly when a 1024 px texture covers 100 px of a bust shot,
             and is slower on llvmpipe). False: the file's samplers exactly. Wrap modes and
             magnification filters always follow the file.
+        joint_storage: skinning matrix storage, see :class:`render.skinning.JointPalette`.
     """
     used = sorted(t for t in _used_textures(avatar) if 0 <= t < len(avatar.textures))
 
@@ -213,7 +215,7 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True)
             samplers[sampler] = SamplerObject(ledger, sampler)
         units[t] = (images[tex.image], samplers[sampler])
     table = MaterialTable(ledger, avatar.materials)
-    joints = JointPalette(ledger, avatar)
+    joints = JointPalette(ledger, avatar, storage=joint_storage)
     prims = []
     for k, mi in enumerate(avatar.mesh_instances):
         mesh = avatar.meshes[mi.mesh]

@@ -7,7 +7,6 @@ layout(location = 4) in vec4 a_color;
 layout(location = 5) in uvec4 a_joints;
 layout(location = 6) in vec4 a_weights;
 
-uniform sampler2D u_joint_tex;   // RGBA32F, matrix k = 4 texels at ((k % 64) * 4 + column, k / 64)
 uniform sampler2D u_morph_tex;   // RGBA32F, delta k at (k % MORPH_WIDTH, k / MORPH_WIDTH)
 uniform int u_joint_base;        // first matrix of this draw (skin joints, or the rigid node matrix)
 uniform int u_skinned;
@@ -23,11 +22,36 @@ out vec2 v_uv0;
 out vec2 v_uv1;
 out vec4 v_color;
 
+// Skinning matrices are affine: each is stored as its top three rows (3 x vec4).
+#ifdef JOINTS_TEXTURE
+uniform sampler2D u_joint_tex;   // RGBA32F, row r of matrix k at texel ((k % 64) * 3 + r, k / 64)
+vec4 joint_row(int k, int r) {
+    return texelFetch(u_joint_tex, ivec2((k % 64) * 3 + r, k / 64), 0);
+}
+#else
+layout(std140) uniform Joints {  // faster than texture fetches on llvmpipe; used when the avatar fits
+    vec4 u_joint_rows[3 * JOINT_CAPACITY];
+};
+vec4 joint_row(int k, int r) {
+    return u_joint_rows[3 * k + r];
+}
+#endif
+
+mat4 rows_to_matrix(vec4 r0, vec4 r1, vec4 r2) {
+    return mat4(r0.x, r1.x, r2.x, 0.0, r0.y, r1.y, r2.y, 0.0, r0.z, r1.z, r2.z, 0.0, r0.w, r1.w, r2.w, 1.0);
+}
+
 mat4 joint_matrix(int j) {
     int k = u_joint_base + j;
-    ivec2 p = ivec2((k % 64) * 4, k / 64);
-    return mat4(texelFetch(u_joint_tex, p, 0), texelFetch(u_joint_tex, p + ivec2(1, 0), 0),
-                texelFetch(u_joint_tex, p + ivec2(2, 0), 0), texelFetch(u_joint_tex, p + ivec2(3, 0), 0));
+    return rows_to_matrix(joint_row(k, 0), joint_row(k, 1), joint_row(k, 2));
+}
+
+mat4 skin_matrix(uvec4 j, vec4 w) {
+    ivec4 k = ivec4(j) + u_joint_base;
+    vec4 r0 = w.x * joint_row(k.x, 0) + w.y * joint_row(k.y, 0) + w.z * joint_row(k.z, 0) + w.w * joint_row(k.w, 0);
+    vec4 r1 = w.x * joint_row(k.x, 1) + w.y * joint_row(k.y, 1) + w.z * joint_row(k.z, 1) + w.w * joint_row(k.w, 1);
+    vec4 r2 = w.x * joint_row(k.x, 2) + w.y * joint_row(k.y, 2) + w.z * joint_row(k.z, 2) + w.w * joint_row(k.w, 2);
+    return rows_to_matrix(r0, r1, r2);
 }
 
 vec3 morph_delta(int k) {
@@ -47,8 +71,7 @@ void main() {
     if (u_skinned == 1) {
         float wsum = a_weights.x + a_weights.y + a_weights.z + a_weights.w;
         if (wsum > 1e-6) {
-            m = a_weights.x * joint_matrix(int(a_joints.x)) + a_weights.y * joint_matrix(int(a_joints.y))
-              + a_weights.z * joint_matrix(int(a_joints.z)) + a_weights.w * joint_matrix(int(a_joints.w));
+            m = skin_matrix(a_joints, a_weights);
         } else {
             m = joint_matrix(int(a_joints.x));
         }

@@ -35,6 +35,7 @@ def make_renderer(gl_context):
     made = []
 
     def make(size=(320, 180), **kw):
+        gl_context.make_current()  # another test may have made (and released) its own context
         r = render.Renderer(gl_context, size, **kw)
         made.append(r)
         return r

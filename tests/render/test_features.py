@@ -118,9 +118,11 @@ def test_skinning_moves_vertices_with_joint_matrices(make_renderer):
     assert coverage_box(draw(r, av, world)) == base
 
 
-def test_skeletons_past_the_uniform_limit_are_skinned(make_renderer):
-    n = 300
-    r = make_renderer(SIZE)
+@pytest.mark.parametrize("n,storage", [(300, "ubo"), (300, "texture"), (2000, "auto")])
+def test_skeletons_past_the_uniform_limit_are_skinned(make_renderer, n, storage):
+    """VRoid-sized skeletons (> 256 joints) in the uniform block or the joint texture; 2000
+    matrices exceed any uniform block and fall back to the texture."""
+    r = make_renderer(SIZE, joint_storage=storage)
     prims = [syn.quad((-0.5, 0.0, 0.0), 0.2, joint=5), syn.quad((0.5, 0.0, 0.0), 0.2, joint=n - 1)]
     av = syn.avatar(prims, [syn.unlit()], nodes=n, skin_joints=list(range(n)))
     base = draw(r, av)
@@ -131,7 +133,8 @@ def test_skeletons_past_the_uniform_limit_are_skinned(make_renderer):
     right = np.s_[:, SIZE[0] // 2:]
     assert np.array_equal(base[left], moved[left])
     rb, rm = coverage_box(base[right]), coverage_box(moved[right])
-    assert rm[0] < rb[0] - 10  # joint 299 moved its quad up
+    assert rm[0] < rb[0] - 10  # the last joint moved its quad up
+    assert r.gpu.joints.storage == ("texture" if n == 2000 else storage)
 
 
 def test_morph_targets_from_weights_and_expressions(make_renderer):

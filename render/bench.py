@@ -1,0 +1,162 @@
+"""Render benchmark: ms per frame (draw, readback) and fps per avatar and size.
+
+Per avatar and size, after ``warmup`` frames, each of ``frames`` frames turns the head a
+little (new world matrices, computed outside the timings) and blinks, then measures:
+
+- ``draw_ms``: :meth:`Renderer.draw` until the GPU is done (``glFinish``);
+- ``readback_ms``: synchronous :meth:`Renderer.read_rgba` of the finished frame;
+- ``async_frame_ms``: a whole frame as the runtime runs it: ``draw`` + PBO
+  :meth:`Renderer.read_rgba_async` (one frame of latency), no explicit finish;
+- ``fps``: 1000 / ``async_frame_ms``.
+
+Means are reported with the median and 95th percentile. Run ``python -m render.bench``
+(``swaycam bench render`` wires it into the CLI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SIZES = ((640, 360), (1280, 720), (1920, 1080))
+
+
+def resolve_avatar(spec: str | Path) -> Path:
+    """"default" / "layered" (the generated avatars) or a file path."""
+    if str(spec) in ("default", "layered"):
+        from avatars import generate
+
+        return generate.default_avatar_path() if str(spec) == "default" else generate.layered_avatar_path()
+    return Path(spec)
+
+
+def _yawed(avatar, yaw: float) -> np.ndarray:
+    world = avatar.skeleton.rest_world.copy()
+    head = avatar.head_node()
+    if head < 0:
+        return world
+    p = world[head][:3, 3]
+    c, s = math.cos(yaw), math.sin(yaw)
+    m = np.eye(4)
+    m[:3, :3] = [[c, 0, s], [0, 1, 0], [-s, 0, c]]
+    m[:3, 3] = p - m[:3, :3] @ p
+    nodes = avatar.skeleton.descendants(head)
+    world[nodes] = m @ world[nodes]
+    return world
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    a = np.asarray(values)
+    return {"mean": float(a.mean()), "median": float(np.median(a)), "p95": float(np.percentile(a, 95))}
+
+
+def run_render_bench(avatars: Sequence[str | Path] = ("default", "layered"), *,
+                     sizes: Sequence[tuple[int, int]] = DEFAULT_SIZES, frames: int = 30, warmup: int = 3,
+                     samples: int | None = None, background: str = "chroma", backend: str = "auto") -> dict:
+    """Benchmark the renderer (see module doc).
+
+    Args:
+        avatars: avatar files, or "default" / "layered" for the generated ones.
+        sizes: framebuffer sizes (width, height) in pixels.
+        frames: timed frames per case; warmup: untimed frames first.
+        samples: MSAA samples (None: the renderer's default for this GPU).
+        background: background spec.
+        backend: context backend ("auto", "egl", "window").
+
+    Returns:
+        {"context": {...GL strings}, "samples": n, "results": [{"avatar", "size", "draw_ms",
+        "readback_ms", "async_frame_ms" ({mean, median, p95}), "fps"}]}
+    """
+    from OpenGL import GL
+
+    from avatars import load_avatar
+
+    from .context import create_context
+    from .renderer import Renderer
+
+    out: dict = {"results": []}
+    with create_context(backend, size=(640, 360), vsync=False, visible=False) as ctx:
+        out["context"] = dict(ctx.info)
+        for spec in avatars:
+            path = resolve_avatar(spec)
+            avatar = load_avatar(path)
+            blink = {"blink": 1.0}
+            for size in sizes:
+                with Renderer(ctx, tuple(size), samples=samples, background=background) as r:
+                    out["samples"] = r.samples
+                    t0 = time.perf_counter()
+                    r.set_avatar(avatar)
+                    GL.glFinish()
+                    upload_ms = (time.perf_counter() - t0) * 1e3
+                    worlds = [_yawed(avatar, math.radians(20.0) * math.sin(k * 0.3)) for k in range(frames)]
+                    for k in range(warmup):
+                        r.draw(worlds[k % frames], blink if k % 2 else None)
+                        r.read_rgba()
+                    draw, read, whole = [], [], []
+                    for k in range(frames):
+                        t0 = time.perf_counter()
+                        r.draw(worlds[k], blink if k % 2 else None)
+                        GL.glFinish()
+                        t1 = time.perf_counter()
+                        r.read_rgba()
+                        t2 = time.perf_counter()
+                        draw.append((t1 - t0) * 1e3)
+                        read.append((t2 - t1) * 1e3)
+                    for k in range(frames):
+                        t0 = time.perf_counter()
+                        r.draw(worlds[k], blink if k % 2 else None)
+                        r.read_rgba_async(k)
+                        whole.append((time.perf_counter() - t0) * 1e3)
+                    res = {"avatar": path.stem, "size": list(size), "upload_ms": upload_ms,
+                           "draw_ms": _stats(draw), "readback_ms": _stats(read), "async_frame_ms": _stats(whole)}
+                    res["fps"] = 1000.0 / res["async_frame_ms"]["mean"]
+                    out["results"].append(res)
+                    log.info("%s %dx%d: draw %.1f ms, readback %.1f ms, %.1f fps", path.stem, *size,
+                             res["draw_ms"]["mean"], res["readback_ms"]["mean"], res["fps"])
+    return out
+
+
+def format_table(result: dict) -> str:
+    """A plain-text table of :func:`run_render_bench` results."""
+    ctx = result.get("context", {})
+    lines = [f"{ctx.get('gl_renderer', '?')} ({ctx.get('gl_version', '?')}), MSAA {result.get('samples', '?')}x",
+             f"{'avatar':32s} {'size':>10s} {'draw ms':>9s} {'read ms':>9s} {'frame ms':>9s} {'fps':>7s}"]
+    for r in result["results"]:
+        lines.append(f"{r['avatar'][:32]:32s} {r['size'][0]:>5d}x{r['size'][1]:<4d} {r['draw_ms']['mean']:9.1f} "
+                     f"{r['readback_ms']['mean']:9.2f} {r['async_frame_ms']['mean']:9.1f} {r['fps']:7.1f}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI: ``python -m render.bench [--avatar PATH|default|layered]... [--size WxH]... [--frames N]``."""
+    p = argparse.ArgumentParser(prog="swaycam bench render", description=__doc__.split("\n\n")[0])
+    p.add_argument("--avatar", action="append", help="avatar file, or 'default' / 'layered' (repeatable)")
+    p.add_argument("--size", action="append", help="WxH, repeatable (default 640x360, 1280x720, 1920x1080)")
+    p.add_argument("--frames", type=int, default=30)
+    p.add_argument("--samples", type=int, default=None, help="MSAA samples (default: 0 on llvmpipe, 4 on GPUs)")
+    p.add_argument("--background", default="chroma")
+    p.add_argument("--backend", default="auto", choices=("auto", "egl", "window"))
+    p.add_argument("--json", type=Path, help="also write the results as JSON here")
+    args = p.parse_args(argv)
+    sizes = [tuple(int(v) for v in s.lower().split("x")) for s in args.size] if args.size else DEFAULT_SIZES
+    result = run_render_bench(args.avatar or ("default", "layered"), sizes=sizes, frames=args.frames,
+                              samples=args.samples, background=args.background, backend=args.backend)
+    sys.stdout.write(format_table(result) + "\n")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    logging.basicConfig(level=logging.WARNING)
+    raise SystemExit(main())
