@@ -335,8 +335,7 @@ class App:
                 self.pose_input.recenter()
             latency_from = getattr(self.pose_input, "newest_capture_ns", None)
             self.loop.frame(t, latency_from_ns=latency_from)
-            finished = getattr(self.pose_input, "finished", None)
-            if finished is not None and finished.is_set() and duration_ns is None:
+            if getattr(self.pose_input, "finished", False) and duration_ns is None:
                 err = getattr(self.pose_input, "error", None)
                 if err is not None:
                     raise err

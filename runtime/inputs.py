@@ -6,7 +6,7 @@ All of them answer ``sample(t_ns, out)`` in the loop's time base:
 - :class:`OfflineTracking`: a file (video, GIF, image, folder) tracked frame by frame as the
   loop reaches each frame's media time (``pump``), reading one source frame ahead so the
   pose between two frames is interpolated, never held. Deterministic; no thread.
-- :class:`LiveTracking`: a webcam or a file played in real time, tracked on its own thread
+- :class:`LiveInput`: a webcam or a file played in real time, tracked on its own thread
   (the newest frame wins; tracking never blocks rendering) into a :class:`PoseFilter`
   that the loop samples with a small delay (DESIGN §2, live latency rule).
 """
@@ -14,7 +14,6 @@ All of them answer ``sample(t_ns, out)`` in the loop's time base:
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import replace
 
@@ -44,47 +43,7 @@ class TrackInput:
         """A recorded track is already neutral-relative; nothing to do."""
 
 
-class _Tracked:
-    """Shared parts: tracker, pose filter, optional recording of avatar-frame samples."""
-
-    def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions, pose: PoseFilterOptions,
-                 metrics: LiveMetrics | None, record: str | None):
-        self.source = source
-        self.filter = PoseFilter(pose)
-        self.metrics = metrics
-        self._tracker_options = tracker
-        self._writer = PoseTrackWriter(record) if record else None
-        self._rec = PoseSample()
-        self.frames = 0
-        self.faces = 0
-
-    def _track(self, tracker: FaceTracker, frame, t_loop: int) -> None:
-        t0 = time.perf_counter()
-        obs = tracker.process(frame.image, t_loop, index=frame.index)
-        ms = (time.perf_counter() - t0) * 1e3
-        self.filter.push(obs)
-        self.frames += 1
-        self.faces += bool(obs.found)
-        if self.metrics is not None:
-            self.metrics.tracker(ms, face_found=bool(obs.found))
-        if self._writer is not None:
-            self.filter.sample(t_loop + self.filter.options.delay_ns, out=self._rec)
-            self._rec.t_ns = t_loop
-            self._writer.write_sample(self._rec)
-
-    def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
-        return self.filter.sample(t_ns, out=out)
-
-    def recenter(self) -> None:
-        self.filter.recenter()
-
-    def _close_writer(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
-
-
-class OfflineTracking(_Tracked):
+class OfflineTracking:
     """Track a file source synchronously as the loop advances (see module doc).
 
     Loop time = media time (the first frame is at its container time, usually 0). The pose
@@ -94,73 +53,129 @@ class OfflineTracking(_Tracked):
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
                  pose: PoseFilterOptions = PoseFilterOptions(), metrics: LiveMetrics | None = None,
                  record: str | None = None):
-        super().__init__(source, tracker=tracker, pose=replace(pose, delay_ns=0), metrics=metrics, record=record)
+        self.source = source
+        self.filter = PoseFilter(replace(pose, delay_ns=0))
+        self.metrics = metrics
+        self._writer = PoseTrackWriter(record) if record else None
+        self._rec = PoseSample()
+        self.frames = 0
+        self.faces = 0
         self._tracker = FaceTracker(tracker)
         fps = source.info.fps or 25.0
         self._lookahead = int(1e9 / fps) + 1
         self._next = source.read()
         self.start_ns = self._next.timestamp_ns if self._next is not None else 0
         self.last_frame_ns = self.start_ns
-        self.exhausted = self._next is None
+
+    def _track(self, frame) -> None:
+        t0 = time.perf_counter()
+        obs = self._tracker.process_frame(frame)
+        ms = (time.perf_counter() - t0) * 1e3
+        self.filter.push(obs)
+        self.frames += 1
+        self.faces += bool(obs.found)
+        if self.metrics is not None:
+            self.metrics.tracker(ms, face_found=bool(obs.found))
+        if self._writer is not None:
+            self.filter.sample(frame.timestamp_ns, out=self._rec)
+            self._writer.write_sample(self._rec)
 
     def pump(self, t_ns: int) -> None:
         """Track every source frame with media time <= t + one frame interval."""
         while self._next is not None and self._next.timestamp_ns <= t_ns + self._lookahead:
-            frame = self._next
-            self._track(self._tracker, frame, frame.timestamp_ns)
-            self.last_frame_ns = frame.timestamp_ns
+            self._track(self._next)
+            self.last_frame_ns = self._next.timestamp_ns
             self._next = self.source.read()
-        self.exhausted = self._next is None
+
+    def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
+        return self.filter.sample(t_ns, out=out)
+
+    def recenter(self) -> None:
+        self.filter.recenter()
 
     def close(self) -> None:
         self._tracker.close()
-        self._close_writer()
+        if self._writer is not None:
+            self._writer.close()
         self.source.close()
 
 
-class LiveTracking(_Tracked):
-    """Track a live source on its own thread (see module doc).
+class _LoopTimeSource:
+    """A file source played in real time, its media times moved onto the loop clock."""
+
+    live = False
+
+    def __init__(self, source: FrameSource, clock_ns):
+        self.source, self.info, self._clock = source, source.info, clock_ns
+        self._offset: int | None = None
+
+    def read(self, timeout_s: float | None = None):
+        frame = self.source.read()
+        if frame is None:
+            return None
+        if self._offset is None:
+            self._offset = self._clock() - frame.timestamp_ns
+        frame.timestamp_ns += self._offset
+        return frame
+
+    def close(self) -> None:
+        self.source.close()
+
+
+class LiveInput:
+    """Live tracking (:class:`tracking.live.LiveTracking`: its own thread, newest frame wins)
+    as a loop input, with metrics and optional recording.
 
     Webcam frames carry monotonic capture times (the loop's clock); frames of a file played
-    in real time carry media times, mapped to the loop clock at the first frame.
+    in real time carry media times, moved onto the loop clock at the first frame.
     """
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
                  pose: PoseFilterOptions = PoseFilterOptions(), metrics: LiveMetrics | None = None,
                  record: str | None = None, clock_ns=time.perf_counter_ns):
-        super().__init__(source, tracker=tracker, pose=pose, metrics=metrics, record=record)
-        self._clock = clock_ns
-        self._offset: int | None = 0 if source.info.live else None
-        self._stop = threading.Event()
-        self.newest_capture_ns: int | None = None
-        self.finished = threading.Event()
-        self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="swaycam-tracker", daemon=True)
+        from tracking.live import LiveTracking
 
-    def start(self) -> "LiveTracking":
-        self._thread.start()
+        self._clock = clock_ns
+        self.source = source if source.info.live else _LoopTimeSource(source, clock_ns)
+        self.metrics = metrics
+        self.newest_capture_ns: int | None = None
+        self._writer = PoseTrackWriter(record) if record else None
+        self._rec = PoseSample()
+        self.tracking = LiveTracking(self.source, tracker_options=tracker, pose_options=pose, clock_ns=clock_ns,
+                                     on_observation=self._observed)
+        self.filter = self.tracking.pose_filter
+
+    def _observed(self, obs) -> None:
+        self.newest_capture_ns = obs.timestamp_ns
+        if self.metrics is not None:
+            self.metrics.tracker((self._clock() - obs.timestamp_ns) * 1e-6, face_found=bool(obs.found))
+        if self._writer is not None:
+            self.filter.sample(obs.timestamp_ns + self.filter.options.delay_ns, out=self._rec)
+            self._rec.t_ns = obs.timestamp_ns
+            self._writer.write_sample(self._rec)
+
+    def start(self) -> "LiveInput":
+        self.tracking.start()
         return self
 
-    def _run(self) -> None:
-        try:
-            with FaceTracker(self._tracker_options) as tracker:
-                while not self._stop.is_set():
-                    frame = self.source.read()
-                    if frame is None:
-                        break
-                    if self._offset is None:
-                        self._offset = self._clock() - frame.timestamp_ns
-                    t_loop = frame.timestamp_ns + self._offset
-                    self._track(tracker, frame, t_loop)
-                    self.newest_capture_ns = t_loop
-        except BaseException as exc:  # noqa: BLE001 - reported to the loop, never silently lost
-            self.error = exc
-            log.error("tracking stopped: %s", exc)
-        finally:
-            self.finished.set()
+    @property
+    def finished(self) -> bool:
+        """A file source ended (or tracking failed: see :attr:`error`)."""
+        return self.tracking.error is not None or (not self.source.info.live and not self.tracking.running)
+
+    @property
+    def error(self) -> BaseException | None:
+        return self.tracking.error
+
+    def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
+        return self.filter.sample(t_ns, out=out)
+
+    def recenter(self) -> None:
+        self.filter.recenter()
 
     def close(self) -> None:
-        self._stop.set()
+        self.tracking.close()
         self.source.close()
-        self._thread.join(timeout=5)
-        self._close_writer()
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None

@@ -26,7 +26,7 @@ from tracking.track_io import load_track
 
 from .config import RunConfig
 from .idle import IdlePose
-from .inputs import LiveTracking, OfflineTracking, TrackInput
+from .inputs import LiveInput, OfflineTracking, TrackInput
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def open_pose_input(cfg: RunConfig, *, metrics=None):
         realtime = bool(cfg.realtime) if cfg.realtime is not None else is_cam
         source = open_source(spec, realtime=realtime and not is_cam)
         if is_cam or realtime:
-            inp = LiveTracking(source, tracker=FaceTrackerOptions(), pose=_pose_options(cfg), metrics=metrics,
+            inp = LiveInput(source, tracker=FaceTrackerOptions(), pose=_pose_options(cfg), metrics=metrics,
                                record=cfg.record)
             live = True
         else:

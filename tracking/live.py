@@ -84,6 +84,11 @@ class LiveTracking:
             self.error = exc
             log.exception("live tracking stopped")
 
+    @property
+    def running(self) -> bool:
+        """True while the worker runs (False before start, after close, or when a file ended)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def latency_ms(self) -> tuple[float, float]:
         """(median, p95) capture-to-pose-buffer latency of recent frames, ms (nan if none)."""
         lat = np.array(self._latencies[-500:], dtype=np.float64)
