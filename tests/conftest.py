@@ -1,4 +1,6 @@
-"""Shared test fixtures: paths of the read-only shared assets.
+"""Shared test fixtures: paths of the read-only shared assets, and real clips tracked once
+per session (MediaPipe costs 10-40 ms per frame here; tracking, runtime and metrics tests
+share the results).
 
 The assets live in ``../shared/assets`` next to the repository (or wherever
 ``$SWAYCAM_ASSETS`` points). Real-asset tests FAIL when they are missing rather than skip,
@@ -8,6 +10,7 @@ so a checkout without them cannot pass vacuously.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -43,3 +46,72 @@ def asset(*parts: str) -> Path:
 @pytest.fixture(scope="session")
 def godette_path() -> Path:
     return asset("vrm", "Godette_vrm_v4.vrm")
+
+
+@pytest.fixture(scope="session")
+def selfie_mp4() -> Path:
+    return asset("face", "mediapipe_selfie_segmentation_web.mp4")
+
+
+@pytest.fixture(scope="session")
+def android_gif() -> Path:
+    return asset("face", "mediapipe_face_mesh_android_gpu.gif")
+
+
+@pytest.fixture(scope="session")
+def crowd_gif() -> Path:
+    return asset("face", "mediapipe_realtime_face_detection.gif")
+
+
+@pytest.fixture(scope="session")
+def astronaut_png() -> Path:
+    return asset("face", "skimage_astronaut.png")
+
+
+@pytest.fixture(scope="session")
+def model_path() -> Path:
+    return asset("models", "face_landmarker_v2_with_blendshapes.task")
+
+
+@dataclass
+class Tracked:
+    """One clip tracked once: per frame the chosen face (or the empty result) and all faces."""
+
+    timestamps_ns: list
+    chosen: list
+    faces: list
+    switches: int
+
+
+def track_clip(path: Path, model: Path, **options) -> Tracked:
+    from tracking.face_tracker import FaceTracker, FaceTrackerOptions
+    from tracking.sources import open_source
+
+    ts, chosen, faces = [], [], []
+    with FaceTracker(FaceTrackerOptions(model_path=model, **options)) as tracker, open_source(path) as src:
+        for frame in src:
+            ts.append(frame.timestamp_ns)
+            chosen.append(tracker.process_frame(frame))
+            faces.append(list(tracker.last_faces))
+        switches = tracker.selector.switches
+    return Tracked(ts, chosen, faces, switches)
+
+
+@pytest.fixture(scope="session")
+def selfie_tracked(selfie_mp4, model_path) -> Tracked:
+    return track_clip(selfie_mp4, model_path)
+
+
+@pytest.fixture(scope="session")
+def android_tracked(android_gif, model_path) -> Tracked:
+    return track_clip(android_gif, model_path)
+
+
+@pytest.fixture(scope="session")
+def crowd_tracked(crowd_gif, model_path) -> Tracked:
+    return track_clip(crowd_gif, model_path, num_faces=4)
+
+
+@pytest.fixture(scope="session")
+def astronaut_tracked(astronaut_png, model_path) -> Tracked:
+    return track_clip(astronaut_png, model_path)
