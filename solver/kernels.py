@@ -747,8 +747,11 @@ def pose_kernel(world, F, I, alpha, write_world, out_q):
     if write_world:
         for a in range(M):
             n = aff[a, A_NODE]
-            d = _row34(pose, aff[a, A_SEG], P_D)
-            m = _mul34(d, _world34(world, n))
+            sg = aff[a, A_SEG]
+            if segi[sg, SI_NODE] == n:
+                m = _row34(pose, sg, P_W)      # the joint itself: its frame, root exact
+            else:
+                m = _mul34(_row34(pose, sg, P_D), _world34(world, n))
             for r in range(3):
                 for cc in range(4):
                     world[n, r, cc] = m[4 * r + cc]

@@ -171,3 +171,25 @@ def hair_cap_avatar(joints: int, *, colliders: int = 16, joints_per_chain: int =
     return Avatar(path=f"<hair_cap_{joints}>", vrm_version="1.0", meta=Meta(name=f"hair cap {joints}"),
                   skeleton=nodes.skeleton(), humanoid=humanoid, springs=tuple(springs), colliders=tuple(cols),
                   collider_groups=(ColliderGroup("body", tuple(range(len(cols)))),))
+
+
+def branched_avatar() -> Avatar:
+    """A VRM 0.x style branched strand: chain A = a0 -> a1 -> a2 (+ virtual tail) hangs from
+    the head; chain B = b0 -> b1 (+ virtual tail) hangs from a1 (b0 is a1's second child), as
+    the VRM 0.x importer expands a branching bone group. Humanoid: ``{"head": 0}``."""
+    nodes = _Nodes()
+    head = nodes.add("head", -1, (0.0, 1.5, 0.0))
+    a0 = nodes.add("a0", head, (0.0, 1.55, -0.10))
+    a1 = nodes.add("a1", a0, (0.0, 1.50, -0.15))
+    a2 = nodes.add("a2", a1, (0.0, 1.44, -0.17))
+    b0 = nodes.add("b0", a1, (0.04, 1.48, -0.16))
+    b1 = nodes.add("b1", b0, (0.07, 1.43, -0.17))
+
+    def joints(*ns):
+        return tuple(SpringJoint(node=n, hit_radius=0.01, stiffness=1.5, drag_force=0.4, gravity_power=0.0)
+                     for n in ns)
+    tail = np.array([0.0, -0.05, 0.0])
+    springs = (Spring(name="A", joints=joints(a0, a1, a2), tail_offset=tail),
+               Spring(name="B", joints=joints(b0, b1), tail_offset=tail))
+    return Avatar(path="<branched>", vrm_version="0.x", meta=Meta(name="branched"), skeleton=nodes.skeleton(),
+                  humanoid={"head": head}, springs=springs)
