@@ -99,6 +99,7 @@ class MaterialTable:
             data[k * self.stride: k * self.stride + BLOCK_SIZE] = pack_material(m)
         self.buffer = Buffer(ledger, GL.GL_UNIFORM_BUFFER, np.frombuffer(bytes(data), np.uint8))
         self._overridden: set[int] = set()
+        self._uploaded: dict[int, bytes] = {}
 
     def material(self, index: int) -> Material:
         return self.materials[index]
@@ -113,8 +114,10 @@ class MaterialTable:
         materials overridden before and absent now are restored."""
         for k in set(overrides) | self._overridden:
             if 0 <= k < len(self.materials) - 1:
-                data = np.frombuffer(pack_material(self.materials[k], overrides.get(k)), np.uint8)
-                self.buffer.update(data, k * self.stride)
+                packed = pack_material(self.materials[k], overrides.get(k))
+                if self._uploaded.get(k) != packed:
+                    self.buffer.update(np.frombuffer(packed, np.uint8), k * self.stride)
+                    self._uploaded[k] = packed
         self._overridden = {k for k, v in overrides.items() if v}
 
     def release(self) -> None:

@@ -313,11 +313,11 @@ class Renderer:
         prog.set_int("u_joint_base", gpu.joints.instance_base[p.instance])
         prog.set_int("u_skinned", 1 if p.skinned else 0)
         n = 0
-        if p.morph is not None and weights is not None:
-            n = active_targets(weights[p.instance], self._morph_index, self._morph_weight)
-        elif p.morph is not None:
-            n = active_targets(gpu.avatar.meshes[gpu.avatar.mesh_instances[p.instance].mesh].default_weights,
-                               self._morph_index, self._morph_weight)
+        if p.morph is not None:
+            w = None if weights is None else weights[p.instance]
+            if w is None:
+                w = gpu.avatar.meshes[gpu.avatar.mesh_instances[p.instance].mesh].default_weights
+            n = active_targets(w, self._morph_index, self._morph_weight)
         prog.set_int("u_morph_count", n)
         if n:
             p.morph.texture.bind(UNIT_MORPHS)
@@ -359,7 +359,13 @@ class Renderer:
 
     def present(self, window_size: tuple[int, int] | None = None) -> None:
         """Blit the output into the window's default framebuffer, scaled to fit with
-        letterboxing (call ``context.swap()`` afterwards)."""
+        letterboxing (call ``context.swap()`` afterwards).
+
+        Raises:
+            RuntimeError: the context is headless (EGL has no window to present to).
+        """
+        if self.context is not None and getattr(self.context, "backend", "") == "egl":
+            raise RuntimeError("present() needs a window context; headless EGL frames are read with read_rgba()")
         w, h = self.size
         ww, wh = window_size or (self.context.size if self.context is not None else (w, h))
         scale = min(ww / w, wh / h)

@@ -24,13 +24,25 @@ class WindowContext:
 
     def __init__(self, *, size=(1280, 720), vsync=True, fullscreen=False, resizable=True, visible=True,
                  title="swaycam"):
-        if is_egl_platform() and sys.platform.startswith("linux"):
-            # PyOpenGL resolves functions through EGL: make SDL create an EGL context as well.
-            os.environ.setdefault("SDL_VIDEO_X11_FORCE_EGL", "1")
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
 
         self._pg = pygame
+        # SDL on X11 must make the same kind of context PyOpenGL loads functions for: EGL when
+        # PyOpenGL uses EGL, GLX otherwise. SDL reads the hint when the window is created; the
+        # process environment is restored afterwards.
+        saved = os.environ.get("SDL_VIDEO_X11_FORCE_EGL")
+        if sys.platform.startswith("linux"):
+            os.environ["SDL_VIDEO_X11_FORCE_EGL"] = "1" if is_egl_platform() else "0"
+        try:
+            self._open(pygame, size, vsync, fullscreen, resizable, visible, title)
+        finally:
+            if saved is None:
+                os.environ.pop("SDL_VIDEO_X11_FORCE_EGL", None)
+            else:
+                os.environ["SDL_VIDEO_X11_FORCE_EGL"] = saved
+
+    def _open(self, pygame, size, vsync, fullscreen, resizable, visible, title) -> None:
         try:
             pygame.display.init()
         except pygame.error as exc:

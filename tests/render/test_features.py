@@ -276,3 +276,11 @@ def test_hud_and_overlays_draw_pixels(make_renderer):
     rows, cols = np.nonzero(changed)
     radius_px = 0.5 * 90 / np.tan(np.radians(22.5)) / 2
     assert cols.max() - CENTER[1] == pytest.approx(radius_px, abs=3)
+
+
+def test_present_needs_a_window(make_renderer, gl_context):
+    if gl_context.backend != "egl":
+        pytest.skip("the session context is a window")
+    r = make_renderer((16, 16))
+    with pytest.raises(RuntimeError, match="window"):
+        r.present()
