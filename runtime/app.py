@@ -57,11 +57,13 @@ class App:
     Args:
         cfg: the run configuration (see :class:`runtime.config.RunConfig`).
         say: where user-facing lines go (the CLI prints them).
+        on_frame: called as ``on_frame(info, rig)`` after each frame is drawn (tests, tools).
     """
 
-    def __init__(self, cfg: RunConfig, *, say=print):
+    def __init__(self, cfg: RunConfig, *, say=print, on_frame=None):
         self.cfg = cfg
         self.say = say
+        self.on_frame = on_frame
         self.metrics = LiveMetrics()
         self._commands: queue.Queue = queue.Queue()
         self._stop = threading.Event()
@@ -177,6 +179,8 @@ class App:
         self._last_rgba = rgba
         for s in self.sinks:
             s.send(rgba, info.t_ns)
+        if self.on_frame is not None:
+            self.on_frame(info, self.rig)
 
     def _render_one(self, world, expressions, overlays, hud) -> np.ndarray:
         self.renderer.draw(world, expressions, overlays=overlays, hud=hud)

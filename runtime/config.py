@@ -44,6 +44,7 @@ class RunConfig:
     port: int = 8765
     max_substeps: int = 8
     pose_delay_ms: float | None = None  # None: one camera frame
+    face_model: str | None = None      # None: $SWAYCAM_FACE_MODEL or the cached download
     filter: dict = field(default_factory=dict)
     drive: dict = field(default_factory=dict)
     hair: dict = field(default_factory=dict)

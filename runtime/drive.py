@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from avatars import Avatar
-from avatars.transforms import decompose_trs, quat_conj, quat_mul, quat_slerp
+from avatars.transforms import decompose_trs, quat_conj, quat_mul, quat_rotate, quat_slerp
 
 IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -59,6 +59,8 @@ class HeadDrive:
         self._r0_parent = rest_rot[p] if p >= 0 else IDENTITY_Q
         self._rest_hips_t = sk.rest_translation[self.hips].copy() if self.hips >= 0 else None
         self._hips_parent_rot = rest_rot[int(sk.parents[self.hips])] if self.hips >= 0 and sk.parents[self.hips] >= 0 else IDENTITY_Q
+        #: the nodes whose local transform :meth:`apply` writes
+        self.nodes = tuple(n for n in (self.hips, self.neck, self.head) if n >= 0)
 
     def apply(self, rotation: np.ndarray, translation: np.ndarray | None, local_rot: np.ndarray,
               local_t: np.ndarray) -> None:
@@ -76,9 +78,10 @@ class HeadDrive:
             local_rot[self.head] = quat_mul(quat_conj(w_neck), quat_mul(q, self._r0_head))
         else:
             local_rot[self.head] = quat_mul(quat_conj(self._r0_parent), quat_mul(q, self._r0_head))
-        if self._rest_hips_t is not None and translation is not None:
-            lean = np.clip(np.asarray(translation, np.float64) * self.options.lean_share,
-                           -self.options.max_lean, self.options.max_lean)
-            from avatars.transforms import quat_rotate
-
-            local_t[self.hips] = self._rest_hips_t + quat_rotate(quat_conj(self._hips_parent_rot), lean)
+        if self._rest_hips_t is not None:
+            if translation is None:
+                local_t[self.hips] = self._rest_hips_t
+            else:
+                lean = np.clip(np.asarray(translation, np.float64) * self.options.lean_share,
+                               -self.options.max_lean, self.options.max_lean)
+                local_t[self.hips] = self._rest_hips_t + quat_rotate(quat_conj(self._hips_parent_rot), lean)

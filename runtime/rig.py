@@ -16,6 +16,7 @@ import logging
 import numpy as np
 
 from avatars import Avatar
+from avatars.transforms import compose_trs
 from solver.chains import ChainSet
 from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
 from tracking.pose_track import PoseSample
@@ -50,6 +51,8 @@ class AvatarRig:
                        if avatar.springs else None)
         self._rot = sk.rest_rotation.copy()
         self._t = sk.rest_translation.copy()
+        self._local = np.ascontiguousarray(sk.rest_local, dtype=np.float64).copy()
+        self._driven = np.array(self.drive.nodes, dtype=np.int64)
         self.world = np.ascontiguousarray(sk.rest_world, dtype=np.float64).copy()
         self.draw_world = self.world.copy()
         self.expressions = ExpressionMapper(ExpressionOptions(mirror=mirror))
@@ -60,10 +63,11 @@ class AvatarRig:
     def pose_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
         """World matrices (N, 4, 4) of the body posed by ``sample``, hair at rest local rotations."""
         sk = self.avatar.skeleton
-        self._rot[:] = sk.rest_rotation
-        self._t[:] = sk.rest_translation
+        d = self._driven
         self.drive.apply(sample.rotation, sample.translation, self._rot, self._t)
-        return sk.world_matrices(sk.local_matrices(self._rot, self._t), out=out)
+        # only the driven bones differ from the rest pose: recompose just their locals
+        self._local[d] = compose_trs(self._t[d], self._rot[d], sk.rest_scale[d])
+        return sk.world_matrices(self._local, out=out)
 
     def substep(self, sample: PoseSample) -> bool:
         """Advance the hair one substep with the body posed by ``sample`` (at t_n).

@@ -77,11 +77,11 @@ def open_pose_input(cfg: RunConfig, *, metrics=None):
         realtime = bool(cfg.realtime) if cfg.realtime is not None else is_cam
         source = open_source(spec, realtime=realtime and not is_cam)
         if is_cam or realtime:
-            inp = LiveInput(source, tracker=FaceTrackerOptions(), pose=_pose_options(cfg), metrics=metrics,
+            inp = LiveInput(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg), metrics=metrics,
                                record=cfg.record)
             live = True
         else:
-            inp = OfflineTracking(source, tracker=FaceTrackerOptions(), pose=_pose_options(cfg), metrics=metrics,
+            inp = OfflineTracking(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg), metrics=metrics,
                                   record=cfg.record)
             live = False
             if dur is None:

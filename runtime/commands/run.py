@@ -42,6 +42,8 @@ def add_parser(sub) -> None:
     p.add_argument("--service", action="store_true", default=None, help="start the local control service")
     p.add_argument("--port", type=int, help="control service port on 127.0.0.1 (default 8765)")
     p.add_argument("--avatar-dir", help="folder POST /avatar may load avatars from")
+    p.add_argument("--face-model", help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL "
+                   "or the verified cached download)")
     p.add_argument("--json", action="store_true", help="print the exit summary as JSON")
     p.set_defaults(func=run)
 
@@ -50,7 +52,7 @@ def config_from_args(args) -> RunConfig:
     base = load_toml(args.config) if args.config else RunConfig()
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "record", "duration",
-        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir")}
+        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model")}
     if args.output:
         values["output"] = tuple(args.output)
     if args.size:
