@@ -202,8 +202,8 @@ class SamplerObject(GLObject):
         wraps = {GL.GL_REPEAT, GL.GL_CLAMP_TO_EDGE, GL.GL_MIRRORED_REPEAT}
         GL.glSamplerParameteri(self.id, GL.GL_TEXTURE_MIN_FILTER, mn)
         GL.glSamplerParameteri(self.id, GL.GL_TEXTURE_MAG_FILTER, mg)
-        GL.glSamplerParameteri(self.id, GL.GL_TEXTURE_WRAP_S, sampler.wrap_s if sampler.wrap_s in wraps else GL.GL_REPEAT)
-        GL.glSamplerParameteri(self.id, GL.GL_TEXTURE_WRAP_T, sampler.wrap_t if sampler.wrap_t in wraps else GL.GL_REPEAT)
+        for pname, wrap in ((GL.GL_TEXTURE_WRAP_S, sampler.wrap_s), (GL.GL_TEXTURE_WRAP_T, sampler.wrap_t)):
+            GL.glSamplerParameteri(self.id, pname, wrap if wrap in wraps else GL.GL_REPEAT)
 
     def bind(self, unit: int) -> None:
         GL.glBindSampler(unit, self.id)

@@ -46,7 +46,10 @@ class HudInfo:
 
 def rasterize(lines: list[str], *, size: int = 14, padding: int = 6) -> np.ndarray:
     """Text lines on a translucent dark panel as an (H, W, 4) uint8 sRGB straight-alpha image."""
-    font = ImageFont.load_default(size=size)
+    try:
+        font = ImageFont.load_default(size=size)
+    except (TypeError, ImportError, OSError):  # Pillow without FreeType: the fixed bitmap font
+        font = ImageFont.load_default()
     spacing = int(size * 1.3)
     width = max((int(font.getlength(s)) for s in lines), default=0) + 2 * padding
     height = spacing * len(lines) + 2 * padding

@@ -26,12 +26,12 @@ from .context import GLContext
 from .expressions import ExpressionFrame, expression_frame
 from .gpu import Buffer, Ledger, VertexArray
 from .hud import HudInfo, HudRenderer
-from .morphs import active_targets
 from .overlays import LineRenderer, Overlays
 from .readback import PboReadback, read_pixels
-from .shaders import FRAME_BINDING, MATERIAL_BINDING, MAX_MORPHS, UNIT_JOINTS, UNIT_MORPHS, Programs
+from .passes import MeshPass
+from .shaders import FRAME_BINDING, Programs
 from .targets import RenderTargets, default_samples, unpremultiply_srgb
-from .upload import GpuAvatar, GpuPrimitive, upload_avatar
+from .upload import GpuAvatar, upload_avatar
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +82,8 @@ class Renderer:
     Use as a context manager or call :meth:`release`; the context must be current for every call.
     """
 
-    def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *, samples: int | None = None,
-                 background: str | Background = "transparent", camera_options: CameraOptions = CameraOptions(),
+    def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *,
+                 samples: int | None = None, background: str | Background = "transparent", camera_options: CameraOptions = CameraOptions(),
                  lighting: Lighting = Lighting(), force_mipmaps: bool = True, joint_storage: str = "auto"):
         self.context = context
         self.ledger = Ledger()
@@ -100,8 +100,7 @@ class Renderer:
         self._empty_vao = VertexArray(self.ledger)
         self._lines = LineRenderer(self.ledger)
         self._hud = HudRenderer(self.ledger)
-        self._morph_index = np.zeros(MAX_MORPHS, np.int32)
-        self._morph_weight = np.zeros(MAX_MORPHS, np.float32)
+        self._mesh_pass = MeshPass(self.programs)
         self.targets = RenderTargets(self.ledger, size, self._samples)
         self._readback = PboReadback(self.ledger, size)
         self.gpu: GpuAvatar | None = None
@@ -177,7 +176,6 @@ class Renderer:
             hide: indices of mesh instances not to draw.
         """
         t0 = time.perf_counter()
-        self._current_program = None
         gpu = self.gpu
         if gpu is None:
             raise RuntimeError("no avatar: call set_avatar() first")
@@ -207,27 +205,7 @@ class Renderer:
         GL.glDepthFunc(GL.GL_LEQUAL)
         GL.glDisable(GL.GL_BLEND)
         GL.glFrontFace(GL.GL_CW)  # the projection is flipped vertically (rows top-down)
-        gpu.joints.bind(UNIT_JOINTS)
-        hidden = set(hide)
-        prims = [p for p in gpu.primitives if p.instance not in hidden]
-        # Opaque first, then alpha-tested (its shader discards, which disables early depth tests).
-        opaque = [p for p in prims if p.alpha_mode == "OPAQUE"] + [p for p in prims if p.alpha_mode == "MASK"]
-        for p in opaque:
-            self._draw_primitive(p, weights, outline=False)
-        outlined = [p for p in opaque if p.outline]
-        for p in outlined:
-            self._draw_primitive(p, weights, outline=True)
-        blended = self._sorted_blended(gpu, [p for p in prims if p.alpha_mode == "BLEND"], view)
-        if blended:
-            GL.glEnable(GL.GL_BLEND)
-            GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)
-            for p in blended:
-                mt = gpu.materials.material(p.material).mtoon
-                GL.glDepthMask(GL.GL_TRUE if (mt is not None and mt.transparent_with_z_write) else GL.GL_FALSE)
-                self._draw_primitive(p, weights, outline=False)
-            GL.glDepthMask(GL.GL_TRUE)
-        GL.glDisable(GL.GL_CULL_FACE)
-        self._current_program = None
+        n_opaque, n_outlined, n_blended = self._mesh_pass.draw(gpu, weights, view, set(hide))
         if overlays is not None:
             GL.glDisable(GL.GL_DEPTH_TEST)
             GL.glEnable(GL.GL_BLEND)
@@ -243,8 +221,8 @@ class Renderer:
             self._hud.draw(self.programs.quad, hud, (w, h))
         GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)
         GL.glBindVertexArray(0)
-        st.draws = len(opaque) + len(outlined) + len(blended)
-        st.blended, st.outlines = len(blended), len(outlined)
+        st.draws = n_opaque + n_outlined + n_blended
+        st.blended, st.outlines = n_blended, n_outlined
         st.cpu_ms = (time.perf_counter() - t0) * 1e3
         self.stats = st
         self.frame_index += 1
@@ -274,62 +252,6 @@ class Renderer:
         f[48:52] = (w, h, w / h, 0.0)
         self._frame_ubo.update(f)
         GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, FRAME_BINDING, self._frame_ubo.id)
-
-    def _sorted_blended(self, gpu: GpuAvatar, prims: list[GpuPrimitive], view: np.ndarray) -> list[GpuPrimitive]:
-        if len(prims) < 2:
-            return prims
-        mats = gpu.joints.current
-        keys = []
-        for p in prims:
-            m = mats[gpu.joints.instance_base[p.instance] + (p.anchor_joint if p.skinned else 0)]
-            z = (view @ (m @ p.anchor_point))[2]
-            keys.append((p.queue_offset, z))  # view z is negative in front: most negative (farthest) first
-        order = sorted(range(len(prims)), key=lambda k: keys[k])
-        return [prims[k] for k in order]
-
-    def _draw_primitive(self, p: GpuPrimitive, weights, *, outline: bool) -> None:
-        gpu = self.gpu
-        prog = self.programs.mesh_for(p.alpha_mode == "MASK", outline, gpu.joints.texture is not None)
-        if prog is not self._current_program:
-            prog.use()
-            self._current_program = prog
-        mat = gpu.materials.material(p.material)
-        gpu.materials.bind(p.material, MATERIAL_BINDING)
-        for unit, ref in ((0, mat.base_color_texture), (1, mat.mtoon.shade_texture if mat.mtoon else None),
-                          (2, mat.emissive_texture)):
-            if ref is not None:
-                bound = gpu.texture(ref.texture)
-                if bound is not None:
-                    bound[0].bind(unit)
-                    bound[1].bind(unit)
-        if outline:
-            GL.glEnable(GL.GL_CULL_FACE)
-            GL.glCullFace(GL.GL_FRONT)
-        elif p.double_sided:
-            GL.glDisable(GL.GL_CULL_FACE)
-        else:
-            GL.glEnable(GL.GL_CULL_FACE)
-            GL.glCullFace(GL.GL_BACK)
-        prog.set_int("u_joint_base", gpu.joints.instance_base[p.instance])
-        prog.set_int("u_skinned", 1 if p.skinned else 0)
-        n = 0
-        if p.morph is not None:
-            w = None if weights is None else weights[p.instance]
-            if w is None:
-                w = gpu.avatar.meshes[gpu.avatar.mesh_instances[p.instance].mesh].default_weights
-            n = active_targets(w, self._morph_index, self._morph_weight)
-        prog.set_int("u_morph_count", n)
-        if n:
-            p.morph.texture.bind(UNIT_MORPHS)
-            GL.glBindSampler(UNIT_MORPHS, 0)
-            prog.set_int("u_morph_vertices", p.morph.vertices)
-            prog.set_int("u_morph_normal_base", p.morph.normal_base)
-            prog.set_ints("u_morph_index", self._morph_index[:n])
-            prog.set_floats("u_morph_weight", self._morph_weight[:n])
-        for loc, value in p.constants:
-            GL.glVertexAttrib4f(loc, *value)
-        p.vao.bind()
-        GL.glDrawElements(p.mode, p.count, p.index_type, None)
 
     # ------------------------------------------------------------------ output
     def read_rgba(self, out: np.ndarray | None = None) -> np.ndarray:

@@ -59,7 +59,8 @@ def _compile(kind: int, name: str, source: str) -> int:
     if not GL.glGetShaderiv(sh, GL.GL_COMPILE_STATUS):
         info = GL.glGetShaderInfoLog(sh)
         GL.glDeleteShader(sh)
-        raise ShaderError(f"{name}: compile failed:\n{info.decode(errors='replace') if isinstance(info, bytes) else info}")
+        text = info.decode(errors="replace") if isinstance(info, bytes) else str(info)
+        raise ShaderError(f"{name}: compile failed:\n{text}")
     return sh
 
 

@@ -71,7 +71,8 @@ def hair_color(avatar) -> np.ndarray:
                 img = avatar.images[avatar.textures[mat.base_color_texture.texture].image].rgba
                 h, w = img.shape[:2]
                 uv = prim.uv0[sel] % 1.0
-                texel = img[np.clip((uv[:, 1] * h).astype(int), 0, h - 1), np.clip((uv[:, 0] * w).astype(int), 0, w - 1)]
+                rows = np.clip((uv[:, 1] * h).astype(int), 0, h - 1)
+                texel = img[rows, np.clip((uv[:, 0] * w).astype(int), 0, w - 1)]
                 c = c * srgb_decode(texel[:, :3] / 255.0)
             cols.append(c)
     return 255.0 * srgb_encode(np.median(np.concatenate(cols), axis=0))

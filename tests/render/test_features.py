@@ -16,7 +16,7 @@ from . import synthetic as syn
 SRGB_LEVELS = 1        # 8-bit rounding of one sRGB encode
 SIZE = (320, 180)
 CENTER = (90, 160)     # (row, col) of the image centre
-HALF = 27              # half side in pixels of a 0.5 m quad at z = 0 seen by syn.CAMERA (90 / tan(22.5°) / 4 / 2 ~ 27.2)
+HALF = 27              # half side (px) of a 0.5 m quad at z = 0 seen by syn.CAMERA: 90 / tan(22.5°) / 8 ~ 27.2
 
 
 def draw(renderer, av, world=None, weights=None, **kw):
