@@ -83,8 +83,9 @@ class Renderer:
     """
 
     def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *,
-                 samples: int | None = None, background: str | Background = "transparent", camera_options: CameraOptions = CameraOptions(),
-                 lighting: Lighting = Lighting(), force_mipmaps: bool = True, joint_storage: str = "auto"):
+                 samples: int | None = None, background: str | Background = "transparent",
+                 camera_options: CameraOptions = CameraOptions(), lighting: Lighting = Lighting(),
+                 force_mipmaps: bool = True, joint_storage: str = "auto"):
         self.context = context
         self.ledger = Ledger()
         self.background = Background.parse(background)
