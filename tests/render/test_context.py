@@ -52,3 +52,19 @@ def test_window_without_display_is_a_context_error(monkeypatch):
 def test_unknown_backend_is_rejected():
     with pytest.raises(ValueError):
         render.create_context("vulkan")
+
+
+def test_egl_device_platform_as_used_on_gpu_servers(gl_context):
+    """EGL_EXT_device_enumeration (NVIDIA's headless path; Mesa lists a software device too)."""
+    if gl_context.backend != "egl":
+        pytest.skip("the session context is a window")
+    try:
+        ctx = render.create_context("egl", device=0)
+    except render.ContextError as exc:
+        pytest.skip(f"no EGL device here: {exc}")
+    with ctx:
+        assert ctx.info["egl_display"] == "EGL device 0"
+    gl_context.make_current()
+    with pytest.raises(render.ContextError, match="no EGL display"):
+        render.create_context("egl", device=99)
+    gl_context.make_current()

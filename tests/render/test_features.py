@@ -284,3 +284,19 @@ def test_present_needs_a_window(make_renderer, gl_context):
     r = make_renderer((16, 16))
     with pytest.raises(RuntimeError, match="window"):
         r.present()
+
+
+def test_mtoon_rim_and_emissive_add_light(make_renderer):
+    dark = render.Lighting(direction=np.array([0.0, 0.0, -1.0]), ambient=np.zeros(3))  # lit from behind
+    r = make_renderer(SIZE, lighting=dark)
+    black = Material(base_color_factor=np.array([1.0, 1.0, 1.0, 1.0]), mtoon=MToon(shade_color=np.zeros(3)))
+    assert tuple(draw(r, syn.avatar([syn.quad()], [black]))[CENTER][:3]) == (0, 0, 0)
+    rim = Material(base_color_factor=np.array([1.0, 1.0, 1.0, 1.0]), mtoon=MToon(
+        shade_color=np.zeros(3), rim_color=np.array([0.5, 0.0, 0.0]), rim_fresnel_power=1.0, rim_lift=1.0,
+        rim_lighting_mix=0.0))
+    px = draw(r, syn.avatar([syn.quad()], [rim]))[CENTER].astype(int)
+    assert abs(px[0] - syn.srgb8(0.5)) <= SRGB_LEVELS and px[1] == px[2] == 0
+    glow = Material(base_color_factor=np.array([1.0, 1.0, 1.0, 1.0]), emissive_factor=np.array([0.0, 0.2, 0.0]),
+                    mtoon=MToon(shade_color=np.zeros(3)))
+    px = draw(r, syn.avatar([syn.quad()], [glow]))[CENTER].astype(int)
+    assert abs(px[1] - syn.srgb8(0.2)) <= SRGB_LEVELS and px[0] == px[2] == 0
