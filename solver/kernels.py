@@ -246,32 +246,33 @@ def _segment_segment(p0x, p0y, p0z, p1x, p1y, p1z, q0x, q0y, q0z, q1x, q1y, q1z)
 
 
 @njit(cache=True)
-def _contact_push(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, u_min, segment_wise):
-    """Tail correction pushing link o-x out of collider row ``c`` (world data in ``col``).
+def _contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, segment_wise):
+    """Contact of link o-x with collider row ``c`` (world data in ``col``).
 
-    Returns (dx, dy, dz, hit, root_inside). Outside shapes: segment-wise closest points
-    (DESIGN §4.4), the overlap at parameter u levered to the tail as (R - d) / u; when the
-    root o itself overlaps (it cannot move) or ``segment_wise`` is off, the tail alone is
-    tested (u = 1). Inside shapes and planes are convex, so keeping the tail inside / above
-    keeps the whole link there when its root is. ``al`` (metres) is the overlap this pair
-    had in the authored rest pose, which is allowed (the rest pose stays an equilibrium).
+    Returns (nx, ny, nz, depth, u, hit, root_inside): the unit direction n in which the
+    contact point must move, the separation still needed along it (metres), and the link
+    parameter u of that point (1 = the tail). Outside shapes use the closest points of the
+    link p(u) and the capsule axis q(v), u, v in [0, 1] (DESIGN §4.4); when the root o itself
+    overlaps (it cannot move) or ``segment_wise`` is off, the tail alone is tested (u = 1).
+    Inside shapes and planes are convex, so keeping the tail inside / above keeps the whole
+    link there. ``al`` (metres) is the overlap this pair had in the authored rest pose,
+    which is allowed (the rest pose stays an equilibrium).
     """
     ax, ay, az = col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2]
     if shape == SHAPE_PLANE:
         nx, ny, nz = col[c, C_WN], col[c, C_WN + 1], col[c, C_WN + 2]
         sd = (xx - ax) * nx + (xy - ay) * ny + (xz - az) * nz - rh + al
         if sd >= 0.0:
-            return 0.0, 0.0, 0.0, False, False
-        return -sd * nx, -sd * ny, -sd * nz, True, False
+            return 0.0, 0.0, 0.0, 0.0, 1.0, False, False
+        return nx, ny, nz, -sd, 1.0, True, False
     bx, by, bz = col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2]
     rc = col[c, C_WR]
     if shape == SHAPE_INSIDE_SPHERE or shape == SHAPE_INSIDE_CAPSULE:
         rin = rc - rh + al
         dt, qx, qy, qz = _point_segment(xx, xy, xz, ax, ay, az, bx, by, bz)
         if dt <= rin or dt < _EPS:
-            return 0.0, 0.0, 0.0, False, False
-        k = (dt - rin) / dt
-        return (qx - xx) * k, (qy - xy) * k, (qz - xz) * k, True, False
+            return 0.0, 0.0, 0.0, 0.0, 1.0, False, False
+        return (qx - xx) / dt, (qy - xy) / dt, (qz - xz) / dt, dt - rin, 1.0, True, False
     # outside sphere / capsule
     rr = rc + rh
     root_inside = False
@@ -280,39 +281,60 @@ def _contact_push(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, u_min, segment_
         root_inside = dr < rr
     rr -= al
     if root_inside or not segment_wise:
-        dt, qx, qy, qz = _point_segment(xx, xy, xz, ax, ay, az, bx, by, bz)
-        if dt >= rr:
-            return 0.0, 0.0, 0.0, False, root_inside
-        if dt < _EPS:
-            # tail exactly on the axis: push along the link direction
-            lx, ly, lz = xx - ox, xy - oy, xz - oz
-            ln = math.sqrt(lx * lx + ly * ly + lz * lz)
-            if ln < _EPS:
-                return 0.0, 0.0, 0.0, False, root_inside
-            return lx / ln * rr, ly / ln * rr, lz / ln * rr, True, root_inside
-        k = (rr - dt) / dt
-        return (xx - qx) * k, (xy - qy) * k, (xz - qz) * k, True, root_inside
-    d, u, px, py, pz, qx, qy, qz = _segment_segment(ox, oy, oz, xx, xy, xz, ax, ay, az, bx, by, bz)
-    if d >= rr:
-        return 0.0, 0.0, 0.0, False, False
-    if d < _EPS:
-        # the link passes through the axis: push the tail away from the axis point
-        nx, ny, nz = xx - qx, xy - qy, xz - qz
-        nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-        if nn < _EPS:
-            return 0.0, 0.0, 0.0, False, False
-        nx, ny, nz = nx / nn, ny / nn, nz / nn
+        u = 1.0
+        d, qx, qy, qz = _point_segment(xx, xy, xz, ax, ay, az, bx, by, bz)
+        px, py, pz = xx, xy, xz
     else:
-        nx, ny, nz = (px - qx) / d, (py - qy) / d, (pz - qz) / d
-    uu = max(u, u_min)
-    k = (rr - d) / uu
-    return nx * k, ny * k, nz * k, True, False
+        d, u, px, py, pz, qx, qy, qz = _segment_segment(ox, oy, oz, xx, xy, xz, ax, ay, az, bx, by, bz)
+    if d >= rr:
+        return 0.0, 0.0, 0.0, 0.0, 1.0, False, root_inside
+    nx, ny, nz = px - qx, py - qy, pz - qz
+    if d < _EPS:
+        # on the axis: leave along the link direction
+        nx, ny, nz = xx - ox, xy - oy, xz - oz
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn < _EPS:
+        return 0.0, 0.0, 0.0, 0.0, 1.0, False, root_inside
+    return nx / nn, ny / nn, nz / nn, rr - d, u, True, root_inside
+
+
+@njit(inline="always", cache=True)
+def _rotate_out(ox, oy, oz, xx, xy, xz, length, nx, ny, nz, depth, u, u_min):
+    """Turn the link about its fixed root so that its point at parameter u moves ``depth``
+    along n: the tail turns in the plane of the link and n by φ = depth / (u L sin β)
+    (β the angle between n and the link; a Newton step on the separation), at most 1 rad
+    per correction. When n runs along the link (β ≈ 0) a fixed tangent breaks the tie.
+    Returns the new tail (exactly at distance L from the root)."""
+    dx, dy, dz = xx - ox, xy - oy, xz - oz
+    dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if dn < _EPS or length < _EPS:
+        return xx, xy, xz
+    dx, dy, dz = dx / dn, dy / dn, dz / dn
+    nd = nx * dx + ny * dy + nz * dz
+    tx, ty, tz = nx - nd * dx, ny - nd * dy, nz - nd * dz
+    sinb = math.sqrt(tx * tx + ty * ty + tz * tz)
+    if sinb < 1e-6:
+        # n along the link: any tangent clears it; take world X (or Z) across the link
+        tx, ty, tz = 1.0 - dx * dx, -dx * dy, -dx * dz
+        tn = math.sqrt(tx * tx + ty * ty + tz * tz)
+        if tn < 0.5:
+            tx, ty, tz = -dz * dx, -dz * dy, 1.0 - dz * dz
+            tn = math.sqrt(tx * tx + ty * ty + tz * tz)
+        tx, ty, tz = tx / tn, ty / tn, tz / tn
+    else:
+        tx, ty, tz = tx / sinb, ty / sinb, tz / sinb
+    phi = depth / (max(u, u_min) * length * max(sinb, 0.1))
+    if phi > 1.0:
+        phi = 1.0
+    cp, sp = math.cos(phi), math.sin(phi)
+    return (ox + length * (cp * dx + sp * tx), oy + length * (cp * dy + sp * ty),
+            oz + length * (cp * dz + sp * tz))
 
 
 @njit(cache=True)
 def _pair_depth(shape, col, c, ox, oy, oz, xx, xy, xz, rh, segment_wise):
     """Overlap depth (metres, > 0 overlapping) of link o-x with collider ``c`` as
-    :func:`_contact_push` tests it (no allowance)."""
+    :func:`_contact` tests it (no allowance)."""
     ax, ay, az = col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2]
     if shape == SHAPE_PLANE:
         return rh - ((xx - ax) * col[c, C_WN] + (xy - ay) * col[c, C_WN + 1] + (xz - az) * col[c, C_WN + 2])
@@ -584,11 +606,12 @@ def step_kernel(world, F, I):
                     c = pairs[p]
                     if use_mask and (mask >> np.int64(c)) & np.int64(1) == 0:
                         continue
-                    ddx, ddy, ddz, hit, _ = _contact_push(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz,
-                                                          rh, 0.0, u_min, False)
+                    cnx, cny, cnz, dep, _, hit, _ = _contact(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz,
+                                                             rh, 0.0, False)
                     if hit:
+                        # three-vrm: push the tail out along n, then restore the length
                         I[H_N_CONTACT] += 1
-                        hx, hy, hz = hx + ddx, hy + ddy, hz + ddz
+                        hx, hy, hz = hx + cnx * dep, hy + cny * dep, hz + cnz * dep
                         dx, dy, dz = hx - ox, hy - oy, hz - oz
                         dn = math.sqrt(dx * dx + dy * dy + dz * dz)
                         if dn > _EPS:
@@ -628,6 +651,8 @@ def step_kernel(world, F, I):
                 p1 = segi[i, SI_P1]
                 if p1 > p0:
                     hits = 0
+                    v0x, v0y, v0z = vx, vy, vz
+                    mx, my, mz = 0.0, 0.0, 0.0
                     # the link's bounding sphere: root-centred, radius L + r_h (covers every
                     # tail position the projection can produce)
                     bnd = length + rh
@@ -644,24 +669,23 @@ def step_kernel(world, F, I):
                                 ez = col[c, C_BC + 2] - oz
                                 if ex * ex + ey * ey + ez * ez > (bnd + br) * (bnd + br):
                                     continue
-                            ddx, ddy, ddz, hit, rin = _contact_push(coli[c, CI_SHAPE], col, c, ox, oy, oz,
-                                                                    hx, hy, hz, rh, allow[p], u_min, segment_wise)
+                            cnx, cny, cnz, dep, uu, hit, rin = _contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
+                                                                        hx, hy, hz, rh, allow[p], segment_wise)
                             if _it == 0 and rin:
                                 I[H_N_ROOT_INSIDE] += 1
-                            if not hit:
+                            if not hit or dep <= 0.0:
                                 continue
+                            nhx, nhy, nhz = _rotate_out(ox, oy, oz, hx, hy, hz, length, cnx, cny, cnz, dep, uu, u_min)
+                            ddx, ddy, ddz = nhx - hx, nhy - hy, nhz - hz
                             dd = math.sqrt(ddx * ddx + ddy * ddy + ddz * ddz)
                             if dd <= 0.0:
                                 continue
                             moved = True
                             hits += 1
-                            hx, hy, hz = hx + ddx, hy + ddy, hz + ddz
-                            dx, dy, dz = hx - ox, hy - oy, hz - oz
-                            dn = math.sqrt(dx * dx + dy * dy + dz * dz)
-                            if dn > _EPS:
-                                hx, hy, hz = ox + dx * (length / dn), oy + dy * (length / dn), oz + dz * (length / dn)
+                            hx, hy, hz = nhx, nhy, nhz
                             # bounce-free: remove only the inward part of the rebuilt velocity
                             nx_, ny_, nz_ = ddx / dd, ddy / dd, ddz / dd
+                            mx, my, mz = nx_, ny_, nz_
                             vn = vx * nx_ + vy * ny_ + vz * nz_
                             if vn < 0.0:
                                 vx, vy, vz = vx - vn * nx_, vy - vn * ny_, vz - vn * nz_
@@ -677,14 +701,19 @@ def step_kernel(world, F, I):
                             dx, dy, dz = dx / dn, dy / dn, dz / dn
                             vr = vx * dx + vy * dy + vz * dz
                             vx, vy, vz = vx - vr * dx, vy - vr * dy, vz - vr * dz
+                        # never leave faster than before the contact along the last correction
+                        allowed = max(v0x * mx + v0y * my + v0z * mz, 0.0)
+                        vm = vx * mx + vy * my + vz * mz
+                        if vm > allowed:
+                            vx, vy, vz = vx - (vm - allowed) * mx, vy - (vm - allowed) * my, vz - (vm - allowed) * mz
                         # residual overlap (diagnostics)
                         for p in range(p0, p1):
                             c = pairs[p]
                             if use_mask and (mask >> np.int64(c)) & np.int64(1) == 0:
                                 continue
-                            ddx, ddy, ddz, hit, _ = _contact_push(coli[c, CI_SHAPE], col, c, ox, oy, oz,
-                                                                  hx, hy, hz, rh, allow[p], u_min, segment_wise)
-                            if hit and ddx * ddx + ddy * ddy + ddz * ddz > tol * tol:
+                            _, _, _, dep, _, hit, _ = _contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
+                                                               hx, hy, hz, rh, allow[p], segment_wise)
+                            if hit and dep > tol:
                                 I[H_N_UNRESOLVED] += 1
             for j in range(3):
                 seg[i, S_XP + j] = seg[i, S_X + j]
