@@ -98,3 +98,27 @@ def test_expression_color_override_is_drawn(make_renderer):
     assert tuple(r.read_rgba()[9, 16, :3]) == (0, 0, 255)
     r.draw(None, {}, camera=syn.CAMERA)
     assert tuple(r.read_rgba()[9, 16, :3]) == (255, 255, 255)
+
+
+def test_collider_wireframes_lie_on_their_shapes():
+    from render.overlays import build_lines, collider_lines
+
+    c, t, r = np.array([0.0, 1.0, 0.0]), np.array([0.0, 1.3, 0.1]), 0.05
+    pts = collider_lines("capsule", c, t, r)
+    axis = t - c
+    u = np.clip((pts - c) @ axis / (axis @ axis), 0.0, 1.0)
+    dist = np.linalg.norm(pts - (c + u[:, None] * axis), axis=1)
+    assert len(pts) % 2 == 0 and np.allclose(dist, r, atol=1e-9)
+    sphere = collider_lines("sphere", c, c, r)
+    assert np.allclose(np.linalg.norm(sphere - c, axis=1), r)
+    ov = render.Overlays(spring_chains=[np.zeros((4, 3))], colliders=[("sphere", c, c, r)], head_axes=np.eye(4))
+    pos, col = build_lines(ov)
+    assert pos.shape[0] == col.shape[0] and pos.shape[0] % 2 == 0
+    assert pos.shape[0] == 2 * 3 + 2 * 3 * 4 + len(sphere) + 2 * 3  # chain, joint crosses, sphere, axes
+
+
+def test_avatar_overlays_read_springs_and_colliders(godette):
+    ov = render.avatar_overlays(godette, godette.skeleton.rest_world)
+    assert len(ov.spring_chains) == len(godette.springs)
+    assert len(ov.colliders) == len(godette.colliders)
+    assert ov.head_axes is not None
