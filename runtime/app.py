@@ -64,6 +64,7 @@ class App:
         self.cfg = cfg
         self.say = say
         self.on_frame = on_frame
+        self.service = None
         self.metrics = LiveMetrics()
         self._commands: queue.Queue = queue.Queue()
         self._stop = threading.Event()
@@ -203,6 +204,10 @@ class App:
         self.renderer.reframe(self._camera_options())
 
     # ------------------------------------------------------------------ keys
+    def stop(self) -> None:
+        """Ask the run to end after the current frame (thread-safe)."""
+        self._stop.set()
+
     def handle_events(self) -> None:
         for ev in self.context.poll_events():
             if ev.kind == "close":
@@ -248,6 +253,7 @@ class App:
             os.environ.setdefault("SWAYCAM_GL", "egl")
         avatar = self._load_avatar(cfg.avatar)
         self.rig = self._make_rig(avatar, cfg.solver)
+        self.rig.warm_up()
         self._companion = None
         self.pose_input, live, duration_ns = open_pose_input(cfg, metrics=self.metrics)
         fps = cfg.fps or (60.0 if live else 30.0)
@@ -256,7 +262,7 @@ class App:
 
         self.context = create_context("window" if needs_window(outputs) else "egl", size=cfg.size,
                                       vsync=cfg.fps is None, fullscreen=cfg.kiosk)
-        service = None
+        self.service = None
         try:
             self.renderer = Renderer(self.context, cfg.size)
             self.renderer.set_background(cfg.background)
@@ -272,9 +278,9 @@ class App:
             if cfg.service:
                 from .service import ControlService
 
-                service = ControlService(self, port=cfg.port, avatar_dir=Path(cfg.avatar_dir) if cfg.avatar_dir
-                                         else None).start()
-                self.say(f"control service: http://127.0.0.1:{service.address[1]}/status")
+                self.service = ControlService(self, port=cfg.port,
+                                              avatar_dir=Path(cfg.avatar_dir) if cfg.avatar_dir else None).start()
+                self.say(f"control service: http://127.0.0.1:{self.service.address[1]}/status")
             t_start = time.perf_counter()
             with _sigterm_as_interrupt():
                 try:
@@ -286,8 +292,8 @@ class App:
                     result.interrupted = True
             result.duration_s = time.perf_counter() - t_start
         finally:
-            if service is not None:
-                service.close()
+            if self.service is not None:
+                self.service.close()
             for s in getattr(self, "sinks", []):
                 try:
                     s.close()
@@ -332,8 +338,9 @@ class App:
             if duration_ns is not None and t - t0 > duration_ns:
                 break
             self._drain_commands()
-            if self.context.backend == "window":
-                self.handle_events()
+            self.handle_events()
+            if self._stop.is_set():
+                break
             if kiosk and getattr(self.pose_input, "new_face", False):
                 self.pose_input.new_face = False
                 self.pose_input.recenter()

@@ -29,15 +29,33 @@ log = logging.getLogger(__name__)
 
 
 class TrackInput:
-    """A pose track as loop input; its own times are the loop times."""
+    """A pose track as loop input.
+
+    Offline its own times are the loop times. Played live (``start(clock)``), track time
+    ``start_ns`` is mapped to the loop time at which :meth:`start` is called, and
+    :attr:`finished` turns True past the track's end.
+    """
 
     def __init__(self, track: PoseTrack):
         self.track = track
         self.start_ns = track.start_ns
         self.end_ns = track.end_ns
+        self._offset = 0
+        self._clock = None
+
+    def start(self, clock_ns=time.perf_counter_ns) -> "TrackInput":
+        self._clock = clock_ns
+        self._offset = clock_ns() - self.track.start_ns
+        return self
+
+    @property
+    def finished(self) -> bool:
+        return self._clock is not None and self._clock() - self._offset > self.end_ns
 
     def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
-        return self.track.sample(t_ns, out=out)
+        out = self.track.sample(t_ns - self._offset, out=out)
+        out.t_ns = t_ns
+        return out
 
     def recenter(self) -> None:
         """A recorded track is already neutral-relative; nothing to do."""

@@ -81,6 +81,14 @@ class AvatarRig:
         if self.chains is not None:
             self.chains.reset(self.world)
 
+    def warm_up(self) -> None:
+        """Run the compiled solver paths once (numba compiles or loads them on first use, which
+        can take seconds on a cold cache), then return to rest. Call before live timing starts."""
+        s = PoseSample()
+        self.substep(s)
+        self.draw_pose(s, 0.5)
+        self.reset(s)
+
     def draw_pose(self, sample: PoseSample, alpha: float) -> np.ndarray:
         """World matrices for drawing: body at ``sample`` (the draw time), hair interpolated
         between the last two substeps by ``alpha``. Returns an internal (N, 4, 4) buffer."""

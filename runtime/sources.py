@@ -62,16 +62,15 @@ def open_pose_input(cfg: RunConfig, *, metrics=None):
         spec = "0" if webcam_available(0) else "turn-test"
         log.info("source: %s", "webcam 0" if spec == "0" else "the built-in head-turn track (no webcam found)")
     dur = None if cfg.duration is None else int(cfg.duration * 1e9)
-    if spec == "turn-test":
-        inp = TrackInput(head_turn_track())
-        live, dur = False, dur or (inp.end_ns - inp.start_ns)
-    elif spec.endswith(".jsonl"):
-        track = load_track(spec)
+    if spec == "turn-test" or spec.endswith(".jsonl"):
+        track = head_turn_track() if spec == "turn-test" else load_track(spec)
         if track.header.frame != "avatar":
             raise TrackingError(f"{spec}: a {track.header.frame}-frame track; record with 'swaycam track' "
                                 "(avatar frame) to drive an avatar")
         inp = TrackInput(track)
-        live, dur = False, dur or (inp.end_ns - inp.start_ns)
+        live = bool(cfg.realtime)
+        if dur is None and not live:
+            dur = inp.end_ns - inp.start_ns
     else:
         is_cam = spec.isdigit() or spec.startswith("/dev/video")
         realtime = bool(cfg.realtime) if cfg.realtime is not None else is_cam
