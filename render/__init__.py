@@ -3,13 +3,26 @@
 Importing this package decides PyOpenGL's platform first (see :mod:`render.platform`):
 set ``SWAYCAM_GL=egl|window`` before the first import to override the automatic choice.
 
-Typical use::
+Typical use (shapes: ``world`` (N, 4, 4) float64 node world matrices, metres, +Y up, the
+avatar facing +Z; frames (H, W, 4) uint8 sRGB straight alpha, row 0 = top; times in ns)::
 
-    from render import create_context, Renderer, expression_weights
-    with create_context("auto", size=(1280, 720)) as ctx, Renderer(ctx, (1280, 720)) as r:
+    from render import (create_context, Renderer, WindowSink, VirtualCameraSink, HudInfo,
+                        expression_weights, avatar_overlays)
+    with create_context("auto", size=(1280, 720), vsync=True) as ctx, \
+            Renderer(ctx, (1280, 720), background="chroma") as r, \
+            WindowSink(ctx, r) as window, VirtualCameraSink(fps=30) as vcam:
         r.set_avatar(avatar)
-        r.draw(world, expression_weights(avatar, {"blink": 1.0}))
-        rgba = r.read_rgba()
+        while running:
+            for event in ctx.poll_events():        # close / resize / key / focus
+                ...
+            r.draw(world, expression_weights(avatar, {"blink": 1.0, "aa": 0.3}),
+                   overlays=avatar_overlays(avatar, world), hud=HudInfo(fps=59.8, substeps=2))
+            window.send(None, t_ns)                  # blit + swap, no readback
+            got = r.read_rgba_async(tag=t_ns)       # PBO: the previous frame, or None
+            if got is not None:
+                vcam.send(*got)
+
+Tests and snapshots use the synchronous ``r.read_rgba()``.
 """
 
 from . import platform as _platform  # noqa: F401  (must run before any OpenGL import)
