@@ -14,6 +14,7 @@ All of them answer ``sample(t_ns, out)`` in the loop's time base:
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import replace
 
@@ -118,25 +119,59 @@ class OfflineTracking:
         self.source.close()
 
 
-class _LoopTimeSource:
-    """A file source played in real time, its media times moved onto the loop clock."""
+class PlayedAsCamera:
+    """A file played in real time the way a webcam delivers frames: a capture thread reads
+    it at media pace and keeps only the newest frame (stamped on the loop clock); a slow
+    consumer skips frames instead of falling behind. ``read(timeout_s)`` returns the newest
+    unseen frame, or None on timeout; :attr:`ended` is set once the file is exhausted."""
 
-    live = False
+    live = True
 
-    def __init__(self, source: FrameSource, clock_ns):
+    def __init__(self, source: FrameSource, clock_ns=time.perf_counter_ns):
         self.source, self.info, self._clock = source, source.info, clock_ns
-        self._offset: int | None = None
+        self._cond = threading.Condition()
+        self._slot = None
+        self._taken = -1
+        self._seq = 0
+        self.frames_dropped = 0
+        self.ended = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="swaycam-playback", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        offset = None
+        try:
+            while not self._stop.is_set():
+                frame = self.source.read()  # the source paces itself (realtime=True)
+                if frame is None:
+                    break
+                if offset is None:
+                    offset = self._clock() - frame.timestamp_ns
+                frame.timestamp_ns += offset
+                with self._cond:
+                    self._slot = (frame, self._seq)
+                    self._seq += 1
+                    self._cond.notify_all()
+        finally:
+            self.ended.set()
+            with self._cond:
+                self._cond.notify_all()
 
     def read(self, timeout_s: float | None = None):
-        frame = self.source.read()
-        if frame is None:
-            return None
-        if self._offset is None:
-            self._offset = self._clock() - frame.timestamp_ns
-        frame.timestamp_ns += self._offset
-        return frame
+        with self._cond:
+            ok = self._cond.wait_for(lambda: self._stop.is_set() or self.ended.is_set()
+                                     or (self._slot is not None and self._slot[1] > self._taken), timeout_s)
+            if not ok or self._slot is None or self._slot[1] <= self._taken:
+                return None
+            frame, seq = self._slot
+            self.frames_dropped += seq - self._taken - 1
+            self._taken = seq
+            return frame
 
     def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
         self.source.close()
 
 
@@ -144,8 +179,8 @@ class LiveInput:
     """Live tracking (:class:`tracking.live.LiveTracking`: its own thread, newest frame wins)
     as a loop input, with metrics and optional recording.
 
-    Webcam frames carry monotonic capture times (the loop's clock); frames of a file played
-    in real time carry media times, moved onto the loop clock at the first frame.
+    Webcam frames carry monotonic capture times (the loop's clock); a file played in real
+    time goes through :class:`PlayedAsCamera` (newest frame wins, loop-clock timestamps).
     """
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
@@ -154,7 +189,7 @@ class LiveInput:
         from tracking.live import LiveTracking
 
         self._clock = clock_ns
-        self.source = source if source.info.live else _LoopTimeSource(source, clock_ns)
+        self.source = source if source.info.live else PlayedAsCamera(source, clock_ns)
         self.metrics = metrics
         self.newest_capture_ns: int | None = None
         self._writer = PoseTrackWriter(record) if record else None
@@ -179,7 +214,11 @@ class LiveInput:
     @property
     def finished(self) -> bool:
         """A file source ended (or tracking failed: see :attr:`error`)."""
-        return self.tracking.error is not None or (not self.source.info.live and not self.tracking.running)
+        if self.tracking.error is not None:
+            return True
+        ended = getattr(self.source, "ended", None)
+        return ended is not None and ended.is_set() and self.newest_capture_ns is not None and \
+            self._clock() - self.newest_capture_ns > 2 * self.filter.options.delay_ns
 
     @property
     def error(self) -> BaseException | None:
