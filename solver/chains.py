@@ -405,7 +405,7 @@ class ChainSet:
         )
         if authored:
             notes.append(f"authored joints (left to the animation): {sorted(authored & set(seg_nodes))}")
-        cs_tmp_rest = np.ascontiguousarray(rest)
+        cs_tmp_rest = _writable(rest)
         K.reset_kernel(cs_tmp_rest, F, I)
         depths = np.zeros(len(p_flat))
         K.overlap_kernel(cs_tmp_rest, F, I, depths)
@@ -428,7 +428,7 @@ class ChainSet:
                  report=report)
         cs._rest_tails = np.array([row[L.S_X:L.S_X + 3] for row in seg_rows]).reshape(S, 3)
         cs._anchor_rest_inv = np.array([np.linalg.inv(rest[a]) if a >= 0 else np.eye(4) for a in chain_anchor])
-        cs.reset(np.ascontiguousarray(rest))
+        cs.reset(rest)
         return cs
 
     # ------------------------------------------------------------------ sizes and state
@@ -572,7 +572,7 @@ class ChainSet:
 
     def reset(self, world: np.ndarray) -> None:
         """Teleport: every tail at rest under ``world`` (N, 4, 4), velocities zero."""
-        K.reset_kernel(np.ascontiguousarray(world, np.float64), self._F, self._I)
+        K.reset_kernel(_writable(world), self._F, self._I)
 
     # ------------------------------------------------------------------ rendering
     def interpolated_tails(self, alpha: float, out: np.ndarray | None = None) -> np.ndarray:
@@ -593,13 +593,14 @@ class ChainSet:
             out_rotations: (N, 4) local rotations; only simulated, non-authored joints are written.
             alpha: interpolation between the last two substeps (the driver's alpha).
         """
-        K.pose_kernel(world, self._F, self._I, float(alpha), False, out_rotations)
+        K.pose_kernel(_writable(world), self._F, self._I, float(alpha), out_rotations)
 
     def apply(self, world: np.ndarray, alpha: float = 1.0) -> None:
         """Patch ``world`` (N, 4, 4) in place: simulated joints get their solved frames (from
         tails interpolated by ``alpha``) and every descendant follows. Simulation state is
         not modified, so rendering never changes the physics."""
-        K.pose_kernel(world, self._F, self._I, float(alpha), True, self._no_q)
+        K.pose_kernel(world, self._F, self._I, float(alpha), self._no_q)
+        K.apply_kernel(world, self._F, self._I)
 
     @property
     def local_rotations(self) -> np.ndarray:
@@ -623,6 +624,14 @@ class ChainSet:
         """(K,) segment index of each chain's last segment (its tip)."""
         chi = self._I[int(self._I[L.H_OI_CH]):int(self._I[L.H_OI_CH]) + self.chain_count * L.KI]
         return chi.reshape(-1, L.KI)[:, L.KI_SEG1] - 1
+
+
+def _writable(world: np.ndarray) -> np.ndarray:
+    """``world`` as a writeable C-contiguous float64 array (copied only when it is not one),
+    so the kernels see one array type and compile once."""
+    if world.dtype == np.float64 and world.flags.c_contiguous and world.flags.writeable:
+        return world
+    return np.array(world, np.float64, order="C")
 
 
 def _link_overlap(head, tail, hit, a, b, r) -> bool:

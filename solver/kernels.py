@@ -733,14 +733,14 @@ def step_kernel(world, F, I):
 
 # ============================================================== pose for rendering
 @njit(cache=True)
-def pose_kernel(world, F, I, alpha, write_world, out_q):
+def pose_kernel(world, F, I, alpha, out_q):
     """Joint frames from tails interpolated as x_prev + alpha (x - x_prev), alpha in [0, 1].
 
-    ``world`` (N, 4, 4) is the frame's animated pose (hair at rest local rotations). When
-    ``write_world`` is set, the world matrices of the simulated joints and all their
-    descendants are patched in place. ``out_q`` (N, 4) receives the local rotations (xyzw)
-    of the simulated, non-authored joints when it has N rows (pass a (0, 4) array to skip).
-    The simulation state is never modified.
+    ``world`` (N, 4, 4) is the frame's animated pose (hair at rest local rotations); it is
+    only read. The frames go to the pose scratch section (see :func:`apply_kernel`).
+    ``out_q`` (N, 4) receives the local rotations (xyzw) of the simulated, non-authored
+    joints when it has N rows (pass a (0, 4) array to skip). The simulation state is never
+    modified.
     """
     seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
     S = I[H_S]
@@ -773,17 +773,27 @@ def pose_kernel(world, F, I, alpha, write_world, out_q):
                     out_q[node, j] = lq[j]
         _put34(pose, i, P_W, w)
         _put34(pose, i, P_D, _mul34(w, _inv34(win)))
-    if write_world:
-        for a in range(M):
-            n = aff[a, A_NODE]
-            sg = aff[a, A_SEG]
-            if segi[sg, SI_NODE] == n:
-                m = _row34(pose, sg, P_W)      # the joint itself: its frame, root exact
-            else:
-                m = _mul34(_row34(pose, sg, P_D), _world34(world, n))
-            for r in range(3):
-                for cc in range(4):
-                    world[n, r, cc] = m[4 * r + cc]
+    return 0
+
+
+@njit(cache=True)
+def apply_kernel(world, F, I):
+    """Patch ``world`` (N, 4, 4) in place with the frames of the last :func:`pose_kernel`:
+    the simulated joints get their frames, every descendant follows."""
+    seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
+    S = I[H_S]
+    M = I[H_M]
+    pose = F[I[H_OF_POSE]:I[H_OF_POSE] + S * PF].reshape((S, PF))
+    for a in range(M):
+        n = aff[a, A_NODE]
+        sg = aff[a, A_SEG]
+        if segi[sg, SI_NODE] == n:
+            m = _row34(pose, sg, P_W)      # the joint itself: its frame, root exact
+        else:
+            m = _mul34(_row34(pose, sg, P_D), _world34(world, n))
+        for r in range(3):
+            for cc in range(4):
+                world[n, r, cc] = m[4 * r + cc]
     return 0
 
 

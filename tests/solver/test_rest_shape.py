@@ -94,7 +94,7 @@ def test_rest_stability_holds_under_real_gravity(name, request):
     av = request.getfixturevalue(name)
     cs = ChainSet.from_avatar(av, overrides=SpringOverride(g=EARTH_G))
     x0 = cs.tails.copy()
-    w = np.ascontiguousarray(av.skeleton.rest_world)
+    w = av.skeleton.rest_world.copy()
     for _ in range(1200):
         cs.step(w)
     assert np.abs(cs.tails - x0).max() < REST_DRIFT_M

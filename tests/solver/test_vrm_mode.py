@@ -118,7 +118,7 @@ def test_vrm_mode_is_three_vrm(name, request):
 def test_vrm_mode_pushes_the_rest_pose_out_of_the_sphere_collider(smoke_collider):
     """three-vrm pushes a rest pose that overlaps a collider (this file's chain runs through
     its sphere); the rest-shape solver by default keeps the authored overlap (allowance)."""
-    w = np.ascontiguousarray(smoke_collider.skeleton.rest_world)
+    w = smoke_collider.skeleton.rest_world.copy()
     vrm = ChainSet.from_avatar(smoke_collider, solver="vrm", torso_capsule="off")
     rest = ChainSet.from_avatar(smoke_collider, torso_capsule="off")
     x0 = rest.tails.copy()
