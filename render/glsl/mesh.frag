@@ -49,9 +49,11 @@ void main() {
         vec3 direct = mix(shade, lit, shading) * u_light_color.rgb;
         col = min(direct + u_ambient.rgb * lit, lit);
         lighting = u_light_color.rgb * shading + u_ambient.rgb;
-        float fres = clamp(1.0 - dot(n, v) + m_params0.z, 0.0, 1.0);
-        vec3 rim = m_rim_color.rgb * pow(fres, max(m_rim_color.w, 1e-4));
-        col += rim * mix(vec3(1.0), lighting, m_params0.w);
+        if (m_rim_color.r + m_rim_color.g + m_rim_color.b > 0.0) {  // uniform branch: skipped without rim
+            float fres = clamp(1.0 - dot(n, v) + m_params0.z, 0.0, 1.0);
+            vec3 rim = m_rim_color.rgb * pow(fres, max(m_rim_color.w, 1e-4));
+            col += rim * mix(vec3(1.0), lighting, m_params0.w);
+        }
     }
     vec3 emissive = m_emissive.rgb;
     if (m_textures.z == 1) emissive *= texture(u_emissive_tex, uv).rgb;
