@@ -112,7 +112,7 @@ def test_hair_colour_is_present_on_the_head(make_renderer, avatars_by_name, name
     assert near[: int(chin_row)].sum() >= HAIR_MIN_PIXELS, f"hair colour {target.round()} not found on the head"
 
 
-@pytest.mark.parametrize("name", ("godette", "default"))
+@pytest.mark.parametrize("name", AVATARS)
 def test_blink_changes_pixels_in_the_eye_region_only(make_renderer, avatars_by_name, name):
     avatar = avatars_by_name[name]
     r = make_renderer(GOLDEN_SIZE, background="#000000")
@@ -134,7 +134,7 @@ def test_blink_changes_pixels_in_the_eye_region_only(make_renderer, avatars_by_n
     assert (cols < cx).sum() > 5 and (cols > cx).sum() > 5
 
 
-@pytest.mark.parametrize("name", ("godette", "default"))
+@pytest.mark.parametrize("name", AVATARS)
 def test_head_yaw_moves_the_face_toward_the_avatars_left(make_renderer, avatars_by_name, name):
     """+30° about +Y turns the face toward the avatar's left (+X), which the front camera
     shows on the screen's right: the eyes (found as the pixels the blink changes) move right
