@@ -72,6 +72,7 @@ class RunMetrics:
     substep_us_p95: float
     frame_update_us_median: float
     frame_update_us_p95: float
+    fps_identical: str = "-"   # filled by callers that run the frame-rate check
     tips: np.ndarray = field(repr=False, default=None)          # (F, K, 3) sampled tips, metres
     tip_times: np.ndarray = field(repr=False, default=None)     # (F,) seconds
     edge_max_ratio: np.ndarray = field(repr=False, default=None)  # (E,) m_e
