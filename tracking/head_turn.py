@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from .rotations import quat_from_euler
+
 MOTION_S = 4.0
 STILL_S = 8.0
 DURATION_S = MOTION_S + STILL_S
@@ -34,19 +36,6 @@ def head_turn_angles(t: float) -> tuple[float, float, float]:
     return yaw, pitch, roll
 
 
-def euler_yxz_to_quat(yaw: float, pitch: float, roll: float) -> np.ndarray:
-    """Ry(yaw)·Rx(pitch)·Rz(roll) as a unit (x, y, z, w) quaternion (radians)."""
-    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
-    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
-    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
-    # q = qy * qx * qz with qy = (0, sy, 0, cy), qx = (sp, 0, 0, cp), qz = (0, 0, sr, cr)
-    x = cy * sp * cr + sy * cp * sr
-    y = sy * cp * cr - cy * sp * sr
-    z = cy * cp * sr - sy * sp * cr
-    w = cy * cp * cr + sy * sp * sr
-    return np.array([x, y, z, w])
-
-
 def head_turn_rotation(t: float) -> np.ndarray:
     """Head rotation (4,) xyzw relative to rest at ``t`` seconds of the standard head-turn test."""
-    return euler_yxz_to_quat(*head_turn_angles(t))
+    return quat_from_euler(*head_turn_angles(t))
