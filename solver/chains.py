@@ -366,9 +366,12 @@ class ChainSet:
         p_flat: list[int] = []
         segi = np.array(segi_rows, np.int64).reshape(S, L.SI)
         for i, refs in enumerate(pairs):
+            refs.sort()
             segi[i, L.SI_P0] = len(p_flat)
             p_flat.extend(refs)
             segi[i, L.SI_P1] = len(p_flat)
+            if len(colliders) <= 63:
+                segi[i, L.SI_REFMASK] = sum(1 << int(c) for c in set(refs))
         # nodes moved by the solver: simulated joints and all their descendants
         aff = []
         for n in range(sk.node_count):
@@ -644,11 +647,13 @@ def _link_overlap(head, tail, hit, a, b, r) -> bool:
 
 def _pack(*, mode, maxit, seg, col, ch, g, pose, segi, coli, chi, pairs, aff):
     """Concatenate the sections into F (float64) and I (int64) with the header of layout.py."""
-    f_parts = [seg.ravel(), col.ravel(), ch.ravel(), g.ravel(), pose.ravel(), np.zeros(pairs.size)]
+    f_parts = [seg.ravel(), col.ravel(), ch.ravel(), g.ravel(), pose.ravel(), np.zeros(pairs.size),
+               np.zeros(4 * col.shape[0])]
     offs = np.cumsum([0] + [p.size for p in f_parts])
     F = np.concatenate(f_parts) if offs[-1] else np.zeros(0)
     F = np.ascontiguousarray(F, np.float64)
-    i_parts = [segi.ravel(), coli.ravel(), chi.ravel(), pairs.ravel(), aff.ravel()]
+    i_parts = [segi.ravel(), coli.ravel(), chi.ravel(), pairs.ravel(), aff.ravel(),
+               np.zeros(col.shape[0] + 1, np.int64)]
     ioffs = np.cumsum([L.HDR] + [p.size for p in i_parts])
     I = np.zeros(int(ioffs[-1]), np.int64)  # noqa: E741
     for p, o in zip(i_parts, ioffs[:-1]):
@@ -660,6 +665,8 @@ def _pack(*, mode, maxit, seg, col, ch, g, pose, segi, coli, chi, pairs, aff):
     I[L.H_M] = aff.shape[0]
     I[L.H_MODE] = mode
     I[L.H_MAXIT] = maxit
-    I[L.H_OF_SEG], I[L.H_OF_COL], I[L.H_OF_CH], I[L.H_OF_G], I[L.H_OF_POSE], I[L.H_OF_PAIRF] = offs[:6]
-    I[L.H_OI_SEG], I[L.H_OI_COL], I[L.H_OI_CH], I[L.H_OI_PAIR], I[L.H_OI_AFF] = ioffs[:5]
+    (I[L.H_OF_SEG], I[L.H_OF_COL], I[L.H_OF_CH], I[L.H_OF_G], I[L.H_OF_POSE], I[L.H_OF_PAIRF],
+     I[L.H_OF_CB]) = offs[:7]
+    (I[L.H_OI_SEG], I[L.H_OI_COL], I[L.H_OI_CH], I[L.H_OI_PAIR], I[L.H_OI_AFF],
+     I[L.H_OI_CAND]) = ioffs[:6]
     return F, I

@@ -23,12 +23,12 @@ from numba import njit
 from .layout import (
     A_NODE, A_SEG, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN, C_WR, CF, CI, CI_NODE, CI_SHAPE,
     G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, GF, H_C, H_K, H_M, H_MAXIT, H_MODE, H_N_AUTO_RESET, H_N_CONTACT,
-    H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CH, H_OF_COL, H_OF_G, H_OF_POSE, H_OF_PAIRF,
+    H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CH, H_OF_COL, H_OF_G, H_OF_POSE, H_OF_PAIRF, H_OF_CB, H_OI_CAND,
     H_OF_SEG, H_OI_AFF, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG, H_P, H_S, K_APREV, K_CPREV, K_DET0, K_REACH,
     K_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, MODE_LEGACY, MODE_REST_SHAPE, MODE_VRM, P_D, P_Q, P_RQ,
     P_W, PF, S_B, S_C, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_REL, S_TLOC, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X,
     S_XP, SF, SHAPE_CAPSULE, SHAPE_INSIDE_CAPSULE, SHAPE_INSIDE_SPHERE, SHAPE_PLANE, SHAPE_SPHERE, SI, SI_AUTH,
-    SI_CHAIN, SI_FAST, SI_NEEDW, SI_NODE, SI_P0, SI_P1, SI_SPAR, S_L0, AI,
+    SI_CHAIN, SI_FAST, SI_NEEDW, SI_REFMASK, SI_NODE, SI_P0, SI_P1, SI_SPAR, S_L0, AI,
 )
 
 _EPS = 1e-12
@@ -265,9 +265,39 @@ def _contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, segment_wise):
         if sd >= 0.0:
             return 0.0, 0.0, 0.0, 0.0, 1.0, False, False
         return nx, ny, nz, -sd, 1.0, True, False
-    bx, by, bz = col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2]
     rc = col[c, C_WR]
+    if shape == SHAPE_SPHERE:
+        # a capsule of zero length: the closest link point to the centre
+        rr = rc + rh
+        root_inside = False
+        if segment_wise:
+            ex, ey, ez = ox - ax, oy - ay, oz - az
+            root_inside = ex * ex + ey * ey + ez * ez < rr * rr
+        rr -= al
+        if root_inside or not segment_wise:
+            u = 1.0
+            px, py, pz = xx, xy, xz
+        else:
+            lx, ly, lz = xx - ox, xy - oy, xz - oz
+            ll = lx * lx + ly * ly + lz * lz
+            u = 0.0
+            if ll > 1e-30:
+                u = min(1.0, max(0.0, ((ax - ox) * lx + (ay - oy) * ly + (az - oz) * lz) / ll))
+            px, py, pz = ox + u * lx, oy + u * ly, oz + u * lz
+        nx, ny, nz = px - ax, py - ay, pz - az
+        d = math.sqrt(nx * nx + ny * ny + nz * nz)
+        if d >= rr:
+            return 0.0, 0.0, 0.0, 0.0, 1.0, False, root_inside
+        if d < _EPS:
+            nx, ny, nz = xx - ox, xy - oy, xz - oz
+            d = math.sqrt(nx * nx + ny * ny + nz * nz)
+            if d < _EPS:
+                return 0.0, 0.0, 0.0, 0.0, 1.0, False, root_inside
+            return nx / d, ny / d, nz / d, rr, u, True, root_inside
+        return nx / d, ny / d, nz / d, rr - d, u, True, root_inside
+    bx, by, bz = col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2]
     if shape == SHAPE_INSIDE_SPHERE or shape == SHAPE_INSIDE_CAPSULE:
+
         rin = rc - rh + al
         dt, qx, qy, qz = _point_segment(xx, xy, xz, ax, ay, az, bx, by, bz)
         if dt <= rin or dt < _EPS:
@@ -341,6 +371,7 @@ def _pair_depth(shape, col, c, ox, oy, oz, xx, xy, xz, rh, segment_wise):
     bx, by, bz = col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2]
     rc = col[c, C_WR]
     if shape == SHAPE_INSIDE_SPHERE or shape == SHAPE_INSIDE_CAPSULE:
+
         dt, _, _, _ = _point_segment(xx, xy, xz, ax, ay, az, bx, by, bz)
         return dt - (rc - rh)
     rr = rc + rh
@@ -359,7 +390,7 @@ def overlap_kernel(world, F, I, out):
     current tails, measured exactly as the contact test sees it (no allowance); ``out`` (P,).
     Used at build time on the rest pose to set the allowances."""
     seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
-    _update_colliders(world, col, coli, I[H_C])
+    _update_colliders(world, col, coli, I[H_C], F[I[H_OF_CB]:I[H_OF_CB] + 4 * I[H_C]])
     segment_wise = I[H_MODE] != MODE_VRM
     for k in range(I[H_K]):
         s = (abs(_det3(_world34(world, chi[k, KI_ANCHOR]))) / ch[k, K_DET0]) ** (1.0 / 3.0)
@@ -394,13 +425,21 @@ def _sections(F, I):
     return seg, col, ch, g, segi, coli, chi, pairs, aff
 
 
-@njit(cache=True)
-def _update_colliders(world, col, coli, C):
+@njit(inline="always", cache=True)
+def _update_colliders(world, col, coli, C, cb):
+    """World head/tail/radius/normal of every collider, and the compact bounding spheres
+    ``cb`` (C, 4): centre and radius (infinite for planes)."""
+    prev = -2
+    m = _IDENT
+    sc = 1.0
     for c in range(C):
-        m = _world34(world, coli[c, CI_NODE])
+        node = coli[c, CI_NODE]
+        if node != prev:
+            m = _world34(world, node)
+            sc = abs(_det3(m)) ** (1.0 / 3.0)
+            prev = node
         a = _pt(m, col[c, C_OFF], col[c, C_OFF + 1], col[c, C_OFF + 2])
         b = _pt(m, col[c, C_TAIL], col[c, C_TAIL + 1], col[c, C_TAIL + 2])
-        sc = abs(_det3(m)) ** (1.0 / 3.0)
         r = col[c, C_RAD] * sc
         for j in range(3):
             col[c, C_WA + j] = a[j]
@@ -414,12 +453,21 @@ def _update_colliders(world, col, coli, C):
             for j in range(3):
                 col[c, C_WN + j] = n[j] / nn
             col[c, C_BR] = -1.0
+            cb[4 * c] = a[0]
+            cb[4 * c + 1] = a[1]
+            cb[4 * c + 2] = a[2]
+            cb[4 * c + 3] = np.inf
         else:
             hx, hy, hz = 0.5 * (b[0] - a[0]), 0.5 * (b[1] - a[1]), 0.5 * (b[2] - a[2])
+            br = math.sqrt(hx * hx + hy * hy + hz * hz) + r
             col[c, C_BC] = a[0] + hx
             col[c, C_BC + 1] = a[1] + hy
             col[c, C_BC + 2] = a[2] + hz
-            col[c, C_BR] = math.sqrt(hx * hx + hy * hy + hz * hz) + r
+            col[c, C_BR] = br
+            cb[4 * c] = a[0] + hx
+            cb[4 * c + 1] = a[1] + hy
+            cb[4 * c + 2] = a[2] + hz
+            cb[4 * c + 3] = br
 
 
 @njit(inline="always", cache=True)
@@ -477,6 +525,44 @@ def reset_kernel(world, F, I):
 
 
 # ============================================================== step
+@njit(inline="always", cache=True)
+def _candidates(cb, C, refm, ox, oy, oz, bnd, segi, i, pairs, cand):
+    """Collider references of segment i whose bounding sphere can touch the link's ball
+    (centre o, radius ``bnd`` = L + r_h: every tail the step can produce lies in it).
+    Writes pair indices into ``cand``; returns their count. With at most 63 colliders a
+    branchless pass over the compact bounds ``cb`` (C, 4) builds a bit mask first."""
+    n = 0
+    p0 = segi[i, SI_P0]
+    p1 = segi[i, SI_P1]
+    if refm != 0:
+        m = np.int64(0)
+        for c in range(C):
+            ex = cb[4 * c] - ox
+            ey = cb[4 * c + 1] - oy
+            ez = cb[4 * c + 2] - oz
+            rr = bnd + cb[4 * c + 3]
+            if ex * ex + ey * ey + ez * ez <= rr * rr:
+                m |= np.int64(1) << np.int64(c)
+        m &= refm
+        if m == 0:
+            return 0
+        for p in range(p0, p1):
+            if (m >> np.int64(pairs[p])) & np.int64(1):
+                cand[n] = p
+                n += 1
+        return n
+    for p in range(p0, p1):
+        c = pairs[p]
+        ex = cb[4 * c] - ox
+        ey = cb[4 * c + 1] - oy
+        ez = cb[4 * c + 2] - oz
+        rr = bnd + cb[4 * c + 3]
+        if ex * ex + ey * ey + ez * ez <= rr * rr:
+            cand[n] = p
+            n += 1
+    return n
+
+
 @njit(cache=True)
 def step_kernel(world, F, I):
     """Advance every chain by one substep (DESIGN §4.1 rest-shape, §4.2 legacy, or the VRM
@@ -494,16 +580,24 @@ def step_kernel(world, F, I):
     tol = g[G_CONTACT_TOL]
     u_min = g[G_U_MIN]
     allow = F[I[H_OF_PAIRF]:I[H_OF_PAIRF] + I[H_P]]
+    cb = F[I[H_OF_CB]:I[H_OF_CB] + 4 * C]
+    cand = I[I[H_OI_CAND]:I[H_OI_CAND] + C + 1]
     I[H_N_STEPS] += 1
-    I[H_N_CONTACT] = 0
-    I[H_N_UNRESOLVED] = 0
-    I[H_N_ROOT_INSIDE] = 0
+    n_contact = 0
+    n_unresolved = 0
+    n_root_inside = 0
 
     # ---- chain scale and teleport detection (anchor jump within one substep)
     jumped = False
+    prev_anchor = -2
+    m = _IDENT
+    s = 1.0
     for k in range(K):
-        m = _world34(world, chi[k, KI_ANCHOR])
-        s = (abs(_det3(m)) / ch[k, K_DET0]) ** (1.0 / 3.0)
+        anchor = chi[k, KI_ANCHOR]
+        if anchor != prev_anchor:
+            m = _world34(world, anchor)
+            s = (abs(_det3(m)) / ch[k, K_DET0]) ** (1.0 / 3.0)
+            prev_anchor = anchor
         ch[k, K_S] = s
         dx = m[3] - ch[k, K_APREV]
         dy = m[7] - ch[k, K_APREV + 1]
@@ -516,10 +610,12 @@ def step_kernel(world, F, I):
     if jumped:
         reset_kernel(world, F, I)
         I[H_N_AUTO_RESET] += 1
+        I[H_N_CONTACT] = 0
+        I[H_N_UNRESOLVED] = 0
+        I[H_N_ROOT_INSIDE] = 0
         return 1
 
-    _update_colliders(world, col, coli, C)
-    use_mask = C <= 63
+    _update_colliders(world, col, coli, C, cb)
     segment_wise = mode != MODE_VRM
 
     for k in range(K):
@@ -541,7 +637,6 @@ def step_kernel(world, F, I):
                     seg[i, S_XP + j] = xp[j]
                     seg[i, S_V + j] = v[j]
         ma = _world34(world, chi[k, KI_ANCHOR])
-        mask = np.int64(-1)
         for i in range(s0, s1):
             fast = segi[i, SI_FAST] != 0
             if fast:
@@ -557,21 +652,6 @@ def step_kernel(world, F, I):
                 # rest offset carried by the joint's current (parent-relative) frame
                 px, py, pz = _vec(node_h, seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2])
                 length = math.sqrt(px * px + py * py + pz * pz)
-            if i == s0 and use_mask:
-                # ---- broad phase: colliders within reach of the chain root
-                reach = ch[k, K_REACH] * s
-                mask = np.int64(0)
-                for c in range(C):
-                    br = col[c, C_BR]
-                    if br < 0.0:
-                        mask |= np.int64(1) << np.int64(c)
-                        continue
-                    ex = col[c, C_BC] - ox
-                    ey = col[c, C_BC + 1] - oy
-                    ez = col[c, C_BC + 2] - oz
-                    rr = reach + br
-                    if ex * ex + ey * ey + ez * ez <= rr * rr:
-                        mask |= np.int64(1) << np.int64(c)
             xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
             if segi[i, SI_AUTH] != 0:
                 # authored motion wins: follow the animated tail, keep a consistent velocity
@@ -587,6 +667,9 @@ def step_kernel(world, F, I):
                 _put34(seg, i, S_W, node_h)
                 continue
             rh = seg[i, S_HIT] * s
+            n_cand = 0
+            if segi[i, SI_P1] > segi[i, SI_P0]:
+                n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
             if mode == MODE_VRM:
                 # ---- three-vrm / UniVRM Verlet, one step of h (stiffness and gravity per step)
                 inv_l = 1.0 / length if length > _EPS else 0.0
@@ -602,15 +685,13 @@ def step_kernel(world, F, I):
                     hx, hy, hz = ox + dx * (length / dn), oy + dy * (length / dn), oz + dz * (length / dn)
                 else:
                     hx, hy, hz = ox + px, oy + py, oz + pz
-                for p in range(segi[i, SI_P0], segi[i, SI_P1]):
-                    c = pairs[p]
-                    if use_mask and (mask >> np.int64(c)) & np.int64(1) == 0:
-                        continue
+                for q in range(n_cand):
+                    c = pairs[cand[q]]
                     cnx, cny, cnz, dep, _, hit, _ = _contact(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz,
                                                              rh, 0.0, False)
                     if hit:
                         # three-vrm: push the tail out along n, then restore the length
-                        I[H_N_CONTACT] += 1
+                        n_contact += 1
                         hx, hy, hz = hx + cnx * dep, hy + cny * dep, hz + cnz * dep
                         dx, dy, dz = hx - ox, hy - oy, hz - oz
                         dn = math.sqrt(dx * dx + dy * dy + dz * dz)
@@ -647,32 +728,19 @@ def step_kernel(world, F, I):
                     hx, hy, hz = ox + ax_ * sc, oy + ay_ * sc, oz + az_ * sc
                 # velocity rebuilt from the length-projected position (DESIGN §4.4)
                 vx, vy, vz = (hx - xx) / h, (hy - xy) / h, (hz - xz) / h
-                p0 = segi[i, SI_P0]
-                p1 = segi[i, SI_P1]
-                if p1 > p0:
+                if n_cand > 0:
                     hits = 0
                     v0x, v0y, v0z = vx, vy, vz
                     mx, my, mz = 0.0, 0.0, 0.0
-                    # the link's bounding sphere: root-centred, radius L + r_h (covers every
-                    # tail position the projection can produce)
-                    bnd = length + rh
                     for _it in range(maxit):
                         moved = False
-                        for p in range(p0, p1):
+                        for q in range(n_cand):
+                            p = cand[q]
                             c = pairs[p]
-                            if use_mask and (mask >> np.int64(c)) & np.int64(1) == 0:
-                                continue
-                            br = col[c, C_BR]
-                            if br >= 0.0:
-                                ex = col[c, C_BC] - ox
-                                ey = col[c, C_BC + 1] - oy
-                                ez = col[c, C_BC + 2] - oz
-                                if ex * ex + ey * ey + ez * ez > (bnd + br) * (bnd + br):
-                                    continue
                             cnx, cny, cnz, dep, uu, hit, rin = _contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
                                                                         hx, hy, hz, rh, allow[p], segment_wise)
                             if _it == 0 and rin:
-                                I[H_N_ROOT_INSIDE] += 1
+                                n_root_inside += 1
                             if not hit or dep <= 0.0:
                                 continue
                             nhx, nhy, nhz = _rotate_out(ox, oy, oz, hx, hy, hz, length, cnx, cny, cnz, dep, uu, u_min)
@@ -684,16 +752,14 @@ def step_kernel(world, F, I):
                             hits += 1
                             hx, hy, hz = nhx, nhy, nhz
                             # bounce-free: remove only the inward part of the rebuilt velocity
-                            nx_, ny_, nz_ = ddx / dd, ddy / dd, ddz / dd
-                            mx, my, mz = nx_, ny_, nz_
-                            vn = vx * nx_ + vy * ny_ + vz * nz_
+                            mx, my, mz = ddx / dd, ddy / dd, ddz / dd
+                            vn = vx * mx + vy * my + vz * mz
                             if vn < 0.0:
-                                vx, vy, vz = vx - vn * nx_, vy - vn * ny_, vz - vn * nz_
+                                vx, vy, vz = vx - vn * mx, vy - vn * my, vz - vn * mz
                         if not moved:
                             break
                     if hits > 0:
-                        I[H_N_CONTACT] += hits
-                        I[H_N_CONTACT_TOTAL] += hits
+                        n_contact += hits
                         # remove the velocity along the link's radial direction
                         dx, dy, dz = hx - ox, hy - oy, hz - oz
                         dn = math.sqrt(dx * dx + dy * dy + dz * dz)
@@ -707,14 +773,13 @@ def step_kernel(world, F, I):
                         if vm > allowed:
                             vx, vy, vz = vx - (vm - allowed) * mx, vy - (vm - allowed) * my, vz - (vm - allowed) * mz
                         # residual overlap (diagnostics)
-                        for p in range(p0, p1):
+                        for q in range(n_cand):
+                            p = cand[q]
                             c = pairs[p]
-                            if use_mask and (mask >> np.int64(c)) & np.int64(1) == 0:
-                                continue
                             _, _, _, dep, _, hit, _ = _contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
                                                                hx, hy, hz, rh, allow[p], segment_wise)
                             if hit and dep > tol:
-                                I[H_N_UNRESOLVED] += 1
+                                n_unresolved += 1
             for j in range(3):
                 seg[i, S_XP + j] = seg[i, S_X + j]
             seg[i, S_X] = hx
@@ -728,6 +793,10 @@ def step_kernel(world, F, I):
                     node_h = _frame(world, seg, segi, i)
                 w, _ = _solved_frame(node_h, seg, i, ox, oy, oz, hx, hy, hz)
                 _put34(seg, i, S_W, w)
+    I[H_N_CONTACT] = n_contact
+    I[H_N_CONTACT_TOTAL] += n_contact
+    I[H_N_UNRESOLVED] = n_unresolved
+    I[H_N_ROOT_INSIDE] = n_root_inside
     return 0
 
 

@@ -39,6 +39,8 @@ H_N_UNRESOLVED = 20   # last substep: links still overlapping a collider after t
 H_N_ROOT_INSIDE = 21  # last substep: (link, collider) pairs whose root is inside (tail-only test)
 H_N_CONTACT_TOTAL = 22  # counter: contact corrections since construction
 H_OF_PAIRF = 23       # F offset of the per-reference contact allowances (P,)
+H_OF_CB = 24          # F offset of the compact collider bounds (C, 4): centre, radius
+H_OI_CAND = 25        # I offset of the per-segment candidate scratch (C + 1,)
 HDR = 32
 
 MODE_REST_SHAPE = 0
@@ -77,7 +79,8 @@ SI_AUTH = 5    # 1: authored (animation drives it; the solver follows, never ove
 SI_FAST = 6    # 1: rest-shape joint sitting at its simulated parent's tail: its root is that
                #    tail, no frame needs to be composed (the fast path)
 SI_NEEDW = 7   # 1: its solved frame S_W is needed in the substep (a child reads it)
-SI = 8
+SI_REFMASK = 8  # bit c set: collider c is referenced (0 when there are more than 63 colliders)
+SI = 9
 
 # ------------------------------------------------------------------ per segment, pose scratch F (PF wide)
 P_W = 0        # (12) posed world matrix (interpolated tails)

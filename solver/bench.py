@@ -1,0 +1,179 @@
+"""Solver benchmark (``swaycam bench solver [--json]``): cost of one substep and of one 60 fps
+frame (2 substeps), median and p95 in microseconds, per chain set.
+
+Sets: Godette (the real VRM 0.x avatar, if ../shared/assets is present), the generated
+layered avatar (when the generator is available), and synthetic hair caps of 64, 256 and
+1024 joints with 16 colliders (:func:`solver.synthetic.hair_cap_avatar`). The head follows
+``motion`` (t seconds -> xyzw rotation relative to rest; the runtime passes the standard
+head turn of DESIGN §4.5) so contact and motion are realistic. World matrices for every
+substep are computed before timing: only :meth:`ChainSet.step` is timed, one call per
+sample with ``time.perf_counter_ns`` (the timer's own cost, ~0.05-0.1 µs, is included).
+
+This is a measurement, not a test: nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from avatars import Avatar
+
+from .chains import ChainSet
+from .posing import SubtreePoser
+from .synthetic import hair_cap_avatar
+
+log = logging.getLogger(__name__)
+
+Motion = Callable[[float], np.ndarray]
+
+#: Substeps of motion pre-posed and cycled through while timing (4 s at 120 Hz).
+POSES = 480
+SAMPLES = 4000
+
+
+def default_motion(t: float) -> np.ndarray:
+    """Fallback head motion when none is passed: yaw 60°·sin(2π·0.5 t), pitch 15°·sin(2π·0.7 t)."""
+    yaw = math.radians(60.0) * math.sin(math.pi * t)
+    pitch = math.radians(15.0) * math.sin(2 * math.pi * 0.7 * t)
+    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
+    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
+    return np.array([cy * sp, sy * cp, -sy * sp, cy * cp])
+
+
+def _assets_dir() -> Path:
+    return Path(__file__).resolve().parents[1] / ".." / "shared" / "assets"
+
+
+def default_sets() -> list[tuple[str, Callable[[], Avatar]]]:
+    """(name, avatar factory) of the benchmark sets that exist on this machine."""
+    sets: list[tuple[str, Callable[[], Avatar]]] = []
+    godette = _assets_dir() / "vrm" / "Godette_vrm_v4.vrm"
+    if godette.exists():
+        from avatars import load_avatar
+        sets.append(("godette", lambda: load_avatar(godette)))
+    layered = _layered_factory()
+    if layered is not None:
+        sets.append(("layered", layered))
+    for j in (64, 256, 1024):
+        sets.append((f"synthetic-{j}", lambda j=j: hair_cap_avatar(j, colliders=16)))
+    return sets
+
+
+def _layered_factory() -> Callable[[], Avatar] | None:
+    try:
+        from avatars.generate import layered_avatar_path
+    except ImportError:  # the generator is optional here
+        return None
+    from avatars import load_avatar
+    return lambda: load_avatar(layered_avatar_path())
+
+
+def _percentiles(ns: np.ndarray) -> dict:
+    us = ns / 1000.0
+    return {"median": float(np.median(us)), "p95": float(np.percentile(us, 95)), "min": float(us.min())}
+
+
+def bench_avatar(avatar: Avatar, motion: Motion, *, samples: int = SAMPLES, solver: str = "rest-shape") -> dict:
+    """Time one avatar: returns joints, colliders, collider refs and the substep / frame stats (µs)."""
+    cs = ChainSet.from_avatar(avatar, solver=solver)
+    poser = SubtreePoser(avatar.skeleton, avatar.head_node())
+    worlds = [poser.world(motion((n + 1) / 120.0)).copy() for n in range(POSES)]
+    for w in worlds[:8]:
+        cs.step(w)                       # compile / load the cached kernels
+    cs.reset(worlds[0])
+    step = cs.step
+    clock = time.perf_counter_ns
+    sub = np.empty(samples, np.int64)
+    for i in range(samples):
+        w = worlds[i % POSES]
+        t0 = clock()
+        step(w)
+        sub[i] = clock() - t0
+    cs.reset(worlds[0])
+    frames = np.empty(samples // 2, np.int64)
+    for i in range(samples // 2):
+        w0 = worlds[(2 * i) % POSES]
+        w1 = worlds[(2 * i + 1) % POSES]
+        t0 = clock()
+        step(w0)
+        step(w1)
+        frames[i] = clock() - t0
+    return {
+        "joints": cs.segment_count,
+        "chains": cs.chain_count,
+        "colliders": cs.collider_count,
+        "collider_refs": cs.report.collider_refs,
+        "substep_us": _percentiles(sub),
+        "frame_60fps_us": _percentiles(frames),
+        "per_joint_frame_us": float(np.median(frames)) / 1000.0 / max(cs.segment_count, 1),
+    }
+
+
+def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
+                     sets: Sequence[tuple[str, Callable[[], Avatar]]] | None = None,
+                     samples: int = SAMPLES, solver: str = "rest-shape", stream=None) -> dict:
+    """Run the solver benchmark.
+
+    Args:
+        json_out: print the result as JSON (else a table) to ``stream`` (stdout).
+        motion: head rotation relative to rest, t seconds -> (4,) xyzw; the runtime passes
+            ``tracking.head_turn.head_turn_rotation``. Defaults to :func:`default_motion`.
+        sets: (name, avatar factory) pairs; :func:`default_sets` when None.
+        samples: timed substeps per set (frames: half as many).
+        solver: "rest-shape", "legacy" or "vrm".
+
+    Returns:
+        {"machine": ..., "solver": ..., "sets": {name: bench_avatar(...)}}.
+    """
+    import numba
+
+    motion = motion or default_motion
+    out = {
+        "machine": {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+                    "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()},
+        "solver": solver,
+        "unit": "microseconds",
+        "sets": {},
+    }
+    for name, factory in (default_sets() if sets is None else sets):
+        res = bench_avatar(factory(), motion, samples=samples, solver=solver)
+        out["sets"][name] = res
+        log.info("%s: %s", name, res)
+    stream = stream or sys.stdout
+    if json_out:
+        json.dump(out, stream, indent=2)
+        stream.write("\n")
+    else:
+        stream.write(f"solver bench ({solver}), µs: median / p95\n")
+        stream.write(f"{'set':<16}{'joints':>7}{'coll':>6}{'substep':>18}{'60 fps frame':>20}{'µs/joint':>10}\n")
+        for name, r in out["sets"].items():
+            s, f = r["substep_us"], r["frame_60fps_us"]
+            stream.write(f"{name:<16}{r['joints']:>7}{r['colliders']:>6}{s['median']:>9.2f} /{s['p95']:>7.2f}"
+                         f"{f['median']:>11.2f} /{f['p95']:>7.2f}{r['per_joint_frame_us']:>10.3f}\n")
+    return out
+
+
+def main(argv: list[str] | None = None, motion: Motion | None = None) -> int:
+    """``python -m solver.bench [--json] [--samples N] [--solver S]``."""
+    ap = argparse.ArgumentParser(prog="swaycam bench solver", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", action="store_true", help="print JSON")
+    ap.add_argument("--samples", type=int, default=SAMPLES, help="timed substeps per set")
+    ap.add_argument("--solver", default="rest-shape", choices=("rest-shape", "legacy", "vrm"))
+    args = ap.parse_args(argv)
+    run_solver_bench(json_out=args.json, motion=motion, samples=args.samples, solver=args.solver)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
