@@ -281,8 +281,9 @@ class Renderer:
         return got
 
     def present(self, window_size: tuple[int, int] | None = None) -> None:
-        """Blit the output into the window's default framebuffer, scaled to fit with
-        letterboxing (call ``context.swap()`` afterwards).
+        """Blit the output into the window's default framebuffer (``window_size`` pixels, by
+        default the context's framebuffer size), scaled to fit with letterboxing (call
+        ``context.swap()`` afterwards).
 
         Raises:
             RuntimeError: the context is headless (EGL has no window to present to).
@@ -290,7 +291,9 @@ class Renderer:
         if self.context is not None and getattr(self.context, "backend", "") == "egl":
             raise RuntimeError("present() needs a window context; headless EGL frames are read with read_rgba()")
         w, h = self.size
-        ww, wh = window_size or (self.context.size if self.context is not None else (w, h))
+        if window_size is None and self.context is not None:
+            window_size = getattr(self.context, "framebuffer_size", None) or self.context.size
+        ww, wh = window_size or (w, h)
         scale = min(ww / w, wh / h)
         dw, dh = int(round(w * scale)), int(round(h * scale))
         x0, y0 = (ww - dw) // 2, (wh - dh) // 2

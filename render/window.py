@@ -86,13 +86,22 @@ class WindowContext:
             "gl_renderer": GL.glGetString(GL.GL_RENDERER).decode(),
         }
         self._size = tuple(pygame.display.get_window_size())
+        # HiDPI: the default framebuffer may have more pixels than the window has points; the
+        # initial viewport is the drawable size.
+        vp = GL.glGetIntegerv(GL.GL_VIEWPORT)
+        self._pixel_scale = (float(vp[2]) / self._size[0]) if self._size[0] else 1.0
         self._open = True
         log.info("window %dx%d: %s, %s", *self._size, self.info["gl_version"], self.info["gl_renderer"])
 
     @property
     def size(self) -> tuple[int, int]:
-        """Current window size in pixels."""
+        """Current window size (screen coordinates; pixels except on HiDPI displays)."""
         return self._size
+
+    @property
+    def framebuffer_size(self) -> tuple[int, int]:
+        """Current size of the window's default framebuffer in pixels (HiDPI aware)."""
+        return (round(self._size[0] * self._pixel_scale), round(self._size[1] * self._pixel_scale))
 
     def make_current(self) -> None:
         """SDL keeps the window's context current on the thread that created it."""

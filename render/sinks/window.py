@@ -37,7 +37,7 @@ class WindowSink:
         if self._closed:
             raise RuntimeError("sink is closed")
         if self.renderer is not None:
-            self.renderer.present(self.context.size)
+            self.renderer.present(self._target_size())
         else:
             self._upload_and_blit(check_frame(rgba))
         if self.swap:
@@ -55,7 +55,7 @@ class WindowSink:
         GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
         GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE,
                            np.ascontiguousarray(rgba))
-        ww, wh = self.context.size
+        ww, wh = self._target_size()
         scale = min(ww / w, wh / h)
         dw, dh = int(round(w * scale)), int(round(h * scale))
         x0, y0 = (ww - dw) // 2, (wh - dh) // 2
@@ -66,6 +66,9 @@ class WindowSink:
         GL.glClear(GL.GL_COLOR_BUFFER_BIT)
         GL.glBlitFramebuffer(0, 0, w, h, x0, y0 + dh, x0 + dw, y0, GL.GL_COLOR_BUFFER_BIT, GL.GL_LINEAR)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
+
+    def _target_size(self) -> tuple[int, int]:
+        return getattr(self.context, "framebuffer_size", None) or self.context.size
 
     def _release_gl(self) -> None:
         if self._fbo is not None:
