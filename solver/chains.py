@@ -36,8 +36,9 @@ SUBSTEP_SECONDS = 1.0 / 120.0
 #: Automatic reset when a chain's anchor moves farther than this in one substep (model metres:
 #: 0.5 m in 1/120 s is 60 m/s, a teleport, not a head movement).
 TELEPORT_DISTANCE = 0.5
-#: Contact projection passes per substep (stops early when a pass moves nothing).
-CONTACT_PASSES = 4
+#: Contact projection passes per substep (stops early when a pass moves nothing; a link
+#: squeezed between two colliders can need ~10).
+CONTACT_PASSES = 16
 #: Overlap below this counts as resolved in the diagnostics counter (metres).
 CONTACT_TOLERANCE = 1e-6
 #: Smallest lever parameter u when a segment contact is turned into a tail push.
@@ -46,7 +47,7 @@ CONTACT_U_MIN = 0.05
 REST_OVERLAP_TOLERANCE = 1e-6
 #: Added to a rest-pose overlap when it becomes a contact allowance, so that floating-point
 #: round-off never turns the authored rest pose into a contact (metres).
-REST_OVERLAP_MARGIN = 1e-9
+REST_OVERLAP_MARGIN = 1e-6
 
 
 @dataclass(frozen=True)

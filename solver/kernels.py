@@ -738,10 +738,12 @@ def step_kernel(world, F, I):
                             p = cand[q]
                             c = pairs[p]
                             cnx, cny, cnz, dep, uu, hit, rin = _contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
-                                                                        hx, hy, hz, rh, allow[p], segment_wise)
+                                                                        hx, hy, hz, rh, allow[p] * s, segment_wise)
                             if _it == 0 and rin:
                                 n_root_inside += 1
-                            if not hit or dep <= 0.0:
+                            if not hit or dep <= 1e-9 * length:
+                                # resolved to round-off: no correction, so that the discrete
+                                # contact decision does not hinge on the last bits
                                 continue
                             nhx, nhy, nhz = _rotate_out(ox, oy, oz, hx, hy, hz, length, cnx, cny, cnz, dep, uu, u_min)
                             ddx, ddy, ddz = nhx - hx, nhy - hy, nhz - hz
@@ -777,7 +779,7 @@ def step_kernel(world, F, I):
                             p = cand[q]
                             c = pairs[p]
                             _, _, _, dep, _, hit, _ = _contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
-                                                               hx, hy, hz, rh, allow[p], segment_wise)
+                                                               hx, hy, hz, rh, allow[p] * s, segment_wise)
                             if hit and dep > tol:
                                 n_unresolved += 1
             for j in range(3):

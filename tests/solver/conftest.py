@@ -53,3 +53,17 @@ def run(cs, poser, motion, seconds: float, *, start: int = 1, sample_every: int 
         if sample_every and n % sample_every == 0:
             samples.append(cs.tails.copy())
     return w, (np.array(samples) if sample_every else None)
+
+
+@pytest.fixture(scope="session")
+def generated_default():
+    """The product's generated default avatar (VRM 1.0, 9 springs, 5 colliders)."""
+    gen = pytest.importorskip("avatars.generate", reason="the avatar generator is not available")
+    return load_avatar(gen.default_avatar_path())
+
+
+@pytest.fixture(scope="session")
+def generated_layered():
+    """The generated layered stress avatar (26 springs, 140 joints)."""
+    gen = pytest.importorskip("avatars.generate", reason="the avatar generator is not available")
+    return load_avatar(gen.layered_avatar_path())

@@ -33,7 +33,7 @@ def _root(cs, seg):
 
 def _setup(avatar, **kw):
     cs = ChainSet.from_avatar(avatar, **kw)
-    w = np.ascontiguousarray(avatar.skeleton.rest_world).copy()
+    w = avatar.skeleton.rest_world.copy().copy()
     cs._root_world = w[cs.segment_nodes[0], :3, 3].copy()
     return cs, w
 

@@ -20,7 +20,12 @@ SETTLE_M = 1e-6              # < 0.001 mm between 30 Hz samples in the last 2 s
 ROUNDING = 1e-12             # a few ulps of metre-sized coordinates
 EARTH_G = (0.0, -9.81, 0.0)  # real gravity, m/s² (overrides the VRM-mapped value)
 
-AVATARS = ["godette", "smoke", "smoke_collider"]
+REAL = ["godette", "smoke", "smoke_collider"]
+GENERATED = ["generated_default", "generated_layered"]
+AVATARS = REAL + GENERATED
+# (avatar, solver): the legacy solver has no gravity preload, so it only stays at rest where
+# gravity is zero or along the links (the real avatars); see test_legacy_sags_under_gravity.
+CASES = [(a, "rest-shape") for a in AVATARS] + [(a, "legacy") for a in REAL]
 
 
 def _still(t):
@@ -71,8 +76,7 @@ def test_branch_roots_ride_on_their_simulated_parent():
     assert moved > 1e-3   # the branch root really moved with the swinging parent
 
 
-@pytest.mark.parametrize("solver", ["rest-shape", "legacy"])
-@pytest.mark.parametrize("name", AVATARS)
+@pytest.mark.parametrize("name,solver", CASES)
 def test_rest_stability(name, solver, request):
     av = request.getfixturevalue(name)
     cs = ChainSet.from_avatar(av, solver=solver)
@@ -100,8 +104,8 @@ def test_rest_stability_holds_under_real_gravity(name, request):
     assert np.abs(cs.tails - x0).max() < REST_DRIFT_M
 
 
-def _tentacle(av, solver, overrides=None):
-    cs = ChainSet.from_avatar(av, solver=solver, overrides=overrides)
+def _tentacle(av, solver, overrides=None, collisions=True):
+    cs = ChainSet.from_avatar(av, solver=solver, overrides=overrides, collisions=collisions)
     poser = SubtreePoser(av.skeleton, av.head_node())
     w, _ = run(cs, poser, yaw_ramp(60.0, 0.3), 0.3 + 8.0)
     tips = cs.tips()
@@ -110,22 +114,31 @@ def _tentacle(av, solver, overrides=None):
 
 @pytest.mark.parametrize("name", AVATARS)
 def test_tentacle_rest_shape_tips_return_to_the_rest_arc(name, request):
+    """After the turn the rest arc is carried 60° round; on the layered avatar that puts the
+    long back strands into the shoulder colliders, which rightly hold them off it, so the
+    shape is measured without colliders there (and with them on the real avatars)."""
     av = request.getfixturevalue(name)
-    assert _tentacle(av, "rest-shape") < TENTACLE_M
-    assert _tentacle(av, "rest-shape", SpringOverride(g=EARTH_G)) < TENTACLE_M
+    collide = name in REAL
+    assert _tentacle(av, "rest-shape", collisions=collide) < TENTACLE_M
+    assert _tentacle(av, "rest-shape", SpringOverride(g=EARTH_G), collisions=collide) < TENTACLE_M
 
 
-def test_tentacle_legacy_tips_curl_under_gravity(godette):
-    """Same parameters (VRM-mapped k, c; real gravity): the legacy solver takes each link's
-    restoring direction from its already-sagging parent, the sag accumulates down the chain
-    and the tips stay off the rest arc; the rest-shape tips are back on it."""
-    rest_shape = _tentacle(godette, "rest-shape", SpringOverride(g=EARTH_G))
-    legacy = _tentacle(godette, "legacy", SpringOverride(g=EARTH_G))
+@pytest.mark.parametrize("name", ["godette", "generated_default", "generated_layered"])
+def test_tentacle_legacy_tips_curl_under_gravity(name, request):
+    """Same parameters (VRM-mapped k, c; real gravity on Godette, whose file has none; the
+    generated avatars' own gravity): the legacy solver takes each link's restoring direction
+    from its already-sagging parent, the sag accumulates down the chain and the tips stay
+    off the rest arc; the rest-shape tips are back on it."""
+    av = request.getfixturevalue(name)
+    ov = SpringOverride(g=EARTH_G) if name == "godette" else None
+    rest_shape = _tentacle(av, "rest-shape", ov, collisions=False)
+    legacy = _tentacle(av, "legacy", ov, collisions=False)
+    print(f"\n{name}: tip off the rest arc after settling: rest-shape {rest_shape * 1e3:.2e} mm, "
+          f"legacy {legacy * 1e3:.2f} mm")
     assert rest_shape < TENTACLE_M < legacy
 
 
-@pytest.mark.parametrize("solver", ["rest-shape", "legacy"])
-@pytest.mark.parametrize("name", AVATARS)
+@pytest.mark.parametrize("name,solver", CASES)
 def test_settling_after_the_standard_head_turn(name, solver, request):
     av = request.getfixturevalue(name)
     cs = ChainSet.from_avatar(av, solver=solver)
