@@ -1,7 +1,8 @@
 """swaycam render: OpenGL 3.3 core renderer (pygame window or headless EGL) and frame outputs.
 
-Importing this package decides PyOpenGL's platform first (see :mod:`render.platform`):
-set ``SWAYCAM_GL=egl|window`` before the first import to override the automatic choice.
+PyOpenGL's platform (EGL for headless, the window system's loader for a window) is decided
+when the first GL-using name is imported (see :mod:`render.platform`); set
+``SWAYCAM_GL=egl|window`` before that to override the automatic choice.
 
 Typical use (shapes: ``world`` (N, 4, 4) float64 node world matrices, metres, +Y up, the
 avatar facing +Z; frames (H, W, 4) uint8 sRGB straight alpha, row 0 = top; times in ns)::
@@ -25,21 +26,50 @@ avatar facing +Z; frames (H, W, 4) uint8 sRGB straight alpha, row 0 = top; times
 Tests and snapshots use the synchronous ``r.read_rgba()``.
 """
 
-from . import platform as _platform  # noqa: F401  (must run before any OpenGL import)
-from .camera import Background, Camera, CameraOptions, body_bounds, frame_camera, head_bounds
-from .context import ContextError, Event, GLContext, create_context
-from .expressions import ExpressionFrame, expression_frame, expression_weights
-from .hud import HudInfo
-from .overlays import ColliderShape, Overlays, avatar_overlays
-from .renderer import FrameStats, Lighting, Renderer
-from .sinks import (
-    PngSequenceSink, Sink, VideoFileSink, VirtualCameraSink, VirtualCameraUnavailable, WindowSink, snapshot,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "Background", "Camera", "CameraOptions", "ColliderShape", "ContextError", "Event", "ExpressionFrame",
-    "FrameStats", "GLContext", "HudInfo", "Lighting", "Overlays", "PngSequenceSink", "Renderer", "Sink",
-    "VideoFileSink", "VirtualCameraSink", "VirtualCameraUnavailable", "WindowSink", "avatar_overlays",
-    "body_bounds", "create_context", "expression_frame", "expression_weights", "frame_camera", "head_bounds",
-    "snapshot",
-]
+from .platform import decide_if_headless as _decide_if_headless
+
+_decide_if_headless()
+
+# Public name -> submodule. Imported lazily (PEP 562) so that ``import render`` (or
+# ``render.platform``) loads no OpenGL and the GL platform is decided as late as possible.
+_EXPORTS = {
+    "Background": "camera", "Camera": "camera", "CameraOptions": "camera", "body_bounds": "camera",
+    "frame_camera": "camera", "head_bounds": "camera",
+    "ContextError": "context", "Event": "context", "GLContext": "context", "create_context": "context",
+    "ExpressionFrame": "expressions", "expression_frame": "expressions", "expression_weights": "expressions",
+    "HudInfo": "hud",
+    "ColliderShape": "overlays", "Overlays": "overlays", "avatar_overlays": "overlays",
+    "FrameStats": "renderer", "Lighting": "renderer", "Renderer": "renderer",
+    "PngSequenceSink": "sinks", "Sink": "sinks", "VideoFileSink": "sinks", "VirtualCameraSink": "sinks",
+    "VirtualCameraUnavailable": "sinks", "WindowSink": "sinks", "snapshot": "sinks",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'render' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from .camera import Background, Camera, CameraOptions, body_bounds, frame_camera, head_bounds
+    from .context import ContextError, Event, GLContext, create_context
+    from .expressions import ExpressionFrame, expression_frame, expression_weights
+    from .hud import HudInfo
+    from .overlays import ColliderShape, Overlays, avatar_overlays
+    from .renderer import FrameStats, Lighting, Renderer
+    from .sinks import (
+        PngSequenceSink, Sink, VideoFileSink, VirtualCameraSink, VirtualCameraUnavailable, WindowSink, snapshot,
+    )

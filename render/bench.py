@@ -79,7 +79,7 @@ def run_render_bench(avatars: Sequence[str | Path] = ("default", "layered"), *,
         {"context": {...GL strings}, "samples": n, "results": [{"avatar", "size", "draw_ms",
         "readback_ms", "async_frame_ms" ({mean, median, p95}), "fps"}]}
     """
-    from OpenGL import GL
+    from ._gl import GL
 
     from avatars import load_avatar
 

@@ -4,9 +4,9 @@
 framebuffer object, so it works the same on both; a window context additionally presents
 frames (:meth:`GLContext.swap`) and reports window events (:meth:`GLContext.poll_events`).
 
-Backend selection: ``backend="auto"`` uses :data:`render.platform.DEFAULT_BACKEND`, decided
-when ``render`` was first imported (a window when a display exists, overridable with
-``SWAYCAM_GL=egl|window`` set before the import). See :mod:`render.platform`.
+Backend selection: ``backend="auto"`` uses :func:`render.platform.decide`: a window when a
+display exists, EGL otherwise, overridable with ``SWAYCAM_GL=egl|window`` set before the
+first GL-using render name is imported. See :mod:`render.platform`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from .platform import DEFAULT_BACKEND, is_egl_platform
+from .platform import decide, has_display, is_egl_platform
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,8 @@ def create_context(
     Args:
         backend: "auto" (window when a display exists, else EGL; see module doc),
             "egl" (headless: Mesa surfaceless, then EGL devices such as NVIDIA, then the
-            default display), or "window" (pygame/SDL).
+            default display; when PyOpenGL was already bound to GLX/WGL on a desktop, a
+            hidden window instead), or "window" (pygame/SDL).
         size: window size in pixels (ignored by EGL, which has no default framebuffer).
         vsync: window only: swap synchronised to the display refresh.
         fullscreen: window only: desktop fullscreen (kiosks).
@@ -102,13 +103,20 @@ def create_context(
         ContextError: no context can be made; the message names the cause.
     """
     if backend == "auto":
-        backend = DEFAULT_BACKEND
+        backend = decide()
     if backend == "egl":
         if not is_egl_platform():
+            if has_display():
+                # OpenGL was already set up for the window system: render offscreen in a hidden window.
+                log.info("PyOpenGL uses the window system's loader; headless rendering uses a hidden window")
+                from .window import WindowContext
+
+                return WindowContext(size=size, vsync=False, fullscreen=False, resizable=False, visible=False,
+                                     title=title)
             raise ContextError(
                 "headless EGL needs PyOpenGL's EGL loader, but OpenGL was set up for a window system "
                 "(PYOPENGL_PLATFORM is not 'egl'); set SWAYCAM_GL=egl (or PYOPENGL_PLATFORM=egl) before "
-                "importing render, or use backend='window' with visible=False"
+                "OpenGL is first imported"
             )
         from .egl import EglContext
 

@@ -21,7 +21,8 @@ import ctypes
 import logging
 import threading
 
-from OpenGL import EGL, GL
+from ._gl import GL
+from OpenGL import EGL  # noqa: I001  (after ._gl decided the platform)
 
 from .context import ContextError, Event
 

@@ -11,7 +11,7 @@ import logging
 from collections import Counter
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from avatars import Sampler
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 from PIL import Image, ImageDraw, ImageFont
 
 from .gpu import Ledger, Texture, texture_rgba8

@@ -9,7 +9,7 @@ material colour binds and texture transform binds are applied with :meth:`Materi
 from __future__ import annotations
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from avatars import Material
 

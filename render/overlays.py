@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from avatars import Avatar
 

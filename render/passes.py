@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from .morphs import active_targets
 from .shaders import MATERIAL_BINDING, MAX_MORPHS, UNIT_JOINTS, UNIT_MORPHS, Program, Programs

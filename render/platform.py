@@ -3,8 +3,12 @@
 PyOpenGL binds its function loader (``PYOPENGL_PLATFORM``: ``egl``, ``glx``, ...) the first
 time ``OpenGL.platform`` is imported and cannot change it afterwards. A pygame window
 needs the windowing system's loader (GLX on X11, EGL on Wayland, WGL/CGL elsewhere);
-headless rendering needs ``egl``. This module is imported first by ``render/__init__.py``,
-so the choice is made before any ``OpenGL`` import in the package:
+headless rendering needs ``egl``. Every render module imports OpenGL through
+:mod:`render._gl`, which calls :func:`decide` first, and ``import render`` itself loads
+nothing from OpenGL (its names are imported lazily), so the choice is made as late as
+possible: when the first GL-using name (``Renderer``, ``create_context``...) is imported.
+Exception: when the answer can only be EGL (no display, or ``SWAYCAM_GL=egl`` already set),
+``import render`` decides at once, so code importing OpenGL itself afterwards gets EGL too.
 
 - ``SWAYCAM_GL=egl`` forces headless EGL; ``SWAYCAM_GL=window`` forces a window;
   ``SWAYCAM_GL=auto`` (or unset) picks a window when a display exists
@@ -54,18 +58,35 @@ def choose_backend(env: Mapping[str, str] | None = None) -> Backend:
     return "window" if has_display(env) else "egl"
 
 
-def _decide() -> Backend:
-    backend = choose_backend()
-    if "OpenGL.platform" in sys.modules:
-        log.debug("OpenGL already imported; PYOPENGL_PLATFORM=%s kept", os.environ.get("PYOPENGL_PLATFORM"))
-        return backend
-    if "PYOPENGL_PLATFORM" not in os.environ and backend == "egl":
-        os.environ["PYOPENGL_PLATFORM"] = "egl"
-    return backend
+_decided: Backend | None = None
 
 
-#: The backend chosen when the package was imported ("auto" resolves to this).
-DEFAULT_BACKEND: Backend = _decide()
+def decide() -> Backend:
+    """Choose the backend "auto" stands for (once per process) and, for EGL, set
+    ``PYOPENGL_PLATFORM=egl`` unless OpenGL is already loaded or the variable is set."""
+    global _decided
+    if _decided is None:
+        backend = choose_backend()
+        if "OpenGL.platform" in sys.modules:
+            log.debug("OpenGL already imported; PYOPENGL_PLATFORM=%s kept", os.environ.get("PYOPENGL_PLATFORM"))
+        elif "PYOPENGL_PLATFORM" not in os.environ and backend == "egl":
+            os.environ["PYOPENGL_PLATFORM"] = "egl"
+        _decided = backend
+    return _decided
+
+
+def decide_if_headless() -> None:
+    """Decide right away when the answer can only be EGL (``SWAYCAM_GL=egl``, or no display):
+    called by ``import render`` so that code importing OpenGL itself afterwards still gets
+    the EGL loader. With a display and no override the decision waits (see module doc)."""
+    if _decided is None and choose_backend() == "egl":
+        decide()
+
+
+def __getattr__(name: str):
+    if name == "DEFAULT_BACKEND":  # the backend "auto" resolves to (decided on first use)
+        return decide()
+    raise AttributeError(name)
 
 
 def pyopengl_platform() -> str:

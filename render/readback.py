@@ -11,7 +11,7 @@ import ctypes
 from typing import Any
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from .gpu import Buffer, Ledger
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from avatars import Avatar
 

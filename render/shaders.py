@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from .gpu import GLObject, Ledger
 

@@ -15,7 +15,7 @@ texture, 64 matrices (192 texels) per row, so skeletons of any size fit
 from __future__ import annotations
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from avatars import Avatar
 

@@ -16,7 +16,7 @@ projection is flipped vertically, so stored rows are top-down and readback needs
 from __future__ import annotations
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from .gpu import Framebuffer, Ledger, Renderbuffer, Texture, texture_empty
 

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from OpenGL import GL
+from ._gl import GL
 
 from avatars import Avatar, Primitive, Sampler
 

@@ -73,7 +73,7 @@ class WindowContext:
                 pygame.display.quit()
                 raise ContextError(f"cannot open an OpenGL 3.3 core window ({exc})") from exc
         pygame.display.set_caption(title)
-        from OpenGL import GL
+        from ._gl import GL
 
         version = GL.glGetString(GL.GL_VERSION)
         if not version:

@@ -8,7 +8,7 @@ blitted. Either way the image is scaled to fit with letterboxing, then swapped.
 from __future__ import annotations
 
 import numpy as np
-from OpenGL import GL
+from .._gl import GL
 
 from ..gpu import Framebuffer, Ledger, Texture, texture_empty
 from .base import check_frame

@@ -7,7 +7,7 @@ or ``python -m render.bench`` for the full table (draw and readback at three siz
 from __future__ import annotations
 
 import pytest
-from OpenGL import GL
+from render._gl import GL
 
 SIZES = [(640, 360), (1280, 720), (1920, 1080)]
 

@@ -36,7 +36,7 @@ def test_second_egl_context_shares_the_display(gl_context):
     with render.create_context("egl") as second:
         assert second.info["egl_display"] == gl_context.info["egl_display"]
     gl_context.make_current()  # the first context survives the second one's release
-    from OpenGL import GL
+    from render._gl import GL
 
     assert GL.glGetString(GL.GL_VERSION)
 
@@ -68,3 +68,36 @@ def test_egl_device_platform_as_used_on_gpu_servers(gl_context):
     with pytest.raises(render.ContextError, match="no EGL display"):
         render.create_context("egl", device=99)
     gl_context.make_current()
+
+
+def test_platform_is_decided_late_by_the_first_gl_import():
+    """``import render`` / ``render.platform`` / ``render.camera`` load no OpenGL, so a
+    SWAYCAM_GL set afterwards (as the runtime does once it knows its outputs) still counts."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import os, sys\n"
+        "import render, render.camera, render.expressions\n"
+        "from render.platform import has_display\n"
+        "assert not any(m.startswith('OpenGL') for m in sys.modules), 'OpenGL imported too early'\n"
+        "os.environ['SWAYCAM_GL'] = 'egl'\n"
+        "from render import create_context\n"
+        "try:\n"
+        "    ctx = create_context('auto')\n"
+        "except render.ContextError as exc:\n"
+        "    print('nocontext', exc); raise SystemExit(0)\n"
+        "print(ctx.backend, os.environ.get('PYOPENGL_PLATFORM'))\n"
+        "ctx.release()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("SWAYCAM_GL", "PYOPENGL_PLATFORM")}
+    env["DISPLAY"] = ":12345"  # a display "exists" at import time: auto would have meant a window
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = res.stdout.strip().splitlines()[-1]
+    if out.startswith("nocontext"):
+        pytest.skip(out)
+    assert out == "egl egl"

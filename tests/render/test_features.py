@@ -204,7 +204,7 @@ def test_mtoon_outline_is_an_inverted_hull(make_renderer, mode, width):
 
 
 def test_material_block_layout_matches_glsl(gl_context, make_renderer):
-    from OpenGL import GL
+    from render._gl import GL
 
     r = make_renderer((16, 16))
     prog = r.programs.mesh_for(False, False).id

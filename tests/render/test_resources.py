@@ -7,9 +7,8 @@ import os
 import sys
 
 import pytest
-from OpenGL import GL
-
 import render
+from render._gl import GL
 
 pytestmark = pytest.mark.gl
 

@@ -61,3 +61,14 @@ def test_window_renders_presents_and_reports_events(display, gl_env):
     assert out["image_corner"] == [0, 255, 0] == out["fbo_corner"]
     assert out["avatar_diff"] < 12
     assert out["events"] == [["key", "f", ["ctrl"]], ["close", "", []]]
+
+
+def test_headless_request_on_a_glx_desktop_uses_a_hidden_window(display):
+    env = {**os.environ, "DISPLAY": display, "PYOPENGL_PLATFORM": "glx", "PYTHONPATH": str(REPO)}
+    for var in ("SWAYCAM_GL", "SDL_VIDEO_X11_FORCE_EGL"):
+        env.pop(var, None)
+    res = subprocess.run([sys.executable, "-m", "tests.render.window_probe", "hidden"], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out == {"backend": "window", "corner": [0, 255, 0], "center_alpha": 255}

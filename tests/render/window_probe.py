@@ -9,12 +9,30 @@ import sys
 import numpy as np
 
 
+def hidden_fallback() -> None:
+    """PyOpenGL already bound to GLX on a desktop: a headless request gets a hidden window."""
+    import render
+    from avatars import load_avatar
+    from tests.conftest import asset
+
+    with render.create_context("egl") as ctx:
+        with render.Renderer(ctx, (64, 36), background="chroma") as r:
+            r.set_avatar(load_avatar(asset("vrm", "sphere.vrm")))
+            r.draw()
+            img = r.read_rgba()
+        sys.stdout.write(json.dumps({"backend": ctx.backend, "corner": img[0, 0, :3].tolist(),
+                                     "center_alpha": int(img[18, 32, 3])}) + "\n")
+
+
 def main() -> None:
+    if sys.argv[1:] == ["hidden"]:
+        hidden_fallback()
+        return
     import pygame
 
     import render
     from avatars import load_avatar
-    from OpenGL import GL
+    from render._gl import GL
     from tests.conftest import asset
 
     out: dict = {"default_backend": render.platform.DEFAULT_BACKEND}
