@@ -273,7 +273,9 @@ class App:
             for o in outputs:
                 if o.kind in ("video", "png"):
                     self.say(f"writing {o.kind} to {o.target}")
-            self.loop = Loop(self.rig, self.pose_input, max_substeps=cfg.max_substeps, metrics=self.metrics,
+            # offline every substep runs (no debt is ever dropped); live, the cap keeps a stall from spiralling
+            self.loop = Loop(self.rig, self.pose_input, max_substeps=cfg.max_substeps if live else 1_000_000,
+                             metrics=self.metrics,
                              draw=self._draw)
             if cfg.service:
                 from .service import ControlService
