@@ -1,6 +1,6 @@
 """Render benchmarks (pytest-benchmark; skipped by default through --benchmark-skip).
 
-Run: ``.venv/bin/python -m pytest tests/render/test_bench.py --benchmark-enable``
+Run: ``.venv/bin/python -m pytest tests/render/test_bench.py -o addopts=""`` (addopts skips them)
 or ``python -m render.bench`` for the full table (draw and readback at three sizes).
 """
 
