@@ -115,7 +115,9 @@ def _vrm0_expression(doc, g, i, targets, materials) -> tuple[str, Expression]:
         elif prop in _COLOR_PROP_0X:
             colors.append(MaterialColorBind(material=m, type=_COLOR_PROP_0X[prop], target=val))
         elif prop.endswith("_ST") and val.size == 4:
-            uvs.append(TextureTransformBind(material=m, scale=val[:2], offset=val[2:]))
+            # Unity _ST = (scaleX, scaleY, offsetX, offsetY), v up -> glTF offset v = 1 − sy − oy
+            uvs.append(TextureTransformBind(material=m, scale=val[:2].copy(),
+                                            offset=np.array([val[2], 1.0 - val[1] - val[3]])))
         else:
             doc.issues.warn(elem, f"material property {prop!r} has no VRM 1.0 bind; skipped")
     return name, Expression(name=name, preset=preset, morph_target_binds=tuple(morphs),

@@ -1,7 +1,9 @@
 """glTF materials, textures, samplers and images, with KHR_materials_unlit,
 KHR_texture_transform and MToon (VRMC_materials_mtoon 1.0 and VRM 0.x ``materialProperties``).
 
-VRM 0.x MToon values are migrated to MToon 1.0 terms as UniVRM's ``MToon10Migrator`` does:
+VRM 0.x MToon values are migrated to MToon 1.0 terms as UniVRM's ``MToon10Migrator`` does
+(``_MainTex`` tiling/offset get glTF's flipped v; a transparent ``renderQueue`` becomes the
+render queue offset around 3000):
 the 0.x shading range in N·L is [shift, lerp(1, shift, toony)], so
 ``toony1 = clamp((2 - (max - min)) / 2, 0, 1)`` and ``shift1 = -(max + min) / 2``; 0.x
 colours are sRGB and become linear.
@@ -10,6 +12,7 @@ colours are sRGB and become linear.
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import numpy as np
 from PIL import Image as PILImage
@@ -175,13 +178,19 @@ def _mtoon0(doc, props: dict, elem: str, textures, n_textures: int):
     if main is not None:
         st = vp.get("_MainTex")
         if st and len(st) == 4 and (st[0], st[1], st[2], st[3]) != (0, 0, 1, 1):
+            # stored [offsetX, offsetY, scaleX, scaleY] with Unity's v up; glTF's v points down:
+            # v' = sy·v + (1 − sy − oy)
             main = TextureRef(texture=main.texture, transform=TextureTransform(
-                offset=np.asarray(st[:2], float), scale=np.asarray(st[2:], float)))
+                offset=np.array([st[0], 1.0 - st[3] - st[1]], float), scale=np.asarray(st[2:], float)))
         over["base_color_texture"] = main
     if "_EmissionColor" in vp:
         over["emissive_factor"] = col("_EmissionColor", [0, 0, 0, 1])
+    queue = props.get("renderQueue")
+    if blend in (2, 3) and isinstance(queue, int):
+        # MToon 1.0 orders transparent materials by renderQueueOffsetNumber in [-9, 9] around 3000
+        mtoon = replace(mtoon, render_queue_offset=int(np.clip(queue - 3000, -9, 9)))
     if blend == 3:
-        mtoon = MToon(**{**mtoon.__dict__, "transparent_with_z_write": True})
+        mtoon = replace(mtoon, transparent_with_z_write=True)
     return mtoon, over
 
 

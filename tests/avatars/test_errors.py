@@ -177,3 +177,20 @@ def test_error_type_carries_element(smoke):
         d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][1]["node"] = 88
     err = expect_error(smoke, mutate)
     assert err.element == "springs[0].joints[1]" and err.path == NAME
+
+
+def test_vrm0_main_tex_tiling_flips_v_and_render_queue(godette_path):
+    """VRM 0.x _MainTex [ox, oy, sx, sy] (Unity, v up) -> glTF offset (ox, 1 - sy - oy)."""
+    doc, b = split(godette_path.read_bytes())
+    props = doc["extensions"]["VRM"]["materialProperties"]
+    body = next(p for p in props if p["name"] == "Body")
+    body["vectorProperties"]["_MainTex"] = [0.25, 0.1, 2.0, 0.5]
+    face = next(p for p in props if p["name"] == "Face")
+    face["floatProperties"]["_BlendMode"] = 2
+    face["renderQueue"] = 3004
+    from avatars import load_avatar as load
+    a = load("g.vrm", data=join(doc, b))
+    mats = {m.name: m for m in a.materials}
+    tt = mats["Body"].base_color_texture.transform
+    assert list(tt.offset) == [0.25, 0.4] and list(tt.scale) == [2.0, 0.5]
+    assert mats["Face"].mtoon.render_queue_offset == 4 and mats["Face"].alpha_mode == "BLEND"
