@@ -442,6 +442,12 @@ class ChainSet:
         return int(self._I[L.H_S])
 
     @property
+    def simulated_parents(self) -> np.ndarray:
+        """(S,) segment index of each joint's nearest simulated ancestor, −1 when it hangs
+        from the body."""
+        return self._segi[:, L.SI_SPAR]
+
+    @property
     def chain_count(self) -> int:
         return int(self._I[L.H_K])
 
