@@ -573,7 +573,7 @@ class ChainSet:
             True when the step was replaced by an automatic reset (an anchor jumped farther
             than the teleport distance within the substep).
         """
-        return bool(self._step(world, self._F, self._I))
+        return self._step(world, self._F, self._I) != 0
 
     def step_many(self, worlds: np.ndarray) -> int:
         """Several substeps in one compiled call; ``worlds`` (n, N, 4, 4), one per substep.

@@ -576,6 +576,7 @@ def step_kernel(world, F, I):
     mode = I[H_MODE]
     maxit = I[H_MAXIT]
     h = g[G_H]
+    inv_h = 1.0 / h
     tele = g[G_TELEPORT]
     tol = g[G_CONTACT_TOL]
     u_min = g[G_U_MIN]
@@ -661,9 +662,9 @@ def step_kernel(world, F, I):
                 seg[i, S_X] = nx_
                 seg[i, S_X + 1] = ny_
                 seg[i, S_X + 2] = nz_
-                seg[i, S_V] = (nx_ - xx) / h
-                seg[i, S_V + 1] = (ny_ - xy) / h
-                seg[i, S_V + 2] = (nz_ - xz) / h
+                seg[i, S_V] = (nx_ - xx) * inv_h
+                seg[i, S_V + 1] = (ny_ - xy) * inv_h
+                seg[i, S_V + 2] = (nz_ - xz) * inv_h
                 _put34(seg, i, S_W, node_h)
                 continue
             rh = seg[i, S_HIT] * s
@@ -697,7 +698,7 @@ def step_kernel(world, F, I):
                         dn = math.sqrt(dx * dx + dy * dy + dz * dz)
                         if dn > _EPS:
                             hx, hy, hz = ox + dx * (length / dn), oy + dy * (length / dn), oz + dz * (length / dn)
-                vx, vy, vz = (hx - xx) / h, (hy - xy) / h, (hz - xz) / h
+                vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
             else:
                 # ---- DESIGN §4.1 / §4.2 spring step
                 if mode == MODE_REST_SHAPE:
@@ -727,9 +728,10 @@ def step_kernel(world, F, I):
                     sc = length / an if an > _EPS else 0.0
                     hx, hy, hz = ox + ax_ * sc, oy + ay_ * sc, oz + az_ * sc
                 # velocity rebuilt from the length-projected position (DESIGN §4.4)
-                vx, vy, vz = (hx - xx) / h, (hy - xy) / h, (hz - xz) / h
+                vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
                 if n_cand > 0:
                     hits = 0
+                    converged = False
                     v0x, v0y, v0z = vx, vy, vz
                     mx, my, mz = 0.0, 0.0, 0.0
                     for _it in range(maxit):
@@ -759,6 +761,7 @@ def step_kernel(world, F, I):
                             if vn < 0.0:
                                 vx, vy, vz = vx - vn * mx, vy - vn * my, vz - vn * mz
                         if not moved:
+                            converged = True
                             break
                     if hits > 0:
                         n_contact += hits
@@ -774,7 +777,8 @@ def step_kernel(world, F, I):
                         vm = vx * mx + vy * my + vz * mz
                         if vm > allowed:
                             vx, vy, vz = vx - (vm - allowed) * mx, vy - (vm - allowed) * my, vz - (vm - allowed) * mz
-                        # residual overlap (diagnostics)
+                    if hits > 0 and not converged:
+                        # residual overlap after the last pass (diagnostics)
                         for q in range(n_cand):
                             p = cand[q]
                             c = pairs[p]
