@@ -164,3 +164,21 @@ def test_substep_allocates_nothing(godette):
     tracemalloc.stop()
     grown = sum(st.size_diff for st in after.compare_to(before, "filename") if st.size_diff > 0)
     assert grown < 1024, f"{grown} bytes allocated over 200 substeps"
+
+
+def test_compiled_substeps_allocate_nothing(godette):
+    """numba's own allocator: a call allocates only the 3 argument wrappers, however many
+    substeps it runs (so every substep inside allocates nothing)."""
+    from numba.core.runtime import _nrt_python, rtsys
+
+    _nrt_python.memsys_enable_stats()
+    cs = ChainSet.from_avatar(godette)
+    poser = SubtreePoser(godette.skeleton, godette.head_node())
+    worlds = np.array([poser.world(head_turn_rotation(n / 120)) for n in range(1, 101)])
+    cs.step_many(worlds[:10])
+    a0 = rtsys.get_allocation_stats().alloc
+    cs.step_many(worlds[:10])
+    a1 = rtsys.get_allocation_stats().alloc
+    cs.step_many(worlds)
+    a2 = rtsys.get_allocation_stats().alloc
+    assert a1 - a0 == a2 - a1 <= 3
