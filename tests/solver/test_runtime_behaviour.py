@@ -182,3 +182,23 @@ def test_compiled_substeps_allocate_nothing(godette):
     cs.step_many(worlds)
     a2 = rtsys.get_allocation_stats().alloc
     assert a1 - a0 == a2 - a1 <= 3
+
+
+@pytest.mark.parametrize("solver", ["rest-shape", "vrm"])
+def test_centre_space_removes_the_centre_motion(solver):
+    """A spring simulated in its head's space (VRM ``center``) feels none of the head's
+    motion: the strand stays exactly on its rest arc while the head turns and moves."""
+    from dataclasses import replace
+
+    from solver.synthetic import strand_avatar
+
+    av = strand_avatar([(0.0, 1.5, 0.1), (0.0, 1.45, 0.12), (0.0, 1.40, 0.13)], tail_offset=(0.0, -0.05, 0.0),
+                       head_position=(0.0, 1.5, 0.0))
+    av = replace(av, springs=(replace(av.springs[0], center=0),))
+    cs = ChainSet.from_avatar(av, solver=solver)
+    poser = SubtreePoser(av.skeleton, 0)
+    w = poser.rest.copy()
+    for n in range(1, 241):
+        poser.world(head_turn_rotation(n / 120), out=w, offset=np.array([0.05 * math.sin(n / 20), 0.0, 0.0]))
+        cs.step(w)
+        np.testing.assert_allclose(cs.tails, cs.rest_arc_tails(w), rtol=0, atol=1e-9)
