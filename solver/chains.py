@@ -124,7 +124,6 @@ class ChainSet:
         self._g = F[int(I[L.H_OF_G]):int(I[L.H_OF_G]) + L.GF]
         self._no_q = np.zeros((0, 4))
         self._step = K.step_kernel
-        self._lerp_out = np.zeros((S, 3))
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -74,3 +74,40 @@ def test_state_starts_at_rest():
     cs = ChainSet.from_avatar(av)
     np.testing.assert_allclose(cs.tails, [[0, -0.1, 0], [0, -0.2, 0]], atol=1e-15)
     assert np.all(cs.velocities == 0.0)
+
+
+def test_fitted_torso_capsule_collides_with_the_chains_that_reach_it():
+    from avatars.transforms import quat_from_axis_angle
+    from solver.posing import SubtreePoser
+    from solver.synthetic import hair_cap_avatar
+
+    from .geometry import point_segment_distance, segment_distance
+
+    av = hair_cap_avatar(64, colliders=1)                 # only the head sphere: torso uncovered
+    cs = ChainSet.from_avatar(av, overrides=SpringOverride(g=(0.0, -9.81, 0.0)))
+    assert "torso capsule added" in cs.report.torso and cs.collider_count == 2
+    assert len(cs.report.torso_chains) > 0
+    assert ChainSet.from_avatar(av, torso_capsule="off").collider_count == 1
+    poser = SubtreePoser(av.skeleton, av.head_node())
+    w = poser.rest.copy()
+    touched = 0
+    for n in range(1, 241):
+        # the head tips back 34° and drops 6 cm: the back hair lands on the upper back
+        a = min(n / 120, 1.0)
+        poser.world(quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), -0.6 * a), out=w,
+                    offset=np.array([0.0, -0.06 * a, 0.03 * a]))
+        cs.step(w)
+        if n % 4:
+            continue
+        a, b, r = cs.collider_world[1, :3], cs.collider_world[1, 3:6], cs.collider_world[1, 6]
+        for i in range(cs.segment_count):
+            if 1 not in cs.collider_refs(i):
+                continue
+            sp = cs.simulated_parents[i]
+            root = cs.tails[sp] if sp >= 0 else w[cs.segment_nodes[i], :3, 3]
+            if point_segment_distance(root, a, b) < r + cs.hit_radii[i]:
+                continue
+            d, _ = segment_distance(root, cs.tails[i], a, b, iters=60)
+            assert d > r + cs.hit_radii[i] - 1e-6
+            touched += d < r + cs.hit_radii[i] + 1e-4
+    assert touched > 0                                     # the strands did reach the torso
