@@ -507,6 +507,11 @@ class ChainSet:
         return np.concatenate([c[:, L.C_WA:L.C_WA + 3], c[:, L.C_WB:L.C_WB + 3], c[:, L.C_WR:L.C_WR + 1]], axis=1)
 
     @property
+    def collider_normals(self) -> np.ndarray:
+        """(C, 3) world unit normals of plane colliders at the last substep (zeros otherwise)."""
+        return self._col[:, L.C_WN:L.C_WN + 3]
+
+    @property
     def collider_shapes(self) -> np.ndarray:
         """(C,) shape codes (:data:`solver.layout.SHAPES`)."""
         ofc = int(self._I[L.H_OI_COL])
