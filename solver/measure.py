@@ -87,15 +87,16 @@ class RunMetrics:
 def _colliders(cs: ChainSet) -> list[WorldCollider]:
     cw = cs.collider_world
     shapes = cs.collider_shapes
-    normals = cs._col[:, L.C_WN:L.C_WN + 3]
+    normals = cs.collider_normals
     return [WorldCollider(_KINDS[int(shapes[c])], cw[c, 0:3].copy(), cw[c, 3:6].copy(), float(cw[c, 6]),
                           normals[c].copy()) for c in range(len(shapes))]
 
 
-def _link_depths(cs: ChainSet, world: np.ndarray, refs: list[np.ndarray]) -> np.ndarray:
-    """(S, C) depth of every link against every collider it collides with (-inf elsewhere)."""
+def _link_depths(cs: ChainSet, posed: np.ndarray, refs: list[np.ndarray]) -> np.ndarray:
+    """(S, C) depth of every link against every collider it collides with (-inf elsewhere).
+    ``posed``: world matrices with the solved hair applied (link heads are joint positions)."""
     cols = _colliders(cs)
-    heads = world[cs.segment_nodes, :3, 3]
+    heads = posed[cs.segment_nodes, :3, 3]
     tails = cs.tails
     out = np.full((cs.segment_count, len(cols)), -np.inf)
     for c, col in enumerate(cols):
@@ -118,14 +119,17 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
     sk = avatar.skeleton
     poser = SubtreePoser(sk, head)
     world = poser.rest.copy()
-    draw = world.copy()
+    draw = world.copy()          # posed with the solved hair, for measuring
+    frame_pose = world.copy()    # the timed per-frame update writes here
     refs = [set(cs.collider_refs(s).tolist()) for s in range(cs.segment_count)]
     # hair mesh, rest lengths, rest overlaps
     parts = find_hair(avatar)
     meters = [StretchMeter(p.edges, p.rest_lengths) for p in parts]
     seg_of_node = {int(n): s for s, n in enumerate(cs.segment_nodes)}
     cs.reset(world)
-    rest_link = np.maximum(_link_depths(cs, world, [np.array(sorted(r)) for r in refs]), 0.0)
+    draw[:] = world
+    cs.apply(draw, 1.0)
+    rest_link = np.maximum(_link_depths(cs, draw, refs), 0.0)
     tips_idx = cs.tips()
     parents = sk.parents
     anchor_local = [np.linalg.inv(sk.rest_world[int(parents[int(n)])]) @ sk.rest_world[int(n)]
@@ -163,7 +167,6 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
     tips, times = [], []
     link_pairs = 0
     link_max = link_beyond = 0.0
-    vert_inside = np.zeros(0, bool)
     vert_inside = [np.zeros(len(p.vertices), bool) for p in parts]
     vert_max = vert_beyond = 0.0
     drift = 0.0
@@ -176,7 +179,9 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
         cs.step(world)
         t2 = time.perf_counter_ns()
         step_us.append((t2 - t1) / 1e3)
-        link = _link_depths(cs, world, refs)
+        draw[:] = world
+        cs.apply(draw, 1.0)
+        link = _link_depths(cs, draw, refs)
         inside = link > INSIDE_TOLERANCE
         link_pairs += int(inside.sum())
         if np.isfinite(link).any():
@@ -185,15 +190,13 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
             link_beyond = max(link_beyond, float(beyond[np.isfinite(beyond)].max()))
         if n % 2 == 0:  # a 60 fps frame: 2 substeps + pose + skinning matrices
             t3 = time.perf_counter_ns()
-            draw[:] = world
-            cs.apply(draw, 1.0)
+            frame_pose[:] = world
+            cs.apply(frame_pose, 1.0)
             for inst in {avatar.mesh_instances[p.instance].skin for p in parts}:
-                joint_matrices(avatar, inst, draw)
+                joint_matrices(avatar, inst, frame_pose)
             t4 = time.perf_counter_ns()
             frame_us.append((t4 - t3) / 1e3 + step_us[-1] + step_us[-2] + 2 * (t1 - t0) / 1e3)
         if n % every == 0:
-            draw[:] = world
-            cs.apply(draw, 1.0)
             for s in root_segs:
                 node = int(cs.segment_nodes[s])
                 p = int(parents[node])
