@@ -71,17 +71,23 @@ def closest_segment_segment(p0, p1, q0, q1) -> tuple[np.ndarray, np.ndarray, np.
     c = np.sum(d1 * r, -1)
     b = np.sum(d1 * d2, -1)
     eps = 1e-18
+    a_ok, e_ok = a > eps, e > eps
+    safe_a = np.where(a_ok, a, 1.0)
+    safe_e = np.where(e_ok, e, 1.0)
     denom = a * e - b * b
-    safe_a = np.where(a > eps, a, 1.0)
-    safe_e = np.where(e > eps, e, 1.0)
+    # general case: u from the unclamped solution (parallel segments: u = 0), then v
     u = np.where(denom > eps, np.clip((b * f - c * e) / np.where(denom > eps, denom, 1.0), 0, 1), 0.0)
-    u = np.where(a > eps, u, 0.0)
-    v = np.where(e > eps, (b * u + f) / safe_e, 0.0)
-    # clamp v and recompute u where needed
+    v = (b * u + f) / safe_e
+    # v outside [0, 1]: clamp it and recompute u for that end of q
     v_lo, v_hi = v < 0, v > 1
     v = np.clip(v, 0, 1)
-    u = np.where(v_lo & (a > eps), np.clip(-c / safe_a, 0, 1), u)
-    u = np.where(v_hi & (a > eps), np.clip((b - c) / safe_a, 0, 1), u)
+    u = np.where(v_lo, np.clip(-c / safe_a, 0, 1), u)
+    u = np.where(v_hi, np.clip((b - c) / safe_a, 0, 1), u)
+    # degenerate segments: q a point -> closest point of p to it; p a point -> of q to it
+    u = np.where(~e_ok, np.clip(-c / safe_a, 0, 1), u)
+    v = np.where(~e_ok, 0.0, v)
+    u = np.where(~a_ok, 0.0, u)
+    v = np.where(~a_ok, np.where(e_ok, np.clip(f / safe_e, 0, 1), 0.0), v)
     cp = p0 + u[..., None] * d1
     cq = q0 + v[..., None] * d2
     return np.linalg.norm(cp - cq, axis=-1), u, v

@@ -27,11 +27,11 @@ def _run_one(target: str, rest: list[str]) -> int:
         from runtime.cli import main as cli_main
 
         return cli_main(["bench-tracker", *rest])
-    try:
-        mod = importlib.import_module(TARGETS[target])
-    except ModuleNotFoundError as exc:
-        print(f"swaycam bench {target}: not available ({exc.name} is missing)")
-        return 1
+    mod = importlib.import_module(TARGETS[target])
+    if target == "solver":
+        from tracking.head_turn import head_turn_rotation
+
+        return int(mod.main(rest, motion=head_turn_rotation) or 0)
     return int(mod.main(rest) or 0)
 
 

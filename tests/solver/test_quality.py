@@ -69,3 +69,28 @@ def test_closest_points_parallel_and_degenerate():
     d, u, v = closest_segment_segment(np.array([0, 0, 0.0]), np.array([0, 0, 0.0]),
                                       np.array([-1, 2, 0.0]), np.array([1, 2, 0.0]))
     assert d == pytest.approx(2.0) and v == pytest.approx(0.5)
+
+
+def test_sphere_is_a_degenerate_capsule_measured_along_the_link():
+    """A sphere centre near the middle of a link (q is a point): distance from p(u = 0.5)."""
+    d, u, v = closest_segment_segment(np.array([-1.0, 0, 0]), np.array([1.0, 0, 0]),
+                                      np.array([0.0, 0.3, 0]), np.array([0.0, 0.3, 0]))
+    assert d == pytest.approx(0.3, abs=1e-15) and u == pytest.approx(0.5) and v == 0.0
+    sph = WorldCollider("sphere", np.array([0.0, 0.3, 0]), np.array([0.0, 0.3, 0]), 0.5)
+    depth = segment_depths(np.array([[-1.0, 0, 0]]), np.array([[1.0, 0, 0]]), np.array([0.0]), sph)
+    assert depth[0] == pytest.approx(0.2, abs=1e-12)
+
+
+def test_closest_points_match_brute_force_including_degenerate_cases():
+    rng = np.random.default_rng(7)
+    p = rng.normal(size=(300, 4, 3))
+    p[:100, 3] = p[:100, 2]     # q degenerate
+    p[100:150, 1] = p[100:150, 0]  # p degenerate
+    d, u, v = closest_segment_segment(p[:, 0], p[:, 1], p[:, 2], p[:, 3])
+    s = np.linspace(0, 1, 201)
+    for i in range(0, 300, 7):
+        a = p[i, 0] + s[:, None] * (p[i, 1] - p[i, 0])
+        b = p[i, 2] + s[:, None] * (p[i, 3] - p[i, 2])
+        brute = np.linalg.norm(a[:, None] - b[None], axis=2).min()
+        assert d[i] <= brute + 1e-12, (i, d[i], brute)  # never farther than a sampled pair
+        assert d[i] >= brute - 0.02  # the brute grid is 1/200 of each segment
