@@ -76,10 +76,16 @@ def test_default_run_without_webcam_or_display_writes_a_video(tmp_path):
 
 
 def test_godette_follows_the_selfie_clip(tmp_path, selfie_tracked):
+    rec = tmp_path / "rec.jsonl"
     result, out, frames = run_app(tmp_path, source=str(asset("face", "mediapipe_selfie_segmentation_web.mp4")),
-                                  avatar=str(asset("vrm", "Godette_vrm_v4.vrm")), fps=25.0)
+                                  avatar=str(asset("vrm", "Godette_vrm_v4.vrm")), fps=25.0, record=str(rec))
     meta, video = read_video(out)
     assert len(video) == 225 and meta["duration"] == pytest.approx(9.0, abs=0.05)   # same duration as the clip
+    # --record wrote the tracked poses: one per source frame, 40 ms apart, avatar frame
+    from tracking.track_io import load_track
+    recorded = load_track(rec)
+    assert len(recorded) == 225 and recorded.header.frame == "avatar"
+    assert set(np.diff(recorded.t_ns).tolist()) == {40_000_000}
     # the avatar's head yaw follows the tracked yaw (an independent tracking run of the clip)
     track = filter_observations(selfie_tracked.chosen)
     t = np.array([f[0] for f in frames])
