@@ -87,6 +87,13 @@ class MeshPass:
         else:
             GL.glEnable(GL.GL_CULL_FACE)
             GL.glCullFace(GL.GL_BACK)
+        self.bind_vertex_inputs(prog, gpu, p, weights)
+        GL.glDrawElements(p.mode, p.count, p.index_type, None)
+
+    def bind_vertex_inputs(self, prog: Program, gpu: GpuAvatar, p: GpuPrimitive, weights) -> None:
+        """Everything ``mesh.vert`` reads for primitive ``p`` (besides the Frame block and the
+        joint storage, bound once per pass): skinning and morph uniforms, the morph texture,
+        constant attributes and the VAO. ``prog`` is in use; ``weights`` as in :meth:`draw`."""
         prog.set_int("u_joint_base", gpu.joints.instance_base[p.instance])
         prog.set_int("u_skinned", 1 if p.skinned else 0)
         n = 0
@@ -106,7 +113,6 @@ class MeshPass:
         for loc, value in p.constants:  # current attribute values are context state
             GL.glVertexAttrib4f(loc, *value)
         p.vao.bind()
-        GL.glDrawElements(p.mode, p.count, p.index_type, None)
 
 
 def sort_back_to_front(gpu: GpuAvatar, prims: list[GpuPrimitive], view: np.ndarray) -> list[GpuPrimitive]:

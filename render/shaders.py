@@ -6,6 +6,7 @@ asked, ``common.glsl`` (the Frame and Material uniform blocks) prepended.
 
 from __future__ import annotations
 
+import ctypes
 import logging
 from functools import lru_cache
 from pathlib import Path
@@ -64,18 +65,33 @@ def _compile(kind: int, name: str, source: str) -> int:
     return sh
 
 
+def _feedback_varyings(prog: int, names: tuple[str, ...]) -> None:
+    """Declare the vertex outputs captured by transform feedback (interleaved, before linking)."""
+    strings = [ctypes.create_string_buffer(n.encode()) for n in names]
+    array = (ctypes.POINTER(ctypes.c_char) * len(strings))(
+        *(ctypes.cast(s, ctypes.POINTER(ctypes.c_char)) for s in strings))
+    GL.glTransformFeedbackVaryings(prog, len(strings), array, GL.GL_INTERLEAVED_ATTRIBS)
+
+
 class Program(GLObject):
-    """A linked program with cached uniform locations and typed setters."""
+    """A linked program with cached uniform locations and typed setters.
+
+    ``feedback``: vertex shader outputs to capture with transform feedback, interleaved in
+    this order (used by tests to read the mesh shader's skinned positions; empty: none).
+    """
 
     kind = "program"
 
-    def __init__(self, ledger: Ledger, vert: str, frag: str, *, common: bool = True, defines: tuple[str, ...] = ()):
+    def __init__(self, ledger: Ledger, vert: str, frag: str, *, common: bool = True, defines: tuple[str, ...] = (),
+                 feedback: tuple[str, ...] = ()):
         head = preamble(common, defines)
         shaders = [_compile(GL.GL_VERTEX_SHADER, vert, head + _source(vert)),
                    _compile(GL.GL_FRAGMENT_SHADER, frag, head + _source(frag))]
         prog = GL.glCreateProgram()
         for sh in shaders:
             GL.glAttachShader(prog, sh)
+        if feedback:
+            _feedback_varyings(prog, tuple(feedback))
         GL.glLinkProgram(prog)
         for sh in shaders:
             GL.glDetachShader(prog, sh)
@@ -145,7 +161,7 @@ class Programs:
 
     def __init__(self, ledger: Ledger):
         self._ledger = ledger
-        self._mesh: dict[tuple[bool, bool, bool], Program] = {}
+        self._mesh: dict[tuple[bool, bool, bool, tuple[str, ...]], Program] = {}
         for mask in (False, True):
             for outline in (False, True):
                 self.mesh_for(mask, outline)
@@ -153,14 +169,17 @@ class Programs:
         self.quad = Program(ledger, "quad.vert", "quad.frag", common=False)
         self.quad.set_samplers(u_tex=0)
 
-    def mesh_for(self, mask: bool, outline: bool, joints_texture: bool = False) -> Program:
+    def mesh_for(self, mask: bool, outline: bool, joints_texture: bool = False,
+                 feedback: tuple[str, ...] = ()) -> Program:
         """The mesh program for an alpha-tested (``mask``) material and/or the outline pass,
-        reading skinning matrices from the uniform block or (``joints_texture``) a texture."""
-        key = (bool(mask), bool(outline), bool(joints_texture))
+        reading skinning matrices from the uniform block or (``joints_texture``) a texture.
+        ``feedback``: vertex outputs to capture with transform feedback (a separate variant,
+        for tests comparing the shader with CPU skinning; the renderer draws without)."""
+        key = (bool(mask), bool(outline), bool(joints_texture), tuple(feedback))
         p = self._mesh.get(key)
         if p is None:
-            defines = tuple(d for d, on in zip(("ALPHA_MASK", "OUTLINE", "JOINTS_TEXTURE"), key) if on)
-            p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines)
+            defines = tuple(d for d, on in zip(("ALPHA_MASK", "OUTLINE", "JOINTS_TEXTURE"), key[:3]) if on)
+            p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines, feedback=key[3])
             p.set_samplers(u_base_tex=UNIT_BASE, u_shade_tex=UNIT_SHADE, u_emissive_tex=UNIT_EMISSIVE,
                            u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS)
             self._mesh[key] = p

@@ -2,8 +2,11 @@
 
 It computes exactly what the vertex shader does (render/): morph targets first,
 ``p' = p + Σ_t w_t Δp_t``, then ``v = Σ_i w_i · (W[joint_i] · IBM_i) · p'`` (glTF 2.0 §3.7.3
-skins); a mesh without a skin is drawn with its node's world matrix. Shapes: positions
-(V, 3) metres in mesh space, world matrices (N, 4, 4) column-vector, result (V, 3) world.
+skins); a mesh without a skin is drawn with its node's world matrix. Vertices whose weights are
+all zero (invalid glTF, which the loader keeps) follow their first listed joint rigidly, as
+the shader does. Shapes: positions (V, 3) metres in mesh space, world matrices (N, 4, 4)
+column-vector, result (V, 3) world. tests/render/test_skinning_matches_cpu.py checks the
+agreement with the shader (transform feedback) within 1e-5 m.
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from avatars import Avatar, Primitive
+
+
+ZERO_WEIGHT_SUM = 1e-6  #: vertices whose weights sum to no more than this follow their first joint (as mesh.vert)
 
 
 def joint_matrices(avatar: Avatar, skin: int, world: np.ndarray) -> np.ndarray:
@@ -42,6 +48,9 @@ def skin_positions(prim: Primitive, jm: np.ndarray | None, node_world: np.ndarra
         return p @ m[:3, :3].T + m[:3, 3]
     j = prim.joints[idx].astype(np.int64)
     wts = prim.weights[idx].astype(np.float64)
+    unweighted = wts.sum(axis=1) <= ZERO_WEIGHT_SUM
+    if unweighted.any():  # as mesh.vert: rigid with the first listed joint, not collapsed to the origin
+        wts[unweighted] = (1.0, 0.0, 0.0, 0.0)
     # blended matrix per vertex: (V, 3, 4)
     blend = np.einsum("vk,vkab->vab", wts, jm[j][:, :, :3, :])
     return np.einsum("vab,vb->va", blend[:, :, :3], p) + blend[:, :, 3]
