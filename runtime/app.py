@@ -166,8 +166,12 @@ class App:
         hud = None
         if self.hud:
             s = self.metrics
+            lat = s.latency_ms.pct(50)
+            extra = (("solver", self.rig.solver),)
+            if lat is not None:
+                extra += (("latency", f"{lat:.0f} ms p50, {s.latency_ms.pct(95):.0f} ms p95"),)
             hud = HudInfo(fps=s.fps(), tracker_latency_ms=s.tracker_ms.pct(50), substeps=info.substeps,
-                          extra=(("solver", self.rig.solver),))
+                          extra=extra)
         ov = avatar_overlays(self.rig.avatar, info.world) if self.overlays else None
         if self.compare and self._companion is not None:
             left = self._render_one(info.world, info.expressions, ov, hud)
