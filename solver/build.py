@@ -33,6 +33,13 @@ TELEPORT_DISTANCE = 0.5
 #: Contact projection passes per substep (stops early when a pass moves nothing; a link
 #: squeezed between two colliders can need ~10).
 CONTACT_PASSES = 16
+#: Rest-shape: chain relaxation passes after a substep in which a chain touched a collider
+#: (bend limit shared with the parent, then lengths and contact again; 0 turns it off).
+RELAX_PASSES = 1
+#: Rest-shape, chains in contact: largest bend of a link off its parent's rest continuation.
+BEND_LIMIT_DEG = 15.0
+#: Share of an excess bend taken by the parent link (the child takes the rest).
+BEND_PARENT_SHARE = 0.5
 #: Overlap below this counts as resolved in the diagnostics counter (metres).
 CONTACT_TOLERANCE = 1e-6
 #: Smallest lever parameter u when a segment contact is turned into a tail push.
@@ -116,6 +123,8 @@ def pack_avatar(
     substep: float = SUBSTEP_SECONDS,
     gravity_preload: bool = True,
     contact_passes: int = CONTACT_PASSES,
+    relax_passes: int = RELAX_PASSES,
+    bend_limit_deg: float = BEND_LIMIT_DEG,
     teleport_distance: float = TELEPORT_DISTANCE,
     rest_overlap: str = "allow",
     collisions: bool = True,
@@ -139,6 +148,10 @@ def pack_avatar(
             rest pose by a constant force carried by the anchor frame, so the authored
             rest arc is the equilibrium of a still head (gravity acts on head tilts).
         contact_passes: contact projection passes per substep.
+        relax_passes: rest-shape only: relaxation passes of a chain that touched a collider
+            in the substep (0: off; :func:`solver.kernels.step_kernel`).
+        bend_limit_deg: rest-shape, relaxed chains: the largest bend of a link off its
+            parent's rest continuation (degrees, 0 < limit < 180).
         teleport_distance: automatic reset when an anchor jumps farther than this
             (model metres, times the avatar scale) within one substep.
         rest_overlap: "allow" (a link overlapping a collider in the authored rest pose
@@ -152,6 +165,10 @@ def pack_avatar(
     """
     if solver not in L.MODES:
         raise ValueError(f"unknown solver {solver!r}; expected one of {sorted(L.MODES)}")
+    if not 0.0 < bend_limit_deg < 180.0:
+        raise ValueError(f"bend_limit_deg must lie in (0, 180), not {bend_limit_deg!r}")
+    if relax_passes < 0:
+        raise ValueError(f"relax_passes must be >= 0, not {relax_passes!r}")
     if rest_overlap not in ("allow", "push"):
         raise ValueError(f"rest_overlap must be 'allow' or 'push', not {rest_overlap!r}")
     if torso_capsule not in ("auto", "on", "off"):
@@ -374,9 +391,12 @@ def pack_avatar(
     g[L.G_TELEPORT] = teleport_distance
     g[L.G_CONTACT_TOL] = CONTACT_TOLERANCE
     g[L.G_U_MIN] = CONTACT_U_MIN
+    g[L.G_BEND_MAX] = np.radians(bend_limit_deg)
+    g[L.G_BEND_COS] = np.cos(np.radians(bend_limit_deg))
+    g[L.G_BEND_WP] = BEND_PARENT_SHARE
 
     F, I = _pack(
-        mode=mode, maxit=contact_passes,
+        mode=mode, maxit=contact_passes, relax=relax_passes if mode == L.MODE_REST_SHAPE else 0,
         seg=np.array(seg_rows).reshape(S, L.SF), col=np.array(col_rows).reshape(C, L.CF),
         ch=np.array(chain_rows).reshape(len(chain_rows), L.KF), g=g,
         pose=np.array(pose_rows).reshape(S, L.PF), segi=segi,
@@ -428,7 +448,7 @@ def _link_overlap(head, tail, hit, a, b, r) -> bool:
     return bool((point_segment_distance(pts, a, b) < r + hit - REST_OVERLAP_TOLERANCE).any())
 
 
-def _pack(*, mode, maxit, seg, col, ch, g, pose, segi, coli, chi, pairs, aff):
+def _pack(*, mode, maxit, relax, seg, col, ch, g, pose, segi, coli, chi, pairs, aff):
     """Concatenate the sections into F (float64) and I (int64) with the header of layout.py."""
     f_parts = [seg.ravel(), col.ravel(), ch.ravel(), g.ravel(), pose.ravel(), np.zeros(pairs.size),
                np.zeros(4 * col.shape[0])]
@@ -448,6 +468,7 @@ def _pack(*, mode, maxit, seg, col, ch, g, pose, segi, coli, chi, pairs, aff):
     I[L.H_M] = aff.shape[0]
     I[L.H_MODE] = mode
     I[L.H_MAXIT] = maxit
+    I[L.H_RELAX] = relax
     (I[L.H_OF_SEG], I[L.H_OF_COL], I[L.H_OF_CH], I[L.H_OF_G], I[L.H_OF_POSE], I[L.H_OF_PAIRF],
      I[L.H_OF_CB]) = offs[:7]
     (I[L.H_OI_SEG], I[L.H_OI_COL], I[L.H_OI_CH], I[L.H_OI_PAIR], I[L.H_OI_AFF],

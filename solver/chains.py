@@ -24,8 +24,9 @@ from avatars import Avatar
 from . import kernels as K
 from . import layout as L
 from .build import (  # noqa: F401 - re-exported build options and report
-    CONTACT_PASSES, CONTACT_TOLERANCE, CONTACT_U_MIN, REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, SUBSTEP_SECONDS,
-    TELEPORT_DISTANCE, BuildReport, Packed, _writable, pack_avatar,
+    BEND_LIMIT_DEG, BEND_PARENT_SHARE, CONTACT_PASSES, CONTACT_TOLERANCE, CONTACT_U_MIN, RELAX_PASSES,
+    REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, SUBSTEP_SECONDS, TELEPORT_DISTANCE, BuildReport, Packed, _writable,
+    pack_avatar,
 )
 from .params import DEFAULT_MAPPING, Overrides, VrmMapping
 
@@ -86,6 +87,8 @@ class ChainSet:
         substep: float = SUBSTEP_SECONDS,
         gravity_preload: bool = True,
         contact_passes: int = CONTACT_PASSES,
+        relax_passes: int = RELAX_PASSES,
+        bend_limit_deg: float = BEND_LIMIT_DEG,
         teleport_distance: float = TELEPORT_DISTANCE,
         rest_overlap: str = "allow",
         collisions: bool = True,
@@ -95,8 +98,8 @@ class ChainSet:
 
         The options are those of :func:`solver.build.pack_avatar` (solver "rest-shape" |
         "legacy" | "vrm", torso_capsule "auto" | "on" | "off", overrides, mapping, substep,
-        gravity_preload, contact_passes, teleport_distance, rest_overlap "allow" | "push",
-        collisions, authored_nodes).
+        gravity_preload, contact_passes, relax_passes, bend_limit_deg, teleport_distance,
+        rest_overlap "allow" | "push", collisions, authored_nodes).
 
         Raises:
             ValueError: unknown solver/torso option, or chains the solver cannot order.
@@ -104,6 +107,7 @@ class ChainSet:
         packed = pack_avatar(
             avatar, solver=solver, torso_capsule=torso_capsule, overrides=overrides, mapping=mapping,
             substep=substep, gravity_preload=gravity_preload, contact_passes=contact_passes,
+            relax_passes=relax_passes, bend_limit_deg=bend_limit_deg,
             teleport_distance=teleport_distance, rest_overlap=rest_overlap, collisions=collisions,
             authored_nodes=authored_nodes,
         )

@@ -26,14 +26,14 @@ from .kaffine import (
 )
 from .kcontact import contact, pair_depth, rotate_out
 from .layout import (
-    AI, A_NODE, A_SEG, CF, CI, CI_NODE, CI_SHAPE, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN,
-    C_WR, GF, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE, H_N_AUTO_RESET,
-    H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH, H_OF_COL,
-    H_OF_G, H_OF_PAIRF, H_OF_POSE, H_OF_SEG, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG, H_P,
-    H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S, MODE_REST_SHAPE,
-    MODE_VRM, PF, P_D, P_Q, P_RQ, P_W, SF, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_NODE, SI_P0, SI_P1,
-    SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_L0, S_REL, S_TLOC, S_V, S_VDRAG, S_VEXT, S_VST,
-    S_W, S_X, S_XP,
+    AI, A_NODE, A_SEG, CF, CI, CI_NODE, CI_SHAPE, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN, C_WR,
+    GF, G_BEND_COS, G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE,
+    H_N_AUTO_RESET, H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH,
+    H_OF_COL, H_OF_G, H_OF_PAIRF, H_OF_POSE, H_OF_SEG, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
+    H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S,
+    MODE_REST_SHAPE, MODE_VRM, PF, P_D, P_Q, P_RQ, P_W, SF, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_NODE,
+    SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_L0, S_LEN, S_O, S_REL, S_TLOC, S_V,
+    S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
 )
 
 
@@ -216,6 +216,217 @@ def _candidates(cb, C, refm, ox, oy, oz, bnd, segi, i, pairs, cand):
     return n
 
 
+@njit(inline="always", cache=True)
+def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s, maxit,
+             segment_wise, u_min):
+    """Contact projection of link o-h against its candidate references (DESIGN §4.4): up to
+    ``maxit`` passes, each turning the link about its root out of every collider it overlaps
+    (:func:`rotate_out`); after each non-zero correction with unit direction m the inward part
+    of the velocity is removed (bounce-free). Returns (h (3), v (3), corrections, converged,
+    last m (3), pairs whose root is inside)."""
+    hits = 0
+    converged = False
+    n_rin = 0
+    mx, my, mz = 0.0, 0.0, 0.0
+    for _it in range(maxit):
+        moved = False
+        for q in range(n_cand):
+            p = cand[q]
+            c = pairs[p]
+            cnx, cny, cnz, dep, uu, hit, rin = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
+                                                        hx, hy, hz, rh, allow[p] * s, segment_wise)
+            if _it == 0 and rin:
+                n_rin += 1
+            if not hit or dep <= 1e-9 * length:
+                # resolved to round-off: no correction, so that the discrete
+                # contact decision does not hinge on the last bits
+                continue
+            nhx, nhy, nhz = rotate_out(ox, oy, oz, hx, hy, hz, length, cnx, cny, cnz, dep, uu, u_min)
+            ddx, ddy, ddz = nhx - hx, nhy - hy, nhz - hz
+            dd = math.sqrt(ddx * ddx + ddy * ddy + ddz * ddz)
+            if dd <= 0.0:
+                continue
+            moved = True
+            hits += 1
+            hx, hy, hz = nhx, nhy, nhz
+            # bounce-free: remove only the inward part of the rebuilt velocity
+            mx, my, mz = ddx / dd, ddy / dd, ddz / dd
+            vn = vx * mx + vy * my + vz * mz
+            if vn < 0.0:
+                vx, vy, vz = vx - vn * mx, vy - vn * my, vz - vn * mz
+        if not moved:
+            converged = True
+            break
+    return hx, hy, hz, vx, vy, vz, hits, converged, mx, my, mz, n_rin
+
+
+@njit(inline="always", cache=True)
+def _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz):
+    """v without its component along the link o-h."""
+    dx, dy, dz = hx - ox, hy - oy, hz - oz
+    dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if dn > EPS:
+        dx, dy, dz = dx / dn, dy / dn, dz / dn
+        vr = vx * dx + vy * dy + vz * dz
+        vx, vy, vz = vx - vr * dx, vy - vr * dy, vz - vr * dz
+    return vx, vy, vz
+
+
+@njit(inline="always", cache=True)
+def _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s, tol, segment_wise):
+    """Candidate references link o-h still overlaps by more than ``tol`` (diagnostics)."""
+    n = 0
+    for q in range(n_cand):
+        p = cand[q]
+        c = pairs[p]
+        _, _, _, dep, _, hit, _ = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz, rh, allow[p] * s,
+                                           segment_wise)
+        if hit and dep > tol:
+            n += 1
+    return n
+
+
+@njit(inline="always", cache=True)
+def _moved(vx, vy, vz, ax, ay, az, bx, by, bz, length):
+    """Velocity after a tail correction a -> b: only the part against the correction is
+    removed (the bounce-free rule of DESIGN §4.4; the correction never becomes velocity).
+    Corrections below 1e-9 of the link length are round-off, their direction is noise."""
+    dx, dy, dz = bx - ax, by - ay, bz - az
+    dd = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if dd > 1e-9 * length:
+        dx, dy, dz = dx / dd, dy / dd, dz / dd
+        vn = vx * dx + vy * dy + vz * dz
+        if vn < 0.0:
+            vx, vy, vz = vx - vn * dx, vy - vn * dy, vz - vn * dz
+    return vx, vy, vz
+
+
+@njit(inline="always", cache=True)
+def _turn(x, y, z, kx, ky, kz, a):
+    """Vector (x, y, z) turned by angle a about the unit axis k (Rodrigues)."""
+    c, sn = math.cos(a), math.sin(a)
+    cx, cy, cz = ky * z - kz * y, kz * x - kx * z, kx * y - ky * x
+    kd = (kx * x + ky * y + kz * z) * (1.0 - c)
+    return x * c + cx * sn + kx * kd, y * c + cy * sn + ky * kd, z * c + cz * sn + kz * kd
+
+
+@njit(inline="always", cache=True)
+def _unit(x, y, z):
+    n = math.sqrt(x * x + y * y + z * z)
+    if n < 1e-300:
+        return 0.0, 0.0, 0.0, 0.0
+    return x / n, y / n, z / n, n
+
+
+@njit(cache=True)
+def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passes, bend_max, bend_cos, wp, maxit,
+           u_min, tol):
+    """Rest-shape chain relaxation after a contact (one chain, segments [s0, s1)).
+
+    A contact turns a link about its root and leaves the links around it on their own rest
+    directions: a sharp kink at both ends of the pushed link, which linear-blend skinning
+    turns into mesh stretch. Each pass (1) limits the bend of every link off its parent's
+    rest continuation (the parent's current direction carrying the rest arc's relative
+    turn) to ``bend_max``: the excess is shared, the parent turns toward the child by ``wp``
+    of it and the child toward the parent by the rest, so a push spreads up and down the
+    chain; then (2) re-projects every link root -> tail onto its length and through the
+    contact projection again, so contact has the last word. Every tail correction keeps the
+    bounce-free velocity rule. Roots of the chain never move.
+
+    Returns (contact corrections, links left overlapping by more than ``tol``)."""
+    n_fast = 0
+    for i in range(s0, s1):
+        sp = segi[i, SI_SPAR]
+        if segi[i, SI_AUTH] != 0 or segi[i, SI_NEEDW] != 0 or (sp >= 0 and segi[i, SI_FAST] == 0):
+            return 0, -1     # roots carried by solved frames: not relaxed
+        n_fast += segi[i, SI_FAST]
+    if n_fast == 0:
+        return 0, -1         # no joint between two links of the chain
+    hits_total = 0
+    unres = 0
+    for _pass in range(passes):
+        # ---- (1) bend limit between consecutive links
+        for i in range(s0, s1):
+            sp = segi[i, SI_SPAR]
+            if sp < 0:
+                continue
+            if segi[sp, SI_FAST] != 0:
+                g = segi[sp, SI_SPAR]
+                opx, opy, opz = seg[g, S_X], seg[g, S_X + 1], seg[g, S_X + 2]
+            else:
+                opx, opy, opz = seg[sp, S_O], seg[sp, S_O + 1], seg[sp, S_O + 2]
+            ppx, ppy, ppz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
+            xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
+            dpx, dpy, dpz, lp = _unit(ppx - opx, ppy - opy, ppz - opz)
+            dix, diy, diz, li = _unit(xx - ppx, xy - ppy, xz - ppz)
+            if lp == 0.0 or li == 0.0:
+                continue
+            bpx, bpy, bpz = vec(ma, seg[sp, S_B], seg[sp, S_B + 1], seg[sp, S_B + 2])
+            bix, biy, biz = vec(ma, seg[i, S_B], seg[i, S_B + 1], seg[i, S_B + 2])
+            bpx, bpy, bpz, nb = _unit(bpx, bpy, bpz)
+            bix, biy, biz, nb2 = _unit(bix, biy, biz)
+            if nb == 0.0 or nb2 == 0.0:
+                continue
+            # the child's rest direction carried by the parent's current direction
+            q = arc_quat(bpx, bpy, bpz, dpx, dpy, dpz)
+            ux, uy, uz, w = q[0], q[1], q[2], q[3]
+            tx, ty, tz = uy * biz - uz * biy, uz * bix - ux * biz, ux * biy - uy * bix
+            ex = bix + 2.0 * (w * tx + uy * tz - uz * ty)
+            ey = biy + 2.0 * (w * ty + uz * tx - ux * tz)
+            ez = biz + 2.0 * (w * tz + ux * ty - uy * tx)
+            cb_ = ex * dix + ey * diy + ez * diz
+            if cb_ >= bend_cos:
+                continue
+            kx, ky, kz, kn = _unit(ey * diz - ez * diy, ez * dix - ex * diz, ex * diy - ey * dix)
+            if kn < 1e-12:
+                continue
+            excess = math.acos(max(-1.0, cb_)) - bend_max
+            lp = seg[sp, S_LEN]
+            li = seg[i, S_LEN]
+            npx, npy, npz = _turn(dpx, dpy, dpz, kx, ky, kz, wp * excess)
+            nix, niy, niz = _turn(dix, diy, diz, kx, ky, kz, -(1.0 - wp) * excess)
+            qx, qy, qz = opx + lp * npx, opy + lp * npy, opz + lp * npz
+            vx, vy, vz = _moved(seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2], ppx, ppy, ppz, qx, qy, qz, lp)
+            seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2] = qx, qy, qz
+            seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2] = vx, vy, vz
+            hx, hy, hz = qx + li * nix, qy + li * niy, qz + li * niz
+            vx, vy, vz = _moved(seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2], xx, xy, xz, hx, hy, hz, li)
+            seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2] = hx, hy, hz
+            seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2] = vx, vy, vz
+        # ---- (2) lengths and contact, root -> tail
+        last = _pass == passes - 1
+        for i in range(s0, s1):
+            sp = segi[i, SI_SPAR]
+            if sp >= 0:
+                ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
+            else:
+                ox, oy, oz = seg[i, S_O], seg[i, S_O + 1], seg[i, S_O + 2]
+            length = seg[i, S_LEN]
+            xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
+            dx, dy, dz, dn = _unit(xx - ox, xy - oy, xz - oz)
+            if dn == 0.0:
+                continue
+            hx, hy, hz = ox + length * dx, oy + length * dy, oz + length * dz
+            vx, vy, vz = _moved(seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2], xx, xy, xz, hx, hy, hz, length)
+            rh = seg[i, S_HIT] * s
+            n_cand = 0
+            if segi[i, SI_P1] > segi[i, SI_P0]:
+                n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
+            if n_cand > 0:
+                hx, hy, hz, vx, vy, vz, hits, converged, _, _, _, _ = _resolve(
+                    col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s,
+                    maxit, True, u_min)
+                hits_total += hits
+                if last and hits > 0 and not converged:
+                    unres += _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s, tol,
+                                       True)
+            if last:
+                vx, vy, vz = _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz)
+            seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2] = hx, hy, hz
+            seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2] = vx, vy, vz
+    return hits_total, unres
+
+
 @njit(cache=True)
 def step_kernel(world, F, I):
     """Advance every chain by one substep (DESIGN §4.1 rest-shape, §4.2 legacy, or the VRM
@@ -233,6 +444,10 @@ def step_kernel(world, F, I):
     tele = g[G_TELEPORT]
     tol = g[G_CONTACT_TOL]
     u_min = g[G_U_MIN]
+    relax = I[H_RELAX]
+    bend_max = g[G_BEND_MAX]
+    bend_cos = g[G_BEND_COS]
+    bend_wp = g[G_BEND_WP]
     allow = F[I[H_OF_PAIRF]:I[H_OF_PAIRF] + I[H_P]]
     cb = F[I[H_OF_CB]:I[H_OF_CB] + 4 * C]
     cand = I[I[H_OI_CAND]:I[H_OI_CAND] + C + 1]
@@ -291,6 +506,8 @@ def step_kernel(world, F, I):
                     seg[i, S_XP + j] = xp[j]
                     seg[i, S_V + j] = v[j]
         ma = world34(world, chi[k, KI_ANCHOR])
+        chain_hits = 0
+        chain_unres = 0
         for i in range(s0, s1):
             fast = segi[i, SI_FAST] != 0
             if fast:
@@ -383,62 +600,22 @@ def step_kernel(world, F, I):
                 # velocity rebuilt from the length-projected position (DESIGN §4.4)
                 vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
                 if n_cand > 0:
-                    hits = 0
-                    converged = False
                     v0x, v0y, v0z = vx, vy, vz
-                    mx, my, mz = 0.0, 0.0, 0.0
-                    for _it in range(maxit):
-                        moved = False
-                        for q in range(n_cand):
-                            p = cand[q]
-                            c = pairs[p]
-                            cnx, cny, cnz, dep, uu, hit, rin = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
-                                                                        hx, hy, hz, rh, allow[p] * s, segment_wise)
-                            if _it == 0 and rin:
-                                n_root_inside += 1
-                            if not hit or dep <= 1e-9 * length:
-                                # resolved to round-off: no correction, so that the discrete
-                                # contact decision does not hinge on the last bits
-                                continue
-                            nhx, nhy, nhz = rotate_out(ox, oy, oz, hx, hy, hz, length, cnx, cny, cnz, dep, uu, u_min)
-                            ddx, ddy, ddz = nhx - hx, nhy - hy, nhz - hz
-                            dd = math.sqrt(ddx * ddx + ddy * ddy + ddz * ddz)
-                            if dd <= 0.0:
-                                continue
-                            moved = True
-                            hits += 1
-                            hx, hy, hz = nhx, nhy, nhz
-                            # bounce-free: remove only the inward part of the rebuilt velocity
-                            mx, my, mz = ddx / dd, ddy / dd, ddz / dd
-                            vn = vx * mx + vy * my + vz * mz
-                            if vn < 0.0:
-                                vx, vy, vz = vx - vn * mx, vy - vn * my, vz - vn * mz
-                        if not moved:
-                            converged = True
-                            break
+                    hx, hy, hz, vx, vy, vz, hits, converged, mx, my, mz, rin = _resolve(
+                        col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s,
+                        maxit, segment_wise, u_min)
+                    n_root_inside += rin
                     if hits > 0:
-                        n_contact += hits
-                        # remove the velocity along the link's radial direction
-                        dx, dy, dz = hx - ox, hy - oy, hz - oz
-                        dn = math.sqrt(dx * dx + dy * dy + dz * dz)
-                        if dn > EPS:
-                            dx, dy, dz = dx / dn, dy / dn, dz / dn
-                            vr = vx * dx + vy * dy + vz * dz
-                            vx, vy, vz = vx - vr * dx, vy - vr * dy, vz - vr * dz
+                        chain_hits += hits
+                        vx, vy, vz = _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz)
                         # never leave faster than before the contact along the last correction
                         allowed = max(v0x * mx + v0y * my + v0z * mz, 0.0)
                         vm = vx * mx + vy * my + vz * mz
                         if vm > allowed:
                             vx, vy, vz = vx - (vm - allowed) * mx, vy - (vm - allowed) * my, vz - (vm - allowed) * mz
                     if hits > 0 and not converged:
-                        # residual overlap after the last pass (diagnostics)
-                        for q in range(n_cand):
-                            p = cand[q]
-                            c = pairs[p]
-                            _, _, _, dep, _, hit, _ = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
-                                                               hx, hy, hz, rh, allow[p] * s, segment_wise)
-                            if hit and dep > tol:
-                                n_unresolved += 1
+                        chain_unres += _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh,
+                                                  s, tol, segment_wise)
             for j in range(3):
                 seg[i, S_XP + j] = seg[i, S_X + j]
             seg[i, S_X] = hx
@@ -447,11 +624,23 @@ def step_kernel(world, F, I):
             seg[i, S_V] = vx
             seg[i, S_V + 1] = vy
             seg[i, S_V + 2] = vz
+            seg[i, S_O] = ox
+            seg[i, S_O + 1] = oy
+            seg[i, S_O + 2] = oz
+            seg[i, S_LEN] = length
             if segi[i, SI_NEEDW] != 0:
                 if fast:
                     node_h = _frame(world, seg, segi, i)
                 w, _ = _solved_frame(node_h, seg, i, ox, oy, oz, hx, hy, hz)
                 put34(seg, i, S_W, w)
+        if chain_hits > 0 and relax > 0 and mode == MODE_REST_SHAPE:
+            rh_, ru_ = _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, relax, bend_max,
+                              bend_cos, bend_wp, maxit, u_min, tol)
+            if ru_ >= 0:
+                chain_hits += rh_
+                chain_unres = ru_
+        n_contact += chain_hits
+        n_unresolved += chain_unres
     I[H_N_CONTACT] = n_contact
     I[H_N_CONTACT_TOTAL] += n_contact
     I[H_N_UNRESOLVED] = n_unresolved

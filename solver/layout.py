@@ -41,6 +41,7 @@ H_N_CONTACT_TOTAL = 22  # counter: contact corrections since construction
 H_OF_PAIRF = 23       # F offset of the per-reference contact allowances (P,)
 H_OF_CB = 24          # F offset of the compact collider bounds (C, 4): centre, radius
 H_OI_CAND = 25        # I offset of the per-segment candidate scratch (C + 1,)
+H_RELAX = 26          # rest-shape: chain relaxation passes after a contact (0: off)
 HDR = 32
 
 MODE_REST_SHAPE = 0
@@ -67,7 +68,9 @@ S_W = 30       # (12) solved world matrix of the joint (3x4) at the last substep
                #      only where SI_NEEDW; the pose kernel recomputes all for drawing)
 S_REL = 42     # (12) rest_world[sim parent]^-1 @ rest_world[joint] (3x4)
 S_L0 = 54      # rest link length, model metres
-SF = 55
+S_O = 55       # (3) scratch: the link's root at this substep (links not rooted at a parent tail)
+S_LEN = 58     # scratch: the link's length at this substep, metres
+SF = 59
 
 # ------------------------------------------------------------------ per segment, I (SI wide)
 SI_NODE = 0    # the joint's node
@@ -133,6 +136,9 @@ G_H = 0          # substep seconds (1/120 for the runtime)
 G_TELEPORT = 1   # automatic reset distance, model metres per substep
 G_CONTACT_TOL = 2  # overlap below this (metres) counts as resolved
 G_U_MIN = 3      # smallest contact parameter u used to lever a segment push to its tail
+G_BEND_MAX = 4   # relaxation: largest bend of a link off its parent's rest continuation, radians
+G_BEND_COS = 5   # cos(G_BEND_MAX)
+G_BEND_WP = 6    # relaxation: share of an excess bend taken by the parent link (the child takes the rest)
 GF = 8
 
 # ------------------------------------------------------------------ affected nodes, I
