@@ -35,9 +35,9 @@ TELEPORT_DISTANCE = 0.5
 CONTACT_PASSES = 16
 #: Rest-shape: chain relaxation passes after a substep in which a chain touched a collider
 #: (bend limit shared with the parent, then lengths and contact again; 0 turns it off).
-RELAX_PASSES = 1
+RELAX_PASSES = 2
 #: Rest-shape, chains in contact: largest bend of a link off its parent's rest continuation.
-BEND_LIMIT_DEG = 15.0
+BEND_LIMIT_DEG = 12.0
 #: Share of an excess bend taken by the parent link (the child takes the rest).
 BEND_PARENT_SHARE = 0.5
 #: Overlap below this counts as resolved in the diagnostics counter (metres).

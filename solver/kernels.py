@@ -32,8 +32,8 @@ from .layout import (
     H_OF_COL, H_OF_G, H_OF_PAIRF, H_OF_POSE, H_OF_SEG, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
     H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S,
     MODE_REST_SHAPE, MODE_VRM, PF, P_D, P_Q, P_RQ, P_W, SF, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_NODE,
-    SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_L0, S_LEN, S_O, S_REL, S_TLOC, S_V,
-    S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
+    SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_L0, S_LEN, S_O, S_REL, S_TLOC,
+    S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
 )
 
 
@@ -318,62 +318,110 @@ def _unit(x, y, z):
     return x / n, y / n, z / n, n
 
 
+@njit(inline="always", cache=True)
+def _below(segi, j, i, s0):
+    """Segment j lies in the subtree of segment i (j == i counts)."""
+    while j >= s0:
+        if j == i:
+            return True
+        j = segi[j, SI_SPAR]
+    return False
+
+
+@njit(inline="always", cache=True)
+def _qrot(qx, qy, qz, qw, x, y, z):
+    """Vector turned by the unit quaternion q."""
+    tx, ty, tz = 2.0 * (qy * z - qz * y), 2.0 * (qz * x - qx * z), 2.0 * (qx * y - qy * x)
+    return (x + qw * tx + qy * tz - qz * ty, y + qw * ty + qz * tx - qx * tz, z + qw * tz + qx * ty - qy * tx)
+
+
+@njit(inline="always", cache=True)
+def _turn_subtree(seg, segi, i, s0, s1, strict, ox, oy, oz, qx, qy, qz, qw):
+    """Turn the tails of segment i's subtree (without i itself when ``strict``) by q about o."""
+    for j in range(i + 1 if strict else i, s1):
+        if j != i and not _below(segi, j, i, s0):
+            continue
+        xx, xy, xz = seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2]
+        rx, ry, rz = _qrot(qx, qy, qz, qw, xx - ox, xy - oy, xz - oz)
+        hx, hy, hz = ox + rx, oy + ry, oz + rz
+        vx, vy, vz = _moved(seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2], xx, xy, xz, hx, hy, hz, seg[j, S_LEN])
+        seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2] = hx, hy, hz
+        seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2] = vx, vy, vz
+
+
+@njit(inline="always", cache=True)
+def _shift_subtree(seg, segi, i, s0, s1, dx, dy, dz):
+    """Move the tails strictly below segment i by d."""
+    for j in range(i + 1, s1):
+        if not _below(segi, j, i, s0):
+            continue
+        xx, xy, xz = seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2]
+        hx, hy, hz = xx + dx, xy + dy, xz + dz
+        vx, vy, vz = _moved(seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2], xx, xy, xz, hx, hy, hz, seg[j, S_LEN])
+        seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2] = hx, hy, hz
+        seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2] = vx, vy, vz
+
+
+@njit(inline="always", cache=True)
+def _root_of(seg, segi, i):
+    sp = segi[i, SI_SPAR]
+    if sp >= 0:
+        return seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
+    return seg[i, S_O], seg[i, S_O + 1], seg[i, S_O + 2]
+
+
 @njit(cache=True)
 def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passes, bend_max, bend_cos, wp, maxit,
            u_min, tol):
     """Rest-shape chain relaxation after a contact (one chain, segments [s0, s1)).
 
-    A contact turns a link about its root and leaves the links around it on their own rest
-    directions: a sharp kink at both ends of the pushed link, which linear-blend skinning
-    turns into mesh stretch. Each pass (1) limits the bend of every link off its parent's
-    rest continuation (the parent's current direction carrying the rest arc's relative
-    turn) to ``bend_max``: the excess is shared, the parent turns toward the child by ``wp``
-    of it and the child toward the parent by the rest, so a push spreads up and down the
-    chain; then (2) re-projects every link root -> tail onto its length and through the
-    contact projection again, so contact has the last word. Every tail correction keeps the
-    bounce-free velocity rule. Roots of the chain never move.
+    The contact projection turns a link about its root and leaves its neighbours on their
+    own rest directions: a sharp kink at both ends of the pushed link, which linear-blend
+    skinning turns into mesh stretch. Each pass
 
-    Returns (contact corrections, links left overlapping by more than ``tol``)."""
+    1. limits, tail -> root, the bend of every link off its parent's rest continuation (the
+       rest arc's relative turn carried by the parent's current direction) to ``bend_max``:
+       the child's subtree turns toward the parent by (1 - ``wp``) of the excess, the parent
+       turns toward the child by ``wp`` of it with the links below keeping their directions,
+       so the excess moves on up the chain within the pass and a push spreads over the
+       chain (chain roots are held by their rest-shape springs alone, not limited);
+    2. re-projects, root -> tail from the first link that moved, every link onto its length
+       and through the contact projection; a link turned out of a collider turns the links
+       below it with it (no new kink under the push). Contact has the last word.
+
+    Every tail correction keeps the bounce-free velocity rule (only the part of the velocity
+    against the correction is removed). Chain roots never move. Stops early when a pass has
+    nothing to bend and no link is left overlapping. Returns the contact corrections; the
+    links' residual overlaps are left in the S_UNR scratch column."""
     n_fast = 0
     for i in range(s0, s1):
         sp = segi[i, SI_SPAR]
         if segi[i, SI_AUTH] != 0 or segi[i, SI_NEEDW] != 0 or (sp >= 0 and segi[i, SI_FAST] == 0):
-            return 0, -1     # roots carried by solved frames: not relaxed
+            return 0      # roots carried by solved frames (branches, authored joints): not relaxed
         n_fast += segi[i, SI_FAST]
     if n_fast == 0:
-        return 0, -1         # no joint between two links of the chain
+        return 0          # no joint between two links
     hits_total = 0
-    unres = 0
     for _pass in range(passes):
-        # ---- (1) bend limit between consecutive links
-        for i in range(s0, s1):
+        # ---- (1) bend limit, tail -> root
+        first = s1
+        for i in range(s1 - 1, s0 - 1, -1):
             sp = segi[i, SI_SPAR]
             if sp < 0:
-                continue
-            if segi[sp, SI_FAST] != 0:
-                g = segi[sp, SI_SPAR]
-                opx, opy, opz = seg[g, S_X], seg[g, S_X + 1], seg[g, S_X + 2]
-            else:
-                opx, opy, opz = seg[sp, S_O], seg[sp, S_O + 1], seg[sp, S_O + 2]
-            ppx, ppy, ppz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
-            xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
-            dpx, dpy, dpz, lp = _unit(ppx - opx, ppy - opy, ppz - opz)
-            dix, diy, diz, li = _unit(xx - ppx, xy - ppy, xz - ppz)
-            if lp == 0.0 or li == 0.0:
-                continue
-            bpx, bpy, bpz = vec(ma, seg[sp, S_B], seg[sp, S_B + 1], seg[sp, S_B + 2])
+                continue        # a chain root: its rest-shape spring alone holds it to the rest arc
+            ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
+            dix, diy, diz, li = _unit(seg[i, S_X] - ox, seg[i, S_X + 1] - oy, seg[i, S_X + 2] - oz)
+            gx, gy, gz = _root_of(seg, segi, sp)
+            dpx, dpy, dpz, lp = _unit(ox - gx, oy - gy, oz - gz)
             bix, biy, biz = vec(ma, seg[i, S_B], seg[i, S_B + 1], seg[i, S_B + 2])
-            bpx, bpy, bpz, nb = _unit(bpx, bpy, bpz)
-            bix, biy, biz, nb2 = _unit(bix, biy, biz)
-            if nb == 0.0 or nb2 == 0.0:
+            bix, biy, biz, nb = _unit(bix, biy, biz)
+            bpx, bpy, bpz = vec(ma, seg[sp, S_B], seg[sp, S_B + 1], seg[sp, S_B + 2])
+            bpx, bpy, bpz, nb2 = _unit(bpx, bpy, bpz)
+            if li == 0.0 or lp == 0.0 or nb == 0.0 or nb2 == 0.0:
                 continue
             # the child's rest direction carried by the parent's current direction
             q = arc_quat(bpx, bpy, bpz, dpx, dpy, dpz)
-            ux, uy, uz, w = q[0], q[1], q[2], q[3]
-            tx, ty, tz = uy * biz - uz * biy, uz * bix - ux * biz, ux * biy - uy * bix
-            ex = bix + 2.0 * (w * tx + uy * tz - uz * ty)
-            ey = biy + 2.0 * (w * ty + uz * tx - ux * tz)
-            ez = biz + 2.0 * (w * tz + ux * ty - uy * tx)
+            ex, ey, ez = _qrot(q[0], q[1], q[2], q[3], bix, biy, biz)
             cb_ = ex * dix + ey * diy + ez * diz
             if cb_ >= bend_cos:
                 continue
@@ -381,26 +429,30 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
             if kn < 1e-12:
                 continue
             excess = math.acos(max(-1.0, cb_)) - bend_max
-            lp = seg[sp, S_LEN]
-            li = seg[i, S_LEN]
-            npx, npy, npz = _turn(dpx, dpy, dpz, kx, ky, kz, wp * excess)
-            nix, niy, niz = _turn(dix, diy, diz, kx, ky, kz, -(1.0 - wp) * excess)
-            qx, qy, qz = opx + lp * npx, opy + lp * npy, opz + lp * npz
-            vx, vy, vz = _moved(seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2], ppx, ppy, ppz, qx, qy, qz, lp)
-            seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2] = qx, qy, qz
-            seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2] = vx, vy, vz
-            hx, hy, hz = qx + li * nix, qy + li * niy, qz + li * niz
-            vx, vy, vz = _moved(seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2], xx, xy, xz, hx, hy, hz, li)
-            seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2] = hx, hy, hz
-            seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2] = vx, vy, vz
-        # ---- (2) lengths and contact, root -> tail
-        last = _pass == passes - 1
-        for i in range(s0, s1):
-            sp = segi[i, SI_SPAR]
-            if sp >= 0:
-                ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
-            else:
-                ox, oy, oz = seg[i, S_O], seg[i, S_O + 1], seg[i, S_O + 2]
+            a = -(1.0 - wp) * excess
+            sa = math.sin(0.5 * a)
+            _turn_subtree(seg, segi, i, s0, s1, False, ox, oy, oz, kx * sa, ky * sa, kz * sa, math.cos(0.5 * a))
+            first = i
+            if wp > 0.0:
+                # the parent turns toward the child; the links below keep their directions
+                npx, npy, npz = _turn(dpx, dpy, dpz, kx, ky, kz, wp * excess)
+                lp = seg[sp, S_LEN]
+                px, py, pz = gx + lp * npx, gy + lp * npy, gz + lp * npz
+                xx, xy, xz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
+                vx, vy, vz = _moved(seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2], xx, xy, xz, px, py, pz, lp)
+                seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2] = px, py, pz
+                seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2] = vx, vy, vz
+                _shift_subtree(seg, segi, sp, s0, s1, px - xx, py - xy, pz - xz)
+                first = sp
+        for i in range(s0, first):
+            if seg[i, S_UNR] > 0.0:
+                first = i       # still overlapping after its passes: give it more
+                break
+        if first == s1:
+            break
+        # ---- (2) lengths and contact, root -> tail, from the first link that moved
+        for i in range(first, s1):
+            ox, oy, oz = _root_of(seg, segi, i)
             length = seg[i, S_LEN]
             xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
             dx, dy, dz, dn = _unit(xx - ox, xy - oy, xz - oz)
@@ -412,19 +464,25 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
             n_cand = 0
             if segi[i, SI_P1] > segi[i, SI_P0]:
                 n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
+            hits = 0
+            seg[i, S_UNR] = 0.0
             if n_cand > 0:
                 hx, hy, hz, vx, vy, vz, hits, converged, _, _, _, _ = _resolve(
                     col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s,
                     maxit, True, u_min)
                 hits_total += hits
-                if last and hits > 0 and not converged:
-                    unres += _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s, tol,
-                                       True)
-            if last:
-                vx, vy, vz = _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz)
+                if hits > 0 and not converged:
+                    seg[i, S_UNR] = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s,
+                                              tol, True)
+            vx, vy, vz = _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz)
+            if hits > 0:
+                # the links below turn with the pushed link (no new kink under the push)
+                ax, ay, az, _ = _unit(hx - ox, hy - oy, hz - oz)
+                q = arc_quat(dx, dy, dz, ax, ay, az)
+                _turn_subtree(seg, segi, i, s0, s1, True, ox, oy, oz, q[0], q[1], q[2], q[3])
             seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2] = hx, hy, hz
             seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2] = vx, vy, vz
-    return hits_total, unres
+    return hits_total
 
 
 @njit(cache=True)
@@ -524,6 +582,7 @@ def step_kernel(world, F, I):
                 px, py, pz = vec(node_h, seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2])
                 length = math.sqrt(px * px + py * py + pz * pz)
             xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
+            unr = 0
             if segi[i, SI_AUTH] != 0:
                 # authored motion wins: follow the animated tail, keep a consistent velocity
                 nx_, ny_, nz_ = ox + px, oy + py, oz + pz
@@ -535,6 +594,7 @@ def step_kernel(world, F, I):
                 seg[i, S_V] = (nx_ - xx) * inv_h
                 seg[i, S_V + 1] = (ny_ - xy) * inv_h
                 seg[i, S_V + 2] = (nz_ - xz) * inv_h
+                seg[i, S_UNR] = 0.0
                 put34(seg, i, S_W, node_h)
                 continue
             rh = seg[i, S_HIT] * s
@@ -614,8 +674,9 @@ def step_kernel(world, F, I):
                         if vm > allowed:
                             vx, vy, vz = vx - (vm - allowed) * mx, vy - (vm - allowed) * my, vz - (vm - allowed) * mz
                     if hits > 0 and not converged:
-                        chain_unres += _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh,
-                                                  s, tol, segment_wise)
+                        unr = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s, tol,
+                                        segment_wise)
+                        chain_unres += unr
             for j in range(3):
                 seg[i, S_XP + j] = seg[i, S_X + j]
             seg[i, S_X] = hx
@@ -628,17 +689,18 @@ def step_kernel(world, F, I):
             seg[i, S_O + 1] = oy
             seg[i, S_O + 2] = oz
             seg[i, S_LEN] = length
+            seg[i, S_UNR] = unr
             if segi[i, SI_NEEDW] != 0:
                 if fast:
                     node_h = _frame(world, seg, segi, i)
                 w, _ = _solved_frame(node_h, seg, i, ox, oy, oz, hx, hy, hz)
                 put34(seg, i, S_W, w)
         if chain_hits > 0 and relax > 0 and mode == MODE_REST_SHAPE:
-            rh_, ru_ = _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, relax, bend_max,
-                              bend_cos, bend_wp, maxit, u_min, tol)
-            if ru_ >= 0:
-                chain_hits += rh_
-                chain_unres = ru_
+            chain_hits += _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, relax, bend_max,
+                                 bend_cos, bend_wp, maxit, u_min, tol)
+            chain_unres = 0
+            for i in range(s0, s1):
+                chain_unres += int(seg[i, S_UNR])
         n_contact += chain_hits
         n_unresolved += chain_unres
     I[H_N_CONTACT] = n_contact

@@ -70,7 +70,8 @@ S_REL = 42     # (12) rest_world[sim parent]^-1 @ rest_world[joint] (3x4)
 S_L0 = 54      # rest link length, model metres
 S_O = 55       # (3) scratch: the link's root at this substep (links not rooted at a parent tail)
 S_LEN = 58     # scratch: the link's length at this substep, metres
-SF = 59
+S_UNR = 59     # scratch: collider references the link still overlaps after its contact passes
+SF = 60
 
 # ------------------------------------------------------------------ per segment, I (SI wide)
 SI_NODE = 0    # the joint's node
