@@ -160,15 +160,23 @@ def contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, segment_wise):
 
 @njit(inline="always", cache=True)
 def rotate_out(ox, oy, oz, xx, xy, xz, length, nx, ny, nz, depth, u, u_min):
+    """:func:`rotate_out_q` without the turn."""
+    hx, hy, hz, _, _, _, _ = rotate_out_q(ox, oy, oz, xx, xy, xz, length, nx, ny, nz, depth, u, u_min)
+    return hx, hy, hz
+
+
+@njit(inline="always", cache=True)
+def rotate_out_q(ox, oy, oz, xx, xy, xz, length, nx, ny, nz, depth, u, u_min):
     """Turn the link about its fixed root so that its point at parameter u moves ``depth``
     along n: the tail turns in the plane of the link and n by φ = depth / (u L sin β)
     (β the angle between n and the link; a Newton step on the separation), at most 1 rad
     per correction. When n runs along the link (β ≈ 0) a fixed tangent breaks the tie.
-    Returns the new tail (exactly at distance L from the root)."""
+    Returns the new tail (exactly at distance L from the root) and the turn as a unit
+    quaternion (x, y, z, w) about the axis d x t (identity when nothing turned)."""
     dx, dy, dz = xx - ox, xy - oy, xz - oz
     dn = math.sqrt(dx * dx + dy * dy + dz * dz)
     if dn < EPS or length < EPS:
-        return xx, xy, xz
+        return xx, xy, xz, 0.0, 0.0, 0.0, 1.0
     dx, dy, dz = dx / dn, dy / dn, dz / dn
     nd = nx * dx + ny * dy + nz * dz
     tx, ty, tz = nx - nd * dx, ny - nd * dy, nz - nd * dz
@@ -187,8 +195,10 @@ def rotate_out(ox, oy, oz, xx, xy, xz, length, nx, ny, nz, depth, u, u_min):
     if phi > 1.0:
         phi = 1.0
     cp, sp = math.cos(phi), math.sin(phi)
+    sh = math.sin(0.5 * phi)
     return (ox + length * (cp * dx + sp * tx), oy + length * (cp * dy + sp * ty),
-            oz + length * (cp * dz + sp * tz))
+            oz + length * (cp * dz + sp * tz),
+            (dy * tz - dz * ty) * sh, (dz * tx - dx * tz) * sh, (dx * ty - dy * tx) * sh, math.cos(0.5 * phi))
 
 
 @njit(cache=True)

@@ -24,7 +24,7 @@ from numba import njit
 from .kaffine import (
     EPS, IDENT, arc_quat, det3, inv34, inv_vec, mul34, pt, put34, qmul, rotate_frame, row34, vec, world34,
 )
-from .kcontact import contact, pair_depth, rotate_out
+from .kcontact import contact, pair_depth, rotate_out_q
 from .layout import (
     AI, A_NODE, A_SEG, CF, CI, CI_NODE, CI_SHAPE, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN, C_WR,
     GF, G_BEND_COS, G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE,
@@ -33,7 +33,7 @@ from .layout import (
     H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S,
     MODE_REST_SHAPE, MODE_VRM, PF, P_D, P_Q, P_RQ, P_W, SF, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_NODE,
     SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_L0, S_LEN, S_O, S_REL, S_TLOC,
-    S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
+    S_NCONV, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
 )
 
 
@@ -221,13 +221,14 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
              segment_wise, u_min):
     """Contact projection of link o-h against its candidate references (DESIGN §4.4): up to
     ``maxit`` passes, each turning the link about its root out of every collider it overlaps
-    (:func:`rotate_out`); after each non-zero correction with unit direction m the inward part
-    of the velocity is removed (bounce-free). Returns (h (3), v (3), corrections, converged,
-    last m (3), pairs whose root is inside)."""
+    (:func:`rotate_out_q`); after each non-zero correction with unit direction m the inward
+    part of the velocity is removed (bounce-free). Returns (h (3), v (3), corrections,
+    converged, last m (3), pairs whose root is inside, the total turn as a quaternion (4))."""
     hits = 0
     converged = False
     n_rin = 0
     mx, my, mz = 0.0, 0.0, 0.0
+    qx, qy, qz, qw = 0.0, 0.0, 0.0, 1.0
     for _it in range(maxit):
         moved = False
         for q in range(n_cand):
@@ -241,7 +242,8 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
                 # resolved to round-off: no correction, so that the discrete
                 # contact decision does not hinge on the last bits
                 continue
-            nhx, nhy, nhz = rotate_out(ox, oy, oz, hx, hy, hz, length, cnx, cny, cnz, dep, uu, u_min)
+            nhx, nhy, nhz, rx, ry, rz, rw = rotate_out_q(ox, oy, oz, hx, hy, hz, length, cnx, cny, cnz, dep, uu,
+                                                         u_min)
             ddx, ddy, ddz = nhx - hx, nhy - hy, nhz - hz
             dd = math.sqrt(ddx * ddx + ddy * ddy + ddz * ddz)
             if dd <= 0.0:
@@ -249,6 +251,7 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
             moved = True
             hits += 1
             hx, hy, hz = nhx, nhy, nhz
+            qx, qy, qz, qw = qmul(rx, ry, rz, rw, qx, qy, qz, qw)
             # bounce-free: remove only the inward part of the rebuilt velocity
             mx, my, mz = ddx / dd, ddy / dd, ddz / dd
             vn = vx * mx + vy * my + vz * mz
@@ -257,7 +260,7 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
         if not moved:
             converged = True
             break
-    return hx, hy, hz, vx, vy, vz, hits, converged, mx, my, mz, n_rin
+    return hx, hy, hz, vx, vy, vz, hits, converged, mx, my, mz, n_rin, qx, qy, qz, qw
 
 
 @njit(inline="always", cache=True)
@@ -287,27 +290,28 @@ def _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh,
 
 
 @njit(inline="always", cache=True)
-def _moved(vx, vy, vz, ax, ay, az, bx, by, bz, length):
-    """Velocity after a tail correction a -> b: only the part against the correction is
-    removed (the bounce-free rule of DESIGN §4.4; the correction never becomes velocity).
-    Corrections below 1e-9 of the link length are round-off, their direction is noise."""
-    dx, dy, dz = bx - ax, by - ay, bz - az
-    dd = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if dd > 1e-9 * length:
-        dx, dy, dz = dx / dd, dy / dd, dz / dd
-        vn = vx * dx + vy * dy + vz * dz
+def _inward(vx, vy, vz, mx, my, mz, length):
+    """Velocity after a correction m (a displacement) of a link of ``length``: the part of
+    the velocity against m is removed (the bounce-free rule of DESIGN §4.4; the correction
+    itself never becomes velocity). Corrections below 1e-6 of the length remove only that
+    fraction of it, so the velocity does not jump with round-off-sized corrections."""
+    mn = math.sqrt(mx * mx + my * my + mz * mz)
+    if mn > 0.0:
+        f = min(1.0, mn / (1e-6 * length)) / mn
+        mx, my, mz = mx / mn, my / mn, mz / mn
+        vn = vx * mx + vy * my + vz * mz
         if vn < 0.0:
-            vx, vy, vz = vx - vn * dx, vy - vn * dy, vz - vn * dz
+            vn *= f * mn
+            vx, vy, vz = vx - vn * mx, vy - vn * my, vz - vn * mz
     return vx, vy, vz
 
 
 @njit(inline="always", cache=True)
-def _turn(x, y, z, kx, ky, kz, a):
-    """Vector (x, y, z) turned by angle a about the unit axis k (Rodrigues)."""
-    c, sn = math.cos(a), math.sin(a)
-    cx, cy, cz = ky * z - kz * y, kz * x - kx * z, kx * y - ky * x
-    kd = (kx * x + ky * y + kz * z) * (1.0 - c)
-    return x * c + cx * sn + kx * kd, y * c + cy * sn + ky * kd, z * c + cz * sn + kz * kd
+def _chord(qx, qy, qz, qw, rx, ry, rz):
+    """Half the displacement of r turned by the unit quaternion q, w (u x r) + u x (u x r),
+    from cross products only (its direction stays exact however small the turn)."""
+    cx, cy, cz = qy * rz - qz * ry, qz * rx - qx * rz, qx * ry - qy * rx
+    return (qw * cx + qy * cz - qz * cy, qw * cy + qz * cx - qx * cz, qw * cz + qx * cy - qy * cx)
 
 
 @njit(inline="always", cache=True)
@@ -337,28 +341,26 @@ def _qrot(qx, qy, qz, qw, x, y, z):
 
 @njit(inline="always", cache=True)
 def _turn_subtree(seg, segi, i, s0, s1, strict, ox, oy, oz, qx, qy, qz, qw):
-    """Turn the tails of segment i's subtree (without i itself when ``strict``) by q about o."""
+    """Turn the tails of segment i's subtree (without i itself when ``strict``) by q about o;
+    velocities follow the bounce-free rule along each tail's displacement."""
     for j in range(i + 1 if strict else i, s1):
         if j != i and not _below(segi, j, i, s0):
             continue
-        xx, xy, xz = seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2]
-        rx, ry, rz = _qrot(qx, qy, qz, qw, xx - ox, xy - oy, xz - oz)
-        hx, hy, hz = ox + rx, oy + ry, oz + rz
-        vx, vy, vz = _moved(seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2], xx, xy, xz, hx, hy, hz, seg[j, S_LEN])
-        seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2] = hx, hy, hz
+        rx, ry, rz = seg[j, S_X] - ox, seg[j, S_X + 1] - oy, seg[j, S_X + 2] - oz
+        cx, cy, cz = _chord(qx, qy, qz, qw, rx, ry, rz)
+        vx, vy, vz = _inward(seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2], cx, cy, cz, 0.5 * seg[j, S_LEN])
+        seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2] = ox + rx + 2.0 * cx, oy + ry + 2.0 * cy, oz + rz + 2.0 * cz
         seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2] = vx, vy, vz
 
 
 @njit(inline="always", cache=True)
 def _shift_subtree(seg, segi, i, s0, s1, dx, dy, dz):
-    """Move the tails strictly below segment i by d."""
+    """Move the tails strictly below segment i by d (bounce-free rule along d)."""
     for j in range(i + 1, s1):
         if not _below(segi, j, i, s0):
             continue
-        xx, xy, xz = seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2]
-        hx, hy, hz = xx + dx, xy + dy, xz + dz
-        vx, vy, vz = _moved(seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2], xx, xy, xz, hx, hy, hz, seg[j, S_LEN])
-        seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2] = hx, hy, hz
+        vx, vy, vz = _inward(seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2], dx, dy, dz, seg[j, S_LEN])
+        seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2] = seg[j, S_X] + dx, seg[j, S_X + 1] + dy, seg[j, S_X + 2] + dz
         seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2] = vx, vy, vz
 
 
@@ -391,8 +393,8 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
 
     Every tail correction keeps the bounce-free velocity rule (only the part of the velocity
     against the correction is removed). Chain roots never move. Stops early when a pass has
-    nothing to bend and no link is left overlapping. Returns the contact corrections; the
-    links' residual overlaps are left in the S_UNR scratch column."""
+    nothing to bend and every link's contact passes converged. Returns the contact
+    corrections; the links' residual overlaps are left in the S_UNR scratch column."""
     n_fast = 0
     for i in range(s0, s1):
         sp = segi[i, SI_SPAR]
@@ -425,28 +427,33 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
             cb_ = ex * dix + ey * diy + ez * diz
             if cb_ >= bend_cos:
                 continue
+            excess = math.acos(max(-1.0, cb_)) - bend_max
+            if excess <= 1e-9:
+                # at the limit to round-off (as a previous pass left it): no correction, so
+                # that which links are relaxed does not hinge on the last bits
+                continue
             kx, ky, kz, kn = _unit(ey * diz - ez * diy, ez * dix - ex * diz, ex * diy - ey * dix)
             if kn < 1e-12:
                 continue
-            excess = math.acos(max(-1.0, cb_)) - bend_max
             a = -(1.0 - wp) * excess
             sa = math.sin(0.5 * a)
             _turn_subtree(seg, segi, i, s0, s1, False, ox, oy, oz, kx * sa, ky * sa, kz * sa, math.cos(0.5 * a))
             first = i
             if wp > 0.0:
                 # the parent turns toward the child; the links below keep their directions
-                npx, npy, npz = _turn(dpx, dpy, dpz, kx, ky, kz, wp * excess)
+                sa = math.sin(0.5 * wp * excess)
                 lp = seg[sp, S_LEN]
-                px, py, pz = gx + lp * npx, gy + lp * npy, gz + lp * npz
-                xx, xy, xz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
-                vx, vy, vz = _moved(seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2], xx, xy, xz, px, py, pz, lp)
-                seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2] = px, py, pz
+                cx, cy, cz = _chord(kx * sa, ky * sa, kz * sa, math.cos(0.5 * wp * excess),
+                                    lp * dpx, lp * dpy, lp * dpz)
+                vx, vy, vz = _inward(seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2], cx, cy, cz, 0.5 * lp)
+                seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2] = (gx + lp * dpx + 2.0 * cx, gy + lp * dpy + 2.0 * cy,
+                                                                    gz + lp * dpz + 2.0 * cz)
                 seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2] = vx, vy, vz
-                _shift_subtree(seg, segi, sp, s0, s1, px - xx, py - xy, pz - xz)
+                _shift_subtree(seg, segi, sp, s0, s1, 2.0 * cx, 2.0 * cy, 2.0 * cz)
                 first = sp
         for i in range(s0, first):
-            if seg[i, S_UNR] > 0.0:
-                first = i       # still overlapping after its passes: give it more
+            if seg[i, S_NCONV] != 0.0:
+                first = i       # its contact passes did not converge: give it more
                 break
         if first == s1:
             break
@@ -459,27 +466,28 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
             if dn == 0.0:
                 continue
             hx, hy, hz = ox + length * dx, oy + length * dy, oz + length * dz
-            vx, vy, vz = _moved(seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2], xx, xy, xz, hx, hy, hz, length)
+            vx, vy, vz = seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2]
             rh = seg[i, S_HIT] * s
             n_cand = 0
             if segi[i, SI_P1] > segi[i, SI_P0]:
                 n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
             hits = 0
             seg[i, S_UNR] = 0.0
+            seg[i, S_NCONV] = 0.0
+            qx, qy, qz, qw = 0.0, 0.0, 0.0, 1.0
             if n_cand > 0:
-                hx, hy, hz, vx, vy, vz, hits, converged, _, _, _, _ = _resolve(
+                hx, hy, hz, vx, vy, vz, hits, converged, _, _, _, _, qx, qy, qz, qw = _resolve(
                     col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s,
                     maxit, True, u_min)
                 hits_total += hits
                 if hits > 0 and not converged:
+                    seg[i, S_NCONV] = 1.0
                     seg[i, S_UNR] = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s,
                                               tol, True)
-            vx, vy, vz = _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz)
             if hits > 0:
+                vx, vy, vz = _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz)
                 # the links below turn with the pushed link (no new kink under the push)
-                ax, ay, az, _ = _unit(hx - ox, hy - oy, hz - oz)
-                q = arc_quat(dx, dy, dz, ax, ay, az)
-                _turn_subtree(seg, segi, i, s0, s1, True, ox, oy, oz, q[0], q[1], q[2], q[3])
+                _turn_subtree(seg, segi, i, s0, s1, True, ox, oy, oz, qx, qy, qz, qw)
             seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2] = hx, hy, hz
             seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2] = vx, vy, vz
     return hits_total
@@ -583,6 +591,7 @@ def step_kernel(world, F, I):
                 length = math.sqrt(px * px + py * py + pz * pz)
             xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
             unr = 0
+            nconv = 0.0
             if segi[i, SI_AUTH] != 0:
                 # authored motion wins: follow the animated tail, keep a consistent velocity
                 nx_, ny_, nz_ = ox + px, oy + py, oz + pz
@@ -595,6 +604,7 @@ def step_kernel(world, F, I):
                 seg[i, S_V + 1] = (ny_ - xy) * inv_h
                 seg[i, S_V + 2] = (nz_ - xz) * inv_h
                 seg[i, S_UNR] = 0.0
+                seg[i, S_NCONV] = 0.0
                 put34(seg, i, S_W, node_h)
                 continue
             rh = seg[i, S_HIT] * s
@@ -661,7 +671,7 @@ def step_kernel(world, F, I):
                 vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
                 if n_cand > 0:
                     v0x, v0y, v0z = vx, vy, vz
-                    hx, hy, hz, vx, vy, vz, hits, converged, mx, my, mz, rin = _resolve(
+                    hx, hy, hz, vx, vy, vz, hits, converged, mx, my, mz, rin, _, _, _, _ = _resolve(
                         col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s,
                         maxit, segment_wise, u_min)
                     n_root_inside += rin
@@ -674,6 +684,7 @@ def step_kernel(world, F, I):
                         if vm > allowed:
                             vx, vy, vz = vx - (vm - allowed) * mx, vy - (vm - allowed) * my, vz - (vm - allowed) * mz
                     if hits > 0 and not converged:
+                        nconv = 1.0
                         unr = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s, tol,
                                         segment_wise)
                         chain_unres += unr
@@ -690,6 +701,7 @@ def step_kernel(world, F, I):
             seg[i, S_O + 2] = oz
             seg[i, S_LEN] = length
             seg[i, S_UNR] = unr
+            seg[i, S_NCONV] = nconv
             if segi[i, SI_NEEDW] != 0:
                 if fast:
                     node_h = _frame(world, seg, segi, i)

@@ -70,8 +70,9 @@ S_REL = 42     # (12) rest_world[sim parent]^-1 @ rest_world[joint] (3x4)
 S_L0 = 54      # rest link length, model metres
 S_O = 55       # (3) scratch: the link's root at this substep (links not rooted at a parent tail)
 S_LEN = 58     # scratch: the link's length at this substep, metres
-S_UNR = 59     # scratch: collider references the link still overlaps after its contact passes
-SF = 60
+S_UNR = 59     # scratch: collider references the link still overlaps (> tolerance) after its contact passes
+S_NCONV = 60   # scratch: 1 when the link's last contact passes did not converge
+SF = 61
 
 # ------------------------------------------------------------------ per segment, I (SI wide)
 SI_NODE = 0    # the joint's node

@@ -15,7 +15,8 @@ Measured (metres inside, reported in mm / %):
   the collider proxies their chain collides with: pairs inside by more than
   :data:`INSIDE_TOLERANCE`, and the maximum depth; "beyond rest" subtracts the overlap the
   authored rest pose already has (an avatar whose rest hair touches a collider);
-- tip deviation from the rest arc at the end (the "tentacle" measure);
+- tip deviation from the rest arc at the end (the "tentacle" measure), and the largest
+  during the run (the swing: how far the hair moved off its rest arc at all);
 - solver µs per substep and the per-frame CPU update at 60 fps (2 substeps + forward
   kinematics of the posed skeleton + skinning matrices), median and p95.
 """
@@ -68,6 +69,7 @@ class RunMetrics:
     vertex_max_depth_mm: float
     vertex_max_depth_beyond_rest_mm: float
     tip_rest_arc_mm: float
+    tip_swing_mm: float
     substep_us_median: float
     substep_us_p95: float
     frame_update_us_median: float
@@ -170,6 +172,7 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
     vert_inside = [np.zeros(len(p.vertices), bool) for p in parts]
     vert_max = vert_beyond = 0.0
     drift = 0.0
+    swing = 0.0
     step_us, frame_us = [], []
     for n in range(1, n_total + 1):
         t = n * h
@@ -204,6 +207,7 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
                 drift = max(drift, float(np.linalg.norm(draw[node, :3, 3] - expect)))
             tips.append(cs.tails[tips_idx].copy())
             times.append(t)
+            swing = max(swing, float(np.linalg.norm(tips[-1] - cs.rest_arc_tails(world)[tips_idx], axis=1).max()))
             pts = vertex_points(draw)
             for m, p in zip(meters, pts):
                 m.update(p)
@@ -230,6 +234,7 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
         vertex_inside=int(sum(v.sum() for v in vert_inside)), vertex_max_depth_mm=1e3 * max(vert_max, 0.0),
         vertex_max_depth_beyond_rest_mm=1e3 * max(vert_beyond, 0.0),
         tip_rest_arc_mm=1e3 * float(np.linalg.norm(cs.tails[tips_idx] - arc, axis=1).max()),
+        tip_swing_mm=1e3 * swing,
         substep_us_median=float(np.median(step_us)), substep_us_p95=float(np.percentile(step_us, 95)),
         frame_update_us_median=float(np.median(frame_us)), frame_update_us_p95=float(np.percentile(frame_us, 95)),
         tips=tips, tip_times=times, edge_max_ratio=m_e,
