@@ -7,7 +7,7 @@ Every problem names the file and the element, in glTF/VRM JSON path terms, e.g.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path  # noqa: F401 (type hints)
 
 
 class AvatarError(ValueError):
@@ -23,7 +23,7 @@ class AvatarError(ValueError):
         self.path = str(path)
         self.element = element
         self.reason = reason
-        where = f"{Path(self.path).name}: {element}: " if element else f"{Path(self.path).name}: "
+        where = f"{self.path}: {element}: " if element else f"{self.path}: "
         super().__init__(where + reason)
 
 

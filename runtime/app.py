@@ -29,7 +29,7 @@ from .config import RunConfig
 from .drive import DriveOptions
 from .loop import FrameInfo, Loop
 from .metrics import LiveMetrics
-from .outputs import default_outputs, needs_window, open_sinks, parse_outputs
+from .outputs import check_writable, default_outputs, needs_window, open_sinks, parse_outputs
 from .rig import AvatarRig
 from .sources import open_pose_input
 
@@ -40,15 +40,23 @@ KEY_HELP = ("r recenter · o overlays · h HUD · s switch solver · c compare s
             "space pause · p screenshot · q/esc quit")
 
 
+class RunError(RuntimeError):
+    """A run cannot start (no display for a window, an avatar it cannot drive, a port in use,
+    an output it cannot write); the message says what and where."""
+
+
 @dataclass
 class RunResult:
-    """What a run produced."""
+    """What a run produced. ``signal`` is the signal number that interrupted it, if any."""
 
     frames: int = 0
     outputs: list[str] = field(default_factory=list)
     summary: dict = field(default_factory=dict)
     duration_s: float = 0.0
     interrupted: bool = False
+    signal: int | None = None
+    tracked_frames: int | None = None
+    face_frames: int | None = None
 
 
 class App:
@@ -83,9 +91,18 @@ class App:
             path = default_avatar_path()
         return load_avatar(path)
 
+    def _make_rig_checked(self, avatar: Avatar, solver: str) -> AvatarRig:
+        try:
+            return self._make_rig(avatar, solver)
+        except ValueError as exc:
+            raise RunError(str(exc)) from None
+
     def _make_rig(self, avatar: Avatar, solver: str) -> AvatarRig:
-        return AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=self.cfg.hair or None,
+        return AvatarRig(avatar, solver=solver, drive=self._drive_options(), hair=self.cfg.hair or None,
                          mirror=self.cfg.mirror)
+
+    def _drive_options(self) -> DriveOptions:
+        return DriveOptions(**self.cfg.drive)
 
     # ------------------------------------------------------------------ controller (service thread)
     def _call(self, fn, timeout: float = 10.0):
@@ -128,19 +145,18 @@ class App:
         return buf.getvalue()
 
     def _make_rig_with(self, avatar, solver, params) -> AvatarRig:
-        try:
-            return AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=params or None,
-                             mirror=self.cfg.mirror)
-        except (TypeError, KeyError) as exc:
-            raise ValueError(f"bad hair parameters {params}: {exc}") from None
+        return AvatarRig(avatar, solver=solver, drive=self._drive_options(), hair=params or None,
+                         mirror=self.cfg.mirror)
 
     def _swap_avatar(self, avatar: Avatar) -> None:
-        rig = self._make_rig(avatar, self.rig.solver)
-        self.renderer.set_avatar(avatar)
-        self.renderer.reframe(self._camera_options())
+        rig = self._make_rig(avatar, self.rig.solver)  # ValueError (no head): refused, old avatar kept
+        rig.warm_up()
+        if self.compare:
+            self._set_compare(False)
         self.loop.set_rig(rig, self.loop.driver.last_time_ns)
         self.rig = rig
-        self._companion = None
+        self.renderer.set_avatar(avatar)
+        self.renderer.reframe(self._camera_options(), world=rig.world)
 
     def _drain_commands(self) -> None:
         while True:
@@ -182,8 +198,12 @@ class App:
         else:
             rgba = self._render_one(info.world, info.expressions, ov, hud)
         self._last_rgba = rgba
-        for s in self.sinks:
-            s.send(rgba, info.t_ns)
+        for s, name in zip(self.sinks, self._sink_names):
+            try:
+                s.send(rgba, info.t_ns)
+            except Exception as exc:  # an output failed mid-run: stop with what and where
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise RunError(f"output {name} failed: {first}") from exc
         if self.on_frame is not None:
             self.on_frame(info, self.rig)
 
@@ -205,7 +225,7 @@ class App:
             self.loop.companions = []
             self._companion = None
             self.renderer.resize((w, h))
-        self.renderer.reframe(self._camera_options())
+        self.renderer.reframe(self._camera_options(), world=self.rig.world)
 
     # ------------------------------------------------------------------ keys
     def stop(self) -> None:
@@ -253,10 +273,18 @@ class App:
 
         outputs = parse_outputs(cfg.output) if cfg.output else default_outputs(has_display())
         self.size = cfg.size
+        if needs_window(outputs) and not has_display():
+            raise RunError("--output window needs a display (DISPLAY / WAYLAND_DISPLAY is not set); "
+                           "use video:PATH.mp4, png:DIR or vcam instead")
         if not needs_window(outputs):
             os.environ.setdefault("SWAYCAM_GL", "egl")
+        if cfg.background.strip().lower() == "transparent" and any(o.kind in ("video", "vcam") for o in outputs):
+            self.say("note: mp4 and virtual cameras have no alpha; the transparent background shows as black "
+                     "there (png:DIR keeps alpha, --background green gives a chroma key)")
+        for note in check_writable(outputs):
+            self.say(note)
         avatar = self._load_avatar(cfg.avatar)
-        self.rig = self._make_rig(avatar, cfg.solver)
+        self.rig = self._make_rig_checked(avatar, cfg.solver)
         self.rig.warm_up()
         self._companion = None
         self.pose_input, live, duration_ns = open_pose_input(cfg, metrics=self.metrics)
@@ -271,9 +299,10 @@ class App:
             self.renderer = Renderer(self.context, cfg.size)
             self.renderer.set_background(cfg.background)
             self.renderer.set_avatar(avatar)
-            self.renderer.reframe(self._camera_options())
+            self.renderer.reframe(self._camera_options(), world=self.rig.world)
             self.sinks = open_sinks(outputs, context=self.context, renderer=self.renderer, fps=fps,
                                     size=cfg.size, live=live)
+            self._sink_names = [f"{o.kind}:{o.target}" if o.target else o.kind for o in outputs]
             for o in outputs:
                 if o.kind in ("video", "png"):
                     self.say(f"writing {o.kind} to {o.target}")
@@ -284,19 +313,28 @@ class App:
             if cfg.service:
                 from .service import ControlService
 
-                self.service = ControlService(self, port=cfg.port,
-                                              avatar_dir=Path(cfg.avatar_dir) if cfg.avatar_dir else None).start()
+                try:
+                    self.service = ControlService(self, port=cfg.port, avatar_dir=Path(cfg.avatar_dir)
+                                                  if cfg.avatar_dir else None).start()
+                except OSError as exc:
+                    raise RunError(f"control service: cannot listen on 127.0.0.1:{cfg.port} ({exc.strerror}); "
+                                   "choose another --port") from None
                 self.say(f"control service: http://127.0.0.1:{self.service.address[1]}/status")
             t_start = time.perf_counter()
-            with _sigterm_as_interrupt():
+            with _sigterm_as_interrupt() as sig:
                 try:
                     if live:
-                        self._run_live(fps, duration_ns)
+                        self._run_live(fps, duration_ns, show_keys=needs_window(outputs))
                     else:
                         self._run_offline(fps, duration_ns)
                 except KeyboardInterrupt:
                     result.interrupted = True
+                    result.signal = sig.received or signal.SIGINT
             result.duration_s = time.perf_counter() - t_start
+            tracked = getattr(self.pose_input, "frames", None)
+            if tracked is not None:
+                result.tracked_frames = int(tracked)
+                result.face_frames = int(getattr(self.pose_input, "faces", 0))
         finally:
             if self.service is not None:
                 self.service.close()
@@ -304,7 +342,7 @@ class App:
                 try:
                     s.close()
                 except Exception as exc:  # noqa: BLE001 - keep closing the others
-                    log.error("closing %s: %s", type(s).__name__, exc)
+                    log.debug("closing %s: %s", type(s).__name__, exc)
             close = getattr(self.pose_input, "close", None)
             if close is not None:
                 close()
@@ -329,7 +367,7 @@ class App:
         if sys.stderr.isatty():
             print(file=sys.stderr)
 
-    def _run_live(self, fps: float, duration_ns: int | None) -> None:
+    def _run_live(self, fps: float, duration_ns: int | None, *, show_keys: bool = True) -> None:
         clock = MonotonicClock()
         start = getattr(self.pose_input, "start", None)
         if start is not None:
@@ -338,7 +376,8 @@ class App:
         t0 = clock.now_ns()
         next_t = t0
         kiosk = self.cfg.kiosk
-        self.say(f"live: {KEY_HELP}" if not kiosk else "kiosk mode: q/esc quits")
+        if show_keys:
+            self.say(f"live: {KEY_HELP}" if not kiosk else "kiosk mode: q/esc quits")
         while not self._stop.is_set():
             t = clock.now_ns()
             if duration_ns is not None and t - t0 > duration_ns:
@@ -365,16 +404,18 @@ class App:
 
 
 class _sigterm_as_interrupt:
-    """SIGTERM behaves like Ctrl-C during the run, so outputs are flushed and devices released."""
+    """SIGTERM behaves like Ctrl-C during the run, so outputs are flushed and devices released;
+    ``received`` remembers which signal it was (for the exit code)."""
 
     def __enter__(self):
         self._old = None
+        self.received: int | None = None
         if threading.current_thread() is threading.main_thread():
             self._old = signal.signal(signal.SIGTERM, self._handler)
         return self
 
-    @staticmethod
-    def _handler(signum, frame):
+    def _handler(self, signum, frame):
+        self.received = signum
         raise KeyboardInterrupt
 
     def __exit__(self, *exc):
@@ -383,4 +424,4 @@ class _sigterm_as_interrupt:
         return False
 
 
-__all__ = ["App", "RunResult", "AvatarError"]
+__all__ = ["App", "RunError", "RunResult", "AvatarError"]

@@ -42,7 +42,7 @@ class RunConfig:
     hud: bool = False
     service: bool = False
     port: int = 8765
-    max_substeps: int = 8
+    max_substeps: int = 24           # live: substeps per frame before debt is dropped (200 ms)
     pose_delay_ms: float | None = None  # None: one camera frame
     face_model: str | None = None      # None: $SWAYCAM_FACE_MODEL or the cached download
     filter: dict = field(default_factory=dict)
@@ -58,12 +58,12 @@ def parse_size(text: str, where: str = "size") -> tuple[int, int]:
 
 
 def parse_background(text: str, where: str = "background") -> tuple[float, float, float, float]:
-    """RGBA in [0, 1] (sRGB) for "transparent", "green" (chroma #00b140) or "#rrggbb"."""
+    """RGBA in [0, 1] (sRGB) for "transparent", "green" (chroma key #00ff00, as the renderer draws it) or "#rrggbb"."""
     t = str(text).strip().lower()
     if t == "transparent":
         return (0.0, 0.0, 0.0, 0.0)
     if t in ("green", "chroma", "chroma-green"):
-        return (0.0, 177 / 255, 64 / 255, 1.0)
+        return (0.0, 1.0, 0.0, 1.0)
     m = re.fullmatch(r"#?([0-9a-f]{6})", t)
     if not m:
         raise ConfigError(f"{where}: {text!r} is not 'transparent', 'green' or '#rrggbb'")
@@ -71,7 +71,45 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
     return ((v >> 16) / 255, ((v >> 8) & 255) / 255, (v & 255) / 255, 1.0)
 
 
+_NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
+_BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
+_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "record", "face_model")
+VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
+
+
+def _check_types(cfg: RunConfig, where: str) -> None:
+    for name in _NUMBERS:
+        v = getattr(cfg, name)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise ConfigError(f"{where} {name}: {v!r} is not a number")
+    for name in _BOOLS:
+        v = getattr(cfg, name)
+        if v is not None and not isinstance(v, bool):
+            raise ConfigError(f"{where} {name}: {v!r} is not true/false")
+    for name in _STRINGS:
+        v = getattr(cfg, name)
+        if v is not None and not isinstance(v, str):
+            raise ConfigError(f"{where} {name}: {v!r} is not a string")
+    if not all(isinstance(o, str) for o in cfg.output):
+        raise ConfigError(f"{where} output: {list(cfg.output)!r} is not a list of strings")
+    from .drive import DriveOptions
+
+    known = {f.name for f in fields(DriveOptions)}
+    for key, value in (cfg.drive or {}).items():
+        if key not in known:
+            raise ConfigError(f"{where} drive.{key}: unknown setting (known: {', '.join(sorted(known))})")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{where} drive.{key}: {value!r} is not a number")
+    from .hair_params import parse_hair
+
+    try:
+        parse_hair(cfg.hair)
+    except ValueError as exc:
+        raise ConfigError(f"{where} {exc}") from None
+
+
 def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
+    _check_types(cfg, where)
     if cfg.solver not in SOLVERS:
         raise ConfigError(f"{where} solver: {cfg.solver!r} is not one of {', '.join(SOLVERS)}")
     if cfg.framing not in FRAMINGS:
@@ -86,11 +124,18 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} port: {cfg.port} is not a TCP port")
     parse_background(cfg.background, f"{where} background")
     for out in cfg.output:
-        kind = out.split(":", 1)[0]
+        kind, _, target = out.partition(":")
         if kind not in ("window", "vcam", "video", "png"):
             raise ConfigError(f"{where} output: {out!r} is not window, vcam[:DEVICE], video:PATH or png:DIR")
-        if kind in ("video", "png") and ":" not in out:
+        if kind in ("video", "png") and not target:
             raise ConfigError(f"{where} output: {out!r} needs a path ({kind}:PATH)")
+        if kind == "video":
+            if Path(target).suffix.lower() not in VIDEO_SUFFIXES:
+                raise ConfigError(f"{where} output: {target!r}: video files are H.264 in "
+                                  f"{'/'.join(VIDEO_SUFFIXES)} (use png:DIR to keep alpha)")
+            if cfg.size[0] % 2 or cfg.size[1] % 2:
+                raise ConfigError(f"{where} size: {cfg.size[0]}x{cfg.size[1]}: H.264 video needs an even "
+                                  "width and height")
     return cfg
 
 
@@ -101,6 +146,8 @@ def load_toml(path: str | Path) -> RunConfig:
         data = tomllib.loads(p.read_text())
     except FileNotFoundError:
         raise ConfigError(f"{p}: config file does not exist") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: cannot read the config file ({type(exc).__name__})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: {exc}") from None
     known = {f.name: f for f in fields(RunConfig)}

@@ -9,7 +9,7 @@ rotation). Local rotations follow from the rest world rotations of the parents:
     L_neck = R0_parent⁻¹ · D_neck · R0_neck
     L_head = (D_neck · R0_neck)⁻¹ · q · R0_head
 
-A translation (metres) leans the upper body: the hips move by ``lean_share · t`` clamped to
+T-posed arms are lowered once (:meth:`HeadDrive.relaxed_arms`). A translation (metres) leans the upper body: the hips move by ``lean_share · t`` clamped to
 ``max_lean`` per axis (chair-sitting users mostly lean, not walk).
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from avatars import Avatar
-from avatars.transforms import decompose_trs, quat_conj, quat_mul, quat_rotate, quat_slerp
+from avatars.transforms import decompose_trs, quat_conj, quat_mul, quat_rotate, quat_slerp, shortest_arc
 
 IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -33,6 +33,10 @@ class DriveOptions:
     neck_share: float = 0.35
     lean_share: float = 0.5
     max_lean: float = 0.08
+    #: T-posed avatars (VRM's rest pose) get their upper arms lowered to this angle below
+    #: horizontal, as VTuber apps show them; 0 keeps the rest pose. Arms already lower than
+    #: 45° (A-posed avatars) are left alone.
+    arms_down_deg: float = 65.0
 
 
 class HeadDrive:
@@ -61,6 +65,30 @@ class HeadDrive:
         self._hips_parent_rot = rest_rot[int(sk.parents[self.hips])] if self.hips >= 0 and sk.parents[self.hips] >= 0 else IDENTITY_Q
         #: the nodes whose local transform :meth:`apply` writes
         self.nodes = tuple(n for n in (self.hips, self.neck, self.head) if n >= 0)
+
+    def relaxed_arms(self, avatar: Avatar) -> dict[int, np.ndarray]:
+        """Local rotations {upper-arm node: (4,) xyzw} that lower T-posed arms (see DriveOptions)."""
+        out: dict[int, np.ndarray] = {}
+        angle = np.radians(self.options.arms_down_deg)
+        if angle <= 0:
+            return out
+        sk = avatar.skeleton
+        rest = sk.rest_world
+        rest_rot = decompose_trs(rest)[1]
+        for side, sx in (("left", 1.0), ("right", -1.0)):
+            ua, la = avatar.humanoid.get(f"{side}UpperArm", -1), avatar.humanoid.get(f"{side}LowerArm", -1)
+            if ua < 0 or la < 0:
+                continue
+            d = rest[la, :3, 3] - rest[ua, :3, 3]
+            n = np.linalg.norm(d)
+            if n < 1e-9 or -d[1] / n > np.sin(np.radians(45.0)):
+                continue  # degenerate, or already hanging down (A-pose)
+            target = np.array([sx * np.cos(angle), -np.sin(angle), 0.0])
+            q = shortest_arc(d / n, target)
+            p = int(sk.parents[ua])
+            r0p = rest_rot[p] if p >= 0 else IDENTITY_Q
+            out[ua] = quat_mul(quat_conj(r0p), quat_mul(q, rest_rot[ua]))
+        return out
 
     def apply(self, rotation: np.ndarray, translation: np.ndarray | None, local_rot: np.ndarray,
               local_t: np.ndarray) -> None:

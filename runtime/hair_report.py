@@ -31,7 +31,8 @@ QUALITY_COLUMNS = (
     ("link_max_depth_beyond_rest_mm", "link depth beyond rest (mm)", "{:.2f}"),
     ("link_max_depth_mm", "link depth (mm)", "{:.2f}"),
     ("vertex_inside", "hair vertices inside", "{}"), ("vertex_max_depth_mm", "vertex depth (mm)", "{:.2f}"),
-    ("tip_rest_arc_mm", "tip off rest arc (mm)", "{:.2f}"), ("fps_identical", "fps check", "{}"),
+    ("tip_swing_mm", "tip swing (mm)", "{:.1f}"), ("tip_rest_arc_mm", "tip off rest arc at end (mm)", "{:.2f}"),
+    ("fps_identical", "fps check", "{}"),
 )
 TIMING_COLUMNS = (
     ("avatar", "avatar", "{}"), ("solver", "solver", "{}"), ("joints", "joints", "{}"),
@@ -72,8 +73,9 @@ def _table(rows: list[RunMetrics], columns) -> str:
     return "\n".join(lines)
 
 
-def markdown(rows: list[RunMetrics]) -> str:
-    return ("Hair quality (standard head turn: 4 s of motion, 8 s still; physics 120 Hz, mesh sampled at 30 Hz)\n\n"
+def markdown(rows: list[RunMetrics], title: str | None = None) -> str:
+    run = title or "standard head turn: 4 s of motion, 8 s still"
+    return (f"Hair quality ({run}; physics 120 Hz, mesh sampled at 30 Hz)\n\n"
             + _table(rows, QUALITY_COLUMNS) + "\n\nTiming (this machine, CPU; a 60 fps frame = 2 substeps + "
             "posing + skinning matrices)\n\n" + _table(rows, TIMING_COLUMNS) + "\n")
 
@@ -122,11 +124,11 @@ def plots(rows: list[RunMetrics], out_dir: Path) -> list[Path]:
     return paths
 
 
-def write_report(rows: list[RunMetrics], out_dir: str | Path) -> dict[str, Path]:
+def write_report(rows: list[RunMetrics], out_dir: str | Path, *, title: str | None = None) -> dict[str, Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     md = out / "hair_metrics.md"
-    md.write_text(markdown(rows))
+    md.write_text(markdown(rows, title))
     js = out / "hair_metrics.json"
     js.write_text(json.dumps([r.row() for r in rows], indent=2) + "\n")
     return {"markdown": md, "json": js, "plots": plots(rows, out)}

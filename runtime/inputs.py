@@ -20,13 +20,22 @@ from dataclasses import replace
 
 from tracking.face_tracker import FaceTracker, FaceTrackerOptions
 from tracking.pose_filter import PoseFilter, PoseFilterOptions
-from tracking.pose_track import PoseSample, PoseTrack
+from tracking.pose_track import PoseSample, PoseTrack, TrackHeader
 from tracking.sources import FrameSource
 from tracking.track_io import PoseTrackWriter
 
 from .metrics import LiveMetrics
 
 log = logging.getLogger(__name__)
+
+
+def _header(source: FrameSource, pose: PoseFilterOptions) -> TrackHeader:
+    """The header of a ``--record`` track: where the poses came from and the filter used."""
+    from tracking.pipeline import jsonable
+
+    info = source.info
+    return TrackHeader(frame="avatar", source=info.name, settings={
+        "pose": jsonable(pose), "width": info.width, "height": info.height, "fps": info.fps})
 
 
 class TrackInput:
@@ -75,7 +84,7 @@ class OfflineTracking:
         self.source = source
         self.filter = PoseFilter(replace(pose, delay_ns=0))
         self.metrics = metrics
-        self._writer = PoseTrackWriter(record) if record else None
+        self._writer = PoseTrackWriter(record, _header(source, self.filter.options)) if record else None
         self._rec = PoseSample()
         self.frames = 0
         self.faces = 0
@@ -137,7 +146,11 @@ class PlayedAsCamera:
         self.ended = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="swaycam-playback", daemon=True)
-        self._thread.start()
+
+    def start(self) -> None:
+        """Start playing (the loop calls this when its clock starts, not at set-up)."""
+        if not self._thread.is_alive() and not self.ended.is_set():
+            self._thread.start()
 
     def _run(self) -> None:
         offset = None
@@ -171,7 +184,8 @@ class PlayedAsCamera:
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
         self.source.close()
 
 
@@ -192,7 +206,9 @@ class LiveInput:
         self.source = source if source.info.live else PlayedAsCamera(source, clock_ns)
         self.metrics = metrics
         self.newest_capture_ns: int | None = None
-        self._writer = PoseTrackWriter(record) if record else None
+        self.frames = 0
+        self.faces = 0
+        self._writer = PoseTrackWriter(record, _header(source, pose)) if record else None
         self._rec = PoseSample()
         self.tracking = LiveTracking(self.source, tracker_options=tracker, pose_options=pose, clock_ns=clock_ns,
                                      on_observation=self._observed)
@@ -200,6 +216,8 @@ class LiveInput:
 
     def _observed(self, obs) -> None:
         self.newest_capture_ns = obs.timestamp_ns
+        self.frames += 1
+        self.faces += bool(obs.found)
         if self.metrics is not None:
             self.metrics.tracker((self._clock() - obs.timestamp_ns) * 1e-6, face_found=bool(obs.found))
         if self._writer is not None:
@@ -208,6 +226,9 @@ class LiveInput:
             self._writer.write_sample(self._rec)
 
     def start(self) -> "LiveInput":
+        start = getattr(self.source, "start", None)
+        if start is not None:
+            start()
         self.tracking.start()
         return self
 

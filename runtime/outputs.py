@@ -40,6 +40,35 @@ def needs_window(outputs: list[OutputSpec]) -> bool:
     return any(o.kind == "window" for o in outputs)
 
 
+def check_writable(outputs: list[OutputSpec]) -> list[str]:
+    """Create output folders and check they can be written, before anything runs.
+
+    Returns notes for the user (stale PNG frames removed). Raises OSError naming the path.
+    """
+    notes = []
+    for o in outputs:
+        if o.kind == "video":
+            p = Path(o.target)
+            if p.is_dir():
+                raise IsADirectoryError(21, "is a folder, not a video file", str(p))
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if not os.access(p.parent, os.W_OK):
+                raise PermissionError(13, "folder is not writable", str(p.parent))
+        elif o.kind == "png":
+            d = Path(o.target)
+            if d.exists() and not d.is_dir():
+                raise NotADirectoryError(20, "exists and is not a folder", str(d))
+            d.mkdir(parents=True, exist_ok=True)
+            if not os.access(d, os.W_OK):
+                raise PermissionError(13, "folder is not writable", str(d))
+            stale = sorted(d.glob("frame_[0-9][0-9][0-9][0-9][0-9][0-9].png"))
+            for f in stale:
+                f.unlink()
+            if stale:
+                notes.append(f"removed {len(stale)} frames of an earlier run from {d}")
+    return notes
+
+
 def open_sinks(outputs: list[OutputSpec], *, context, renderer, fps: float, size: tuple[int, int],
                live: bool):
     """Open one sink per output. Raises render.VirtualCameraUnavailable for a missing vcam.

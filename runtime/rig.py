@@ -22,6 +22,7 @@ from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSyn
 from tracking.pose_track import PoseSample
 
 from .drive import DriveOptions, HeadDrive
+from .hair_params import parse_hair
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +34,11 @@ class AvatarRig:
         avatar: a loaded avatar with a humanoid head.
         solver: "rest-shape" (default), "legacy" or "vrm" (see :mod:`solver.chains`).
         drive: neck/head split and lean options.
-        hair: per-spring solver overrides (``solver.params.override_for`` format).
+        hair: ``[hair]`` settings (see :mod:`runtime.hair_params`).
         mirror: selfie view for expressions (must match the tracker's head mirror).
 
     Raises:
-        ValueError: no humanoid head, or springs the solver cannot order.
+        ValueError: no humanoid head, bad hair settings, or springs the solver cannot order.
     """
 
     def __init__(self, avatar: Avatar, *, solver: str = "rest-shape", drive: DriveOptions = DriveOptions(),
@@ -47,11 +48,14 @@ class AvatarRig:
         self.hair_params = dict(hair or {})
         sk = avatar.skeleton
         self.drive = HeadDrive(avatar, options=drive)
-        self.chains = (ChainSet.from_avatar(avatar, solver=solver, overrides=self.hair_params or None)
+        self.chains = (ChainSet.from_avatar(avatar, solver=solver, overrides=parse_hair(self.hair_params))
                        if avatar.springs else None)
         self._rot = sk.rest_rotation.copy()
         self._t = sk.rest_translation.copy()
         self._local = np.ascontiguousarray(sk.rest_local, dtype=np.float64).copy()
+        for node, q in self.drive.relaxed_arms(avatar).items():  # a static pose: set once
+            self._rot[node] = q
+            self._local[node] = compose_trs(sk.rest_translation[node], q, sk.rest_scale[node])
         self._driven = np.array(self.drive.nodes, dtype=np.int64)
         self.world = np.ascontiguousarray(sk.rest_world, dtype=np.float64).copy()
         self.draw_world = self.world.copy()

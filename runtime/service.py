@@ -5,7 +5,8 @@ Endpoints:
     POST /recenter    capture the current head pose as neutral
     POST /avatar      {"path": "name.vrm"}: load an avatar from the configured avatar folder
                       (paths resolving outside it are refused with 403)
-    POST /hair        {"solver": "rest-shape"|"legacy"|"vrm", "params": {...}}
+    POST /hair        {"solver": "rest-shape"|"legacy"|"vrm", "params": {"k": 60, "c": 4, ...}}
+                      (params as the config's [hair] table, see runtime.hair_params)
     GET  /frame.png   the last rendered frame
 Bad requests get 4xx with a JSON body ``{"error": "..."}``.
 
@@ -49,8 +50,8 @@ class RequestError(Exception):
 
 def resolve_avatar(avatar_dir: Path, requested: str) -> Path:
     """The avatar file ``requested`` inside ``avatar_dir``; raises RequestError otherwise."""
-    if not isinstance(requested, str) or not requested:
-        raise RequestError(HTTPStatus.BAD_REQUEST, "'path' must be a non-empty string")
+    if not isinstance(requested, str) or not requested or "\0" in requested:
+        raise RequestError(HTTPStatus.BAD_REQUEST, "'path' must be a non-empty string without NUL bytes")
     base = avatar_dir.resolve()
     target = (base / requested).resolve()
     if not target.is_relative_to(base):
@@ -149,6 +150,15 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         self._dispatch("GET")
 
+    def do_PUT(self):
+        self._dispatch("PUT")
+
+    def do_DELETE(self):
+        self._dispatch("DELETE")
+
+    def do_PATCH(self):
+        self._dispatch("PATCH")
+
     def do_POST(self):
         self._dispatch("POST")
 
@@ -177,9 +187,8 @@ class _Handler(BaseHTTPRequestHandler):
         if solver is not None and solver not in self.service.solvers:
             raise RequestError(HTTPStatus.BAD_REQUEST, f"solver must be one of {list(self.service.solvers)}")
         params = body.get("params", {})
-        if not isinstance(params, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                   for v in params.values()):
-            raise RequestError(HTTPStatus.BAD_REQUEST, "'params' must map names to numbers")
+        if not isinstance(params, dict):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "'params' must be an object (k, c, gravity, hit_radius)")
         try:
             result = self.service.controller.set_hair(solver, params)
         except ValueError as exc:

@@ -21,7 +21,7 @@ from tracking.face_tracker import FaceTrackerOptions
 from tracking.head_pose import HeadPoseOptions
 from tracking.pose_filter import PoseFilterOptions
 from tracking.pose_track import head_turn_track
-from tracking.sources import open_source
+from tracking.sources import IMAGE_SUFFIXES, open_source
 from tracking.track_io import load_track
 
 from .config import RunConfig
@@ -29,6 +29,10 @@ from .idle import IdlePose
 from .inputs import LiveInput, OfflineTracking, TrackInput
 
 log = logging.getLogger(__name__)
+
+#: A still image (or a single-pose track) is shown this long unless --duration says otherwise.
+STILL_SECONDS = 5.0
+STILL_FPS = 25.0
 
 
 def webcam_available(index: int = 0) -> bool:
@@ -63,6 +67,9 @@ def open_pose_input(cfg: RunConfig, *, metrics=None):
         log.info("source: %s", "webcam 0" if spec == "0" else "the built-in head-turn track (no webcam found)")
     dur = None if cfg.duration is None else int(cfg.duration * 1e9)
     if spec == "turn-test" or spec.endswith(".jsonl"):
+        if cfg.record:
+            raise TrackingError(f"--record {cfg.record}: the source {spec!r} is already a pose track; record "
+                                "from a webcam or a video/image source")
         track = head_turn_track() if spec == "turn-test" else load_track(spec)
         if track.header.frame != "avatar":
             raise TrackingError(f"{spec}: a {track.header.frame}-frame track; record with 'swaycam track' "
@@ -71,10 +78,15 @@ def open_pose_input(cfg: RunConfig, *, metrics=None):
         live = bool(cfg.realtime)
         if dur is None and not live:
             dur = inp.end_ns - inp.start_ns
+            if dur <= 0:  # a single pose: hold it
+                dur = int(STILL_SECONDS * 1e9)
+                log.warning("%s holds a single pose; showing it for %g s (set --duration)", spec, STILL_SECONDS)
     else:
         is_cam = spec.isdigit() or spec.startswith("/dev/video")
         realtime = bool(cfg.realtime) if cfg.realtime is not None else is_cam
-        source = open_source(spec, realtime=realtime and not is_cam)
+        still = Path(spec).suffix.lower() in IMAGE_SUFFIXES
+        repeat = int(round((cfg.duration or STILL_SECONDS) * STILL_FPS)) if still else 1
+        source = open_source(spec, realtime=realtime and not is_cam, repeat=repeat, fps=STILL_FPS)
         if is_cam or realtime:
             inp = LiveInput(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg), metrics=metrics,
                                record=cfg.record)

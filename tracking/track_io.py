@@ -185,11 +185,13 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
         raise TrackFormatError(f"pose track {p} does not exist")
     header = None
     t_ns, rots, trs, confs, founds, blends = [], [], [], [], [], []
-    with open(p, encoding="utf-8") as f:
+    with open(p, encoding="utf-8", errors="replace") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
                 continue
             where = f"{p} line {lineno}"
+            if "\ufffd" in line:
+                raise TrackFormatError(f"{where}: not UTF-8 text (is this a pose track .jsonl?)")
             if header is None:
                 header = _parse_header(where, line)
                 continue

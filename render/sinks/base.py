@@ -60,7 +60,9 @@ class BackgroundWriter:
                     self._write(item)
                 except BaseException as exc:  # noqa: BLE001 - handed to the producer thread
                     self._error = exc
-                    log.error("%s failed: %s", self._thread.name, exc)
+                    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                    log.debug("%s failed: %s", self._thread.name, exc)
+                    log.error("%s failed: %s", self._thread.name, first)
 
     def _raise(self) -> None:
         if self._error is not None:

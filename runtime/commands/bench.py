@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 
 TARGETS = {
     "solver": "solver.bench",      # µs per substep / per 60 fps frame
@@ -36,10 +37,17 @@ def _run_one(target: str, rest: list[str]) -> int:
 
 
 def run(args) -> int:
+    from avatars import AvatarError
+    from tracking.errors import TrackingError
+
     targets = list(TARGETS) if args.target == "all" else [args.target]
     rc = 0
     for t in targets:
         if len(targets) > 1:
             print(f"== {t}")
-        rc |= _run_one(t, args.rest if len(targets) == 1 else [])
+        try:
+            rc |= _run_one(t, args.rest if len(targets) == 1 else [])
+        except (AvatarError, TrackingError, ValueError, OSError, ZeroDivisionError, IndexError) as exc:
+            print(f"swaycam bench {t}: {exc}", file=sys.stderr)
+            rc |= 1
     return rc

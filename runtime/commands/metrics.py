@@ -56,9 +56,18 @@ def run(args) -> int:
     except (AvatarError, TrackingError) as exc:
         print(f"swaycam metrics: {exc}", file=sys.stderr)
         return 1
+    bare = [name for name, a in avatars.items() if not a.springs or a.head_node() < 0]
+    if bare:
+        print(f"swaycam metrics: {', '.join(bare)}: no spring bones or no humanoid head; nothing to measure",
+              file=sys.stderr)
+        return 1
     rows = measure(avatars, tuple(args.solver or ("rest-shape", "legacy")), track=track,
                    fps_check=not args.no_fps_check)
-    files = write_report(rows, args.out)
+    try:
+        files = write_report(rows, args.out, title=f"pose track {args.track}" if args.track else None)
+    except OSError as exc:
+        print(f"swaycam metrics: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(files["markdown"].read_text())
     print(f"written: {files['markdown']}, {files['json']}, " + ", ".join(str(p) for p in files["plots"]))
     return 0

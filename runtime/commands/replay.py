@@ -2,8 +2,29 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+
+
+def _positive(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < v <= 1000:
+        raise argparse.ArgumentTypeError(f"{text} is outside (0, 1000]")
+    return v
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= v < 1:
+        raise argparse.ArgumentTypeError(f"{text} is outside [0, 1)")
+    return v
 
 
 def add_parser(sub) -> None:
@@ -12,10 +33,10 @@ def add_parser(sub) -> None:
                        "frames per second, physics at a fixed 120 Hz. --dump writes the hair tails and "
                        "velocities after every substep (npz: t_ns, tails, velocities).")
     p.add_argument("track", help="pose track .jsonl, or 'turn-test'")
-    p.add_argument("--fps", type=float, required=True, help="render rate")
+    p.add_argument("--fps", type=_positive, required=True, help="render rate, frames per second")
     p.add_argument("--avatar", help="avatar file (default: the generated swaycam avatar)")
     p.add_argument("--solver", default="rest-shape", choices=("rest-shape", "legacy", "vrm"))
-    p.add_argument("--jitter", type=float, default=0.0, help="frame-time jitter fraction (0..1)")
+    p.add_argument("--jitter", type=_fraction, default=0.0, help="frame-time jitter fraction, 0 <= j < 1")
     p.add_argument("--dump", metavar="STATES.npz", help="write the hair state of every substep")
     p.set_defaults(func=run_replay)
 
@@ -46,36 +67,54 @@ def _load(args):
 
 
 def run_replay(args) -> int:
-    from avatars import AvatarError
-    from tracking.errors import TrackingError
-
     from ..replay import replay
 
+    loaded = _load_or_report(args, "replay")
+    if loaded is None:
+        return 1
+    avatar, track = loaded
     try:
-        avatar, track = _load(args)
-    except (AvatarError, TrackingError) as exc:
+        st = replay(avatar, track, args.fps, solver=args.solver, jitter=args.jitter)
+    except ValueError as exc:
         print(f"swaycam replay: {exc}", file=sys.stderr)
         return 1
-    st = replay(avatar, track, args.fps, solver=args.solver, jitter=args.jitter)
     print(f"{st.frames} frames at {args.fps:g} fps, {len(st.t_ns)} substeps, {st.tails.shape[1]} hair segments")
     if args.dump:
-        st.save(args.dump)
+        try:
+            st.save(args.dump)
+        except OSError as exc:
+            print(f"swaycam replay: cannot write {args.dump}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"hair states: {args.dump}")
     return 0
 
 
-def run_check(args) -> int:
+def _load_or_report(args, command: str):
     from avatars import AvatarError
     from tracking.errors import TrackingError
 
+    try:
+        return _load(args)
+    except (AvatarError, TrackingError) as exc:
+        print(f"swaycam {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def run_check(args) -> int:
     from ..replay import check_fps, format_rows
 
+    loaded = _load_or_report(args, "check-fps")
+    if loaded is None:
+        return 1
+    avatar, track = loaded
+    if not avatar.springs:
+        print(f"swaycam check-fps: {avatar.path} has no spring bones: there is no hair to compare", file=sys.stderr)
+        return 1
     try:
-        avatar, track = _load(args)
-    except (AvatarError, TrackingError) as exc:
+        rows = check_fps(avatar, track, solver=args.solver)
+    except ValueError as exc:
         print(f"swaycam check-fps: {exc}", file=sys.stderr)
         return 1
-    rows = check_fps(avatar, track, solver=args.solver)
     ok = all(r.max_position_diff == 0.0 and r.max_velocity_diff == 0.0 for r in rows)
     if args.json:
         print(json.dumps({"identical": ok, "rows": [r.__dict__ for r in rows]}, indent=2))

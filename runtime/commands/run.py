@@ -69,13 +69,17 @@ def run(args) -> int:
     except ConfigError as exc:
         print(f"swaycam run: {exc}", file=sys.stderr)
         return 2
-    from ..app import App
+    from ..app import App, RunError
 
     app = App(cfg, say=lambda s: print(s, flush=True))
     try:
         result = app.run()
-    except (AvatarError, TrackingError, ConfigError) as exc:
+    except (AvatarError, TrackingError, ConfigError, RunError) as exc:
         print(f"swaycam run: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"swaycam run: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     except Exception as exc:
         name = type(exc).__name__
@@ -94,7 +98,10 @@ def run(args) -> int:
         print(f"{result.frames} frames in {result.duration_s:.1f} s{lat}{trk}, "
               f"{s['substeps_per_frame']} substeps/frame, dropped {s['dropped_frames']} frames / "
               f"{s['dropped_substeps']} substeps" + (" (interrupted)" if result.interrupted else ""))
+        if result.tracked_frames is not None:
+            print(f"face found in {result.face_frames} of {result.tracked_frames} tracked frames"
+                  + ("" if result.face_frames else " (no face: the avatar held its neutral pose)"))
         for o in result.outputs:
             if o.startswith(("video:", "png:")):
                 print(f"output: {o.split(':', 1)[1]}")
-    return 130 if result.interrupted else 0
+    return 128 + int(result.signal) if result.interrupted else 0

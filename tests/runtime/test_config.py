@@ -10,10 +10,10 @@ from runtime.config import ConfigError, RunConfig, load_toml, merge, parse_backg
 def test_toml_then_cli_override(tmp_path):
     p = tmp_path / "swaycam.toml"
     p.write_text('fps = 24\nsize = "640x360"\noutput = ["video:out/a.mp4", "window"]\nsolver = "legacy"\n'
-                 '[hair]\nstiffness_scale = 1.5\n')
+                 '[hair]\nk = 60.0\n[hair.springs."bang*"]\nc = 3\n')
     cfg = load_toml(p)
     assert cfg.fps == 24 and cfg.size == (640, 360) and cfg.output == ("video:out/a.mp4", "window")
-    assert cfg.hair == {"stiffness_scale": 1.5}
+    assert cfg.hair == {"k": 60.0, "springs": {"bang*": {"c": 3}}}
     cfg2 = merge(cfg, {"fps": 60.0, "solver": None, "mirror": False})
     assert cfg2.fps == 60.0 and cfg2.solver == "legacy" and cfg2.mirror is False
 
@@ -25,6 +25,15 @@ def test_toml_then_cli_override(tmp_path):
     ('size = "huge"\n', "size: 'huge' is not WIDTHxHEIGHT"),
     ('output = ["ftp:x"]\n', "output: 'ftp:x' is not"),
     ('fps = \n', "swaycam.toml"),
+    ('fps = "fast"\n', "fps: 'fast' is not a number"),
+    ('[drive]\nneck_shar = 0.3\n', "drive.neck_shar: unknown setting"),
+    ('[drive]\nneck_share = "x"\n', "drive.neck_share: 'x' is not a number"),
+    ('[hair]\nstiffness = 2\n', "unknown hair setting 'stiffness'"),
+    ('[hair]\nk = -1\n', "hair.k: -1 is below 0"),
+    ('[hair.springs."*"]\ngravity = [0, -1]\n', "hair.springs.*.gravity"),
+    ('output = ["video:x.webm"]\n', "video files are H.264"),
+    ('size = "641x361"\noutput = ["video:x.mp4"]\n', "needs an even width and height"),
+    ('kiosk = "yes"\n', "kiosk: 'yes' is not true/false"),
 ])
 def test_bad_toml_names_file_and_key(tmp_path, text, fragment):
     p = tmp_path / "swaycam.toml"
@@ -47,3 +56,17 @@ def test_parsers():
     with pytest.raises(ConfigError):
         parse_background("blue-ish")
     assert RunConfig().solver == "rest-shape"
+
+
+def test_config_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read the config file"):
+        load_toml(tmp_path)
+
+
+def test_hair_settings_become_solver_overrides():
+    from runtime.hair_params import parse_hair
+    ov = parse_hair({"k": 60.0, "gravity": [0, -2, 0], "springs": {"bang*": {"c": 3}}})
+    assert list(ov) == ["bang*", "*"]
+    assert ov["bang*"].c == 3.0 and ov["bang*"].k == 60.0 and ov["bang*"].g == (0.0, -2.0, 0.0)
+    assert ov["*"].c is None and ov["*"].k == 60.0
+    assert parse_hair({}) is None

@@ -64,3 +64,24 @@ def test_lean_is_clamped(godette):
     hips = godette.humanoid["hips"]
     delta = sk.forward_kinematics(rotation=rot, translation=t)[hips, :3, 3] - sk.rest_world[hips, :3, 3]
     assert delta == pytest.approx([0.05, -0.01, 0.0], abs=1e-12)
+
+
+def test_t_posed_arms_are_lowered_a_posed_left_alone(godette):
+    from avatars.generate import default_avatar_path
+    for avatar, moved in ((godette, True), (load_avatar(default_avatar_path()), False)):
+        drive = HeadDrive(avatar, options=DriveOptions(arms_down_deg=65.0))
+        arms = drive.relaxed_arms(avatar)
+        assert bool(arms) is moved
+        sk = avatar.skeleton
+        rot = sk.rest_rotation.copy()
+        for n, q in arms.items():
+            rot[n] = q
+        w = sk.forward_kinematics(rotation=rot)
+        for side, sx in (("left", 1), ("right", -1)):
+            ua, la = avatar.humanoid[f"{side}UpperArm"], avatar.humanoid[f"{side}LowerArm"]
+            d = w[la, :3, 3] - w[ua, :3, 3]
+            d /= np.linalg.norm(d)
+            if moved:
+                assert d == pytest.approx([sx * np.cos(np.radians(65)), -np.sin(np.radians(65)), 0], abs=1e-9)
+            else:
+                assert -d[1] > np.sin(np.radians(45))

@@ -126,7 +126,7 @@ def test_hair(service):
     status, body = request(svc, "POST", "/hair", {"solver": "legacy", "params": {"stiffness_scale": 1.5}})
     assert status == 200 and body["solver"] == "legacy"
     assert request(svc, "POST", "/hair", {"solver": "magic"})[0] == 400
-    assert request(svc, "POST", "/hair", {"params": {"k": "high"}})[0] == 400
+    assert request(svc, "POST", "/hair", {"params": ["k"]})[0] == 400
 
 
 def test_frame_png(service):
@@ -139,3 +139,6 @@ def test_unknown_and_wrong_method(service):
     svc, _ = service
     assert request(svc, "GET", "/nope")[0] == 404
     assert request(svc, "GET", "/recenter")[0] == 405
+    status, body = request(svc, "DELETE", "/status")
+    assert status == 405 and "error" in body
+    assert request(svc, "POST", "/avatar", {"path": "a\u0000.vrm"})[0] == 400
