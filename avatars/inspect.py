@@ -82,6 +82,7 @@ def summarize(avatar: Avatar) -> dict:
         "collider_list": colliders,
         "collider_groups": [{"name": g.name, "colliders": list(g.colliders)} for g in avatar.collider_groups],
         "warnings": [str(w) for w in avatar.warnings],
+        "drivable": avatar.head_node() >= 0,
     }
 
 
@@ -119,6 +120,8 @@ def format_summary(s: dict) -> str:
     lines.append(f"  colliders   {s['colliders']} ({shapes}) in {len(s['collider_groups'])} groups")
     for c in s["collider_list"]:
         lines.append(f"    node {c['node']:>3} {c['shape']:<14} offset {c['offset']} radius {c['radius']:g}")
+    if not s["drivable"]:
+        lines.append("  note        no humanoid head bone: swaycam can show this file but not drive its head")
     lines.append(f"  warnings    {len(s['warnings'])}")
     lines.extend(f"    {w}" for w in s["warnings"])
     return "\n".join(lines)
