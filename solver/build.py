@@ -35,7 +35,7 @@ TELEPORT_DISTANCE = 0.5
 CONTACT_PASSES = 16
 #: Rest-shape: chain relaxation passes after a substep in which a chain touched a collider
 #: (bend limit shared with the parent, then lengths and contact again; 0 turns it off).
-RELAX_PASSES = 2
+RELAX_PASSES = 1
 #: Rest-shape, chains in contact: largest bend of a link off its parent's rest continuation.
 BEND_LIMIT_DEG = 12.0
 #: Share of an excess bend taken by the parent link (the child takes the rest).

@@ -24,16 +24,16 @@ from numba import njit
 from .kaffine import (
     EPS, IDENT, arc_quat, det3, inv34, inv_vec, mul34, pt, put34, qmul, rotate_frame, row34, vec, world34,
 )
-from .kcontact import contact, pair_depth, rotate_out_q
+from .kcontact import contact, pair_depth, point_segment, rotate_out_q
 from .layout import (
     AI, A_NODE, A_SEG, CF, CI, CI_NODE, CI_SHAPE, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN, C_WR,
     GF, G_BEND_COS, G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE,
     H_N_AUTO_RESET, H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH,
     H_OF_COL, H_OF_G, H_OF_PAIRF, H_OF_POSE, H_OF_SEG, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
     H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S,
-    MODE_REST_SHAPE, MODE_VRM, PF, P_D, P_Q, P_RQ, P_W, SF, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_NODE,
-    SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_L0, S_LEN, S_O, S_REL, S_TLOC,
-    S_NCONV, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
+    MODE_REST_SHAPE, MODE_VRM, PF, P_D, P_Q, P_RQ, P_W, SF, SHAPE_CAPSULE, SHAPE_PLANE, SHAPE_SPHERE, SI, SI_AUTH,
+    SI_FAST, SI_NEEDW, SI_NODE, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_L0,
+    S_LEN, S_NCONV, S_O, S_REL, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
 )
 
 
@@ -214,6 +214,27 @@ def _candidates(cb, C, refm, ox, oy, oz, bnd, segi, i, pairs, cand):
             cand[n] = p
             n += 1
     return n
+
+
+@njit(inline="always", cache=True)
+def _touches(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, rh):
+    """Whether the link o-h can overlap any candidate collider: the ball around its middle
+    (radius L/2 + r_h) reaches the collider (outside spheres and capsules: their axis within
+    the ball radius + r; inside shapes and planes: always). When it reaches none, the link
+    overlaps nothing and the contact projection would leave it and its velocity as they are."""
+    mx, my, mz = 0.5 * (ox + hx), 0.5 * (oy + hy), 0.5 * (oz + hz)
+    lx, ly, lz = hx - ox, hy - oy, hz - oz
+    bnd = (0.5 * math.sqrt(lx * lx + ly * ly + lz * lz) + rh) * (1.0 + 1e-9)
+    for q in range(n_cand):
+        c = pairs[cand[q]]
+        shape = coli[c, CI_SHAPE]
+        if shape != SHAPE_SPHERE and shape != SHAPE_CAPSULE:
+            return True
+        d, _, _, _ = point_segment(mx, my, mz, col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2],
+                                   col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2])
+        if d <= bnd + col[c, C_WR]:
+            return True
+    return False
 
 
 @njit(inline="always", cache=True)
@@ -475,7 +496,7 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
             seg[i, S_UNR] = 0.0
             seg[i, S_NCONV] = 0.0
             qx, qy, qz, qw = 0.0, 0.0, 0.0, 1.0
-            if n_cand > 0:
+            if n_cand > 0 and _touches(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, rh):
                 hx, hy, hz, vx, vy, vz, hits, converged, _, _, _, _, qx, qy, qz, qw = _resolve(
                     col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s,
                     maxit, True, u_min)
