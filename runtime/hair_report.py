@@ -21,6 +21,7 @@ from solver.measure import RunMetrics, standard_run
 from tracking.head_turn import head_turn_rotation
 from tracking.pose_track import PoseTrack, head_turn_track
 
+from .hair_params import parse_hair
 from .replay import check_fps
 
 QUALITY_COLUMNS = (
@@ -42,9 +43,15 @@ TIMING_COLUMNS = (
 )
 
 
-def measure(avatars: dict[str, Avatar], solvers=("rest-shape", "legacy"), *, track: PoseTrack | None = None,
-            fps_check: bool = True) -> list[RunMetrics]:
-    """Run every (avatar, solver). ``track`` replaces the standard head turn (avatar frame)."""
+def measure(avatars: dict[str, Avatar | tuple[Avatar, dict]], solvers=("rest-shape", "legacy"), *,
+            track: PoseTrack | None = None, fps_check: bool = True) -> list[RunMetrics]:
+    """Run every (avatar, solver). A value may be ``(avatar, hair)`` with ``[hair]`` settings
+    (:mod:`runtime.hair_params`, e.g. ``{"gravity": [0, -9.81, 0]}``) replacing the file's
+    spring parameters. ``track`` replaces the standard head turn (avatar frame).
+
+    Raises:
+        ValueError: bad ``hair`` settings, or an avatar without springs or head.
+    """
     motion = head_turn_rotation
     motion_s, still_s = 4.0, 8.0
     if track is not None:
@@ -52,11 +59,15 @@ def measure(avatars: dict[str, Avatar], solvers=("rest-shape", "legacy"), *, tra
         motion = lambda t: track.sample(t0 + int(round(t * 1e9))).rotation  # noqa: E731
         motion_s, still_s = max(track.duration_s - 2.0, 0.0), 2.0
     rows = []
-    for name, avatar in avatars.items():
+    for name, entry in avatars.items():
+        avatar, hair = entry if isinstance(entry, tuple) else (entry, None)
+        overrides = parse_hair(hair)
         for solver in solvers:
-            m = standard_run(avatar, motion, solver=solver, name=name, motion_s=motion_s, still_s=still_s)
+            m = standard_run(avatar, motion, solver=solver, name=name, motion_s=motion_s, still_s=still_s,
+                             overrides=overrides)
             if fps_check:
-                res = check_fps(avatar, track or head_turn_track(), solver=solver, duration_ns=4_000_000_000)
+                res = check_fps(avatar, track or head_turn_track(), solver=solver, duration_ns=4_000_000_000,
+                                hair=hair)
                 m.fps_identical = "0 (identical)" if all(r.max_position_diff == 0 and r.max_velocity_diff == 0
                                                          for r in res) else "DIFFERS"
             rows.append(m)

@@ -48,11 +48,13 @@ class HairStates:
 
 
 def replay(avatar: Avatar, track: PoseTrack, fps: float, *, solver: str = "rest-shape", jitter: float = 0.0,
-           seed: int = 0, max_substeps: int = NO_CAP, duration_ns: int | None = None) -> HairStates:
-    """Replay ``track`` rendered at ``fps`` (physics only) and return the hair at every substep."""
+           seed: int = 0, max_substeps: int = NO_CAP, duration_ns: int | None = None,
+           hair: dict | None = None) -> HairStates:
+    """Replay ``track`` rendered at ``fps`` (physics only) and return the hair at every substep.
+    ``hair``: ``[hair]`` settings (:mod:`runtime.hair_params`) replacing the avatar's own."""
     from .inputs import TrackInput
 
-    rig = AvatarRig(avatar, solver=solver)
+    rig = AvatarRig(avatar, solver=solver, hair=hair)
     times, tails, vels = [], [], []
 
     def record(n, t, r):
@@ -81,14 +83,15 @@ class FpsCheckRow:
 
 
 def check_fps(avatar: Avatar, track: PoseTrack, *, solver: str = "rest-shape",
-              duration_ns: int | None = None) -> list[FpsCheckRow]:
+              duration_ns: int | None = None, hair: dict | None = None) -> list[FpsCheckRow]:
     """Replay at every rate of :data:`CHECK_RATES` and :data:`CHECK_JITTERED`; compare each with
     the first (24 fps) at the common substeps. Differences are max-abs over all substeps,
     segments and axes (metres, m/s); 0.0 means bit-identical."""
-    runs = [(f"{fps} fps", replay(avatar, track, fps, solver=solver, duration_ns=duration_ns))
+    runs = [(f"{fps} fps", replay(avatar, track, fps, solver=solver, duration_ns=duration_ns,
+                                             hair=hair))
             for fps in CHECK_RATES]
     runs += [(f"{fps} fps ±{int(j * 100)}% jitter", replay(avatar, track, fps, solver=solver, jitter=j, seed=s,
-                                                            duration_ns=duration_ns))
+                                                            duration_ns=duration_ns, hair=hair))
              for fps, j, s in CHECK_JITTERED]
     ref = runs[0][1]
     rows = []

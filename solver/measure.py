@@ -109,15 +109,18 @@ def _link_depths(cs: ChainSet, posed: np.ndarray, refs: list[np.ndarray]) -> np.
 
 
 def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solver: str = "rest-shape",
-                 name: str | None = None, motion_s: float = MOTION_S, still_s: float = STILL_S) -> RunMetrics:
+                 name: str | None = None, motion_s: float = MOTION_S, still_s: float = STILL_S,
+                 overrides=None) -> RunMetrics:
     """Run and measure (module doc). ``motion(t_seconds)`` is the head's world rotation
-    relative to rest, (4,) xyzw. Raises ValueError for an avatar without springs or head."""
+    relative to rest, (4,) xyzw; ``overrides`` replace mapped spring parameters
+    (:class:`solver.params.SpringOverride`, or {fnmatch pattern: SpringOverride}).
+    Raises ValueError for an avatar without springs or head."""
     if not avatar.springs:
         raise ValueError(f"{avatar.path}: no springs to measure")
     head = avatar.head_node()
     if head < 0:
         raise ValueError(f"{avatar.path}: no humanoid head bone")
-    cs = ChainSet.from_avatar(avatar, solver=solver)
+    cs = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides)
     sk = avatar.skeleton
     poser = SubtreePoser(sk, head)
     world = poser.rest.copy()

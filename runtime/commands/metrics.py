@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 
@@ -18,28 +19,44 @@ def add_parser(sub) -> None:
                    help="solver (repeatable; default rest-shape and legacy)")
     p.add_argument("--track", help="a pose track .jsonl instead of the standard head turn")
     p.add_argument("--out", default="out/metrics", help="output folder (default out/metrics)")
+    p.add_argument("--gravity", type=float, metavar="G",
+                   help="gravity in m/s² (straight down) for every spring instead of each file's own; "
+                   "without --avatar the default set already adds a Godette run at 9.81")
     p.add_argument("--no-fps-check", action="store_true", help="skip the frame-rate consistency replays")
     p.set_defaults(func=run)
 
 
-def _avatars(specs):
+#: The default set's extra run: Godette's file sets no gravity on its springs.
+EARTH_G = 9.81
+
+
+def _avatars(specs, gravity=None):
     from pathlib import Path
 
     from avatars import load_avatar
     from avatars.generate import default_avatar_path, layered_avatar_path
 
     if not specs:
-        specs = []
+        out = {}
         godette = Path(__file__).resolve().parents[2] / ".." / "shared" / "assets" / "vrm" / "Godette_vrm_v4.vrm"
-        if godette.exists():
-            specs.append(str(godette))
-        specs += ["default", "layered"]
+        if godette.exists() and gravity is None:
+            a = load_avatar(godette)
+            name = a.meta.name or godette.stem
+            out[name] = a
+            out[f"{name}, g = {EARTH_G:g} m/s²"] = (a, {"gravity": [0.0, -EARTH_G, 0.0]})
+        elif godette.exists():
+            out.update(_avatars([str(godette)], gravity))
+        out.update(_avatars(["default", "layered"], gravity))
+        return out
     out = {}
     for s in specs:
         path = default_avatar_path() if s == "default" else layered_avatar_path() if s == "layered" else s
         a = load_avatar(path)
         name = {"default": "swaycam default", "layered": "swaycam layered"}.get(s, a.meta.name or Path(s).stem)
-        out[name] = a
+        if gravity is not None:
+            out[f"{name}, g = {gravity:g} m/s²"] = (a, {"gravity": [0.0, -gravity, 0.0]})
+        else:
+            out[name] = a
     return out
 
 
@@ -51,12 +68,15 @@ def run(args) -> int:
     from ..hair_report import measure, write_report
 
     try:
-        avatars = _avatars(args.avatar)
+        if args.gravity is not None and not math.isfinite(args.gravity):
+            raise ValueError(f"--gravity: {args.gravity} is not a finite number")
+        avatars = _avatars(args.avatar, args.gravity)
         track = load_track(args.track) if args.track else None
-    except (AvatarError, TrackingError) as exc:
+    except (AvatarError, TrackingError, ValueError) as exc:
         print(f"swaycam metrics: {exc}", file=sys.stderr)
         return 1
-    bare = [name for name, a in avatars.items() if not a.springs or a.head_node() < 0]
+    bare = [name for name, e in avatars.items()
+            if not (a := e[0] if isinstance(e, tuple) else e).springs or a.head_node() < 0]
     if bare:
         print(f"swaycam metrics: {', '.join(bare)}: no spring bones or no humanoid head; nothing to measure",
               file=sys.stderr)

@@ -60,3 +60,21 @@ def test_metrics_cli_on_godette(tmp_path, godette_path, capsys):
     assert row["settle_mm"] < SETTLED_MM and row["root_drift_mm"] < EXACT_MM
     # Godette's authored rest pose already has links inside its colliders; none goes deeper
     assert row["link_max_depth_mm"] > 10.0 and row["link_max_depth_beyond_rest_mm"] < 0.01
+
+
+def test_metrics_cli_gravity_shows_the_legacy_curl_on_godette(tmp_path, godette_path, capsys):
+    """Godette's file sets no gravity, so both solvers return to rest; under 9.81 m/s² the
+    legacy solver keeps a curl (the tentacle) and the rest-shape solver does not."""
+    rc = main(["metrics", "--avatar", str(godette_path), "--gravity", "9.81", "--no-fps-check",
+               "--out", str(tmp_path)])
+    assert rc == 0
+    assert "| Low-Poly Godette, g = 9.81 m/s² | legacy |" in capsys.readouterr().out
+    rest, legacy = json.loads((tmp_path / "hair_metrics.json").read_text())
+    assert (rest["solver"], legacy["solver"]) == ("rest-shape", "legacy")
+    assert rest["tip_rest_arc_mm"] < 1e-6 < 1.0 < legacy["tip_rest_arc_mm"]
+    assert rest["settle_mm"] < SETTLED_MM and rest["root_drift_mm"] < EXACT_MM
+
+
+def test_metrics_cli_rejects_a_non_finite_gravity(tmp_path, capsys):
+    assert main(["metrics", "--avatar", "default", "--gravity", "nan", "--out", str(tmp_path)]) == 1
+    assert "--gravity: nan is not a finite number" in capsys.readouterr().err
