@@ -24,7 +24,7 @@ def _add_track(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     p.add_argument("source", help="webcam index or /dev/video*, video file, GIF, image or image folder")
     p.add_argument("--out", metavar="POSES.jsonl", help="write the pose track (JSON Lines)")
-    p.add_argument("--preview", metavar="OUT", help="'window' or a video file (.mp4/.webm/.avi) with landmarks and axes")
+    p.add_argument("--preview", metavar="OUT", help="'window' or a video file (.mp4/.webm/.avi/.gif) with landmarks and axes")
     p.add_argument("--raw", action="store_true", help="record raw camera-frame observations (no mirror/filter)")
     p.add_argument("--no-mirror", action="store_true", help="do not mirror (the avatar copies the camera view)")
     p.add_argument("--no-recenter", action="store_true", help="do not take the first face as the neutral pose")

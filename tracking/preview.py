@@ -69,7 +69,8 @@ class PreviewWriter:
 
     Args:
         target: ``"window"`` for an OpenCV window, else a video file path (written with
-            imageio-ffmpeg: .mp4 H.264, .webm VP9, .mkv/.mov/.avi as ffmpeg chooses).
+            imageio-ffmpeg: .mp4 H.264, .webm VP9, .avi MJPEG, .gif with a palette computed
+            from the whole clip, .mkv/.mov as ffmpeg chooses).
         fps: frame rate of the video file.
 
     Raises:
@@ -115,12 +116,17 @@ class PreviewWriter:
         import imageio_ffmpeg
 
         suffix = Path(self.target).suffix.lower()
-        codec = {".mp4": "libx264", ".webm": "libvpx-vp9", ".avi": "mjpeg"}.get(suffix)
+        codec = {".mp4": "libx264", ".webm": "libvpx-vp9", ".avi": "mjpeg", ".gif": "gif"}.get(suffix)
         w, h = size
-        # H.264 / yuv420p need even sizes: pad by one pixel if needed (macro_block_size=2)
+        if suffix == ".gif":
+            # GIF holds 256 colours: one palette generated from all frames (ffmpeg palettegen/paletteuse)
+            kw = dict(pix_fmt_out="pal8", macro_block_size=1, quality=None,
+                      output_params=["-filter:v", "split[a][b];[a]palettegen[p];[b][p]paletteuse"])
+        else:
+            # H.264 / yuv420p need even sizes: pad by one pixel if needed (macro_block_size=2)
+            kw = dict(macro_block_size=2, quality=7)
         try:
-            self._writer = imageio_ffmpeg.write_frames(self.target, size, fps=self.fps, codec=codec,
-                                                       macro_block_size=2, quality=7)  # fmt: skip
+            self._writer = imageio_ffmpeg.write_frames(self.target, size, fps=self.fps, codec=codec, **kw)
             self._writer.send(None)
         except Exception as exc:  # noqa: BLE001 - reported with the path
             raise TrackingError(f"preview {self.target}: cannot write a video file ({exc})") from None

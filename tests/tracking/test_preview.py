@@ -37,3 +37,16 @@ def test_preview_frame_size_must_not_change(tmp_path):
         w.write(np.zeros((40, 60, 3), np.uint8))
         with pytest.raises(TrackingError, match="frame size 62x40 differs from 60x40"):
             w.write(np.zeros((40, 62, 3), np.uint8))
+
+
+def test_preview_writes_an_animated_gif(tmp_path):
+    from PIL import Image
+
+    frames = [np.full((40, 61, 3), (40 * i, 255 - 40 * i, 90), np.uint8) for i in range(5)]
+    with PreviewWriter(tmp_path / "p.gif", fps=10) as w:
+        for f in frames:
+            w.write(f)
+    with Image.open(tmp_path / "p.gif") as im:
+        assert (im.n_frames, im.size, im.info["duration"]) == (5, (61, 40), 100)
+        im.seek(3)
+        assert np.abs(np.asarray(im.convert("RGB"), np.int16)[20, 30] - frames[3][20, 30]).max() <= 8
