@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from pathlib import Path
 from typing import Iterable
 
@@ -173,8 +174,19 @@ def _parse_line(where: str, line: str, blend_row: np.ndarray):
     return t, rot, tr, float(conf), found
 
 
+def _is_json(line: str) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
 def load_track(path: str | os.PathLike) -> PoseTrack:
     """Read and validate a JSONL pose track.
+
+    A recording cut off mid-write (the process was killed) ends in a partial line with no
+    newline; that one line is dropped with a :class:`UserWarning` naming it, the rest loads.
 
     Raises:
         TrackFormatError: the file is missing, empty, has no observations, or a line is
@@ -195,6 +207,9 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
             if header is None:
                 header = _parse_header(where, line)
                 continue
+            if not line.endswith("\n") and not _is_json(line):
+                warnings.warn(f"{where}: incomplete last line (recording cut off?) dropped", stacklevel=2)
+                break
             row = np.zeros(NUM_BLENDSHAPES)
             t, rot, tr, conf, found = _parse_line(where, line, row)
             if t_ns and t <= t_ns[-1]:

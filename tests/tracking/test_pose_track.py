@@ -121,6 +121,17 @@ def test_bad_tracks_name_file_and_line(tmp_path, lines, message):
     assert str(p) in str(exc.value)
 
 
+def test_a_recording_cut_off_mid_line_loads_without_its_last_line(tmp_path):
+    p = tmp_path / "cut.jsonl"
+    second = GOOD_LINE.replace('"t_ns": 0', '"t_ns": 5')
+    p.write_text("\n".join([GOOD_HEADER, GOOD_LINE, second]) + "\n" + second.replace("5", "9")[:23])
+    with pytest.warns(UserWarning, match=r"cut\.jsonl line 4: incomplete last line"):
+        track = load_track(p)
+    assert list(track.t_ns) == [0, 5]
+    p.write_text("\n".join([GOOD_HEADER, GOOD_LINE, second]))   # complete, only the newline missing
+    assert list(load_track(p).t_ns) == [0, 5]
+
+
 def test_missing_track_file(tmp_path):
     with pytest.raises(TrackFormatError, match="does not exist"):
         load_track(tmp_path / "nope.jsonl")
