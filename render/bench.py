@@ -153,15 +153,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--samples", type=int, default=None, help="MSAA samples (default: 0 on llvmpipe, 4 on GPUs)")
     p.add_argument("--background", default="chroma")
     p.add_argument("--backend", default="auto", choices=("auto", "egl", "window"))
-    p.add_argument("--json", type=Path, help="also write the results as JSON here")
+    p.add_argument("--json", action="store_true", help="print JSON instead of the table (like the other benches)")
+    p.add_argument("--out", type=Path, metavar="PATH", help="also write the results as JSON to PATH")
     args = p.parse_args(argv)
-    sizes = [tuple(int(v) for v in s.lower().split("x")) for s in args.size] if args.size else DEFAULT_SIZES
+    sizes = DEFAULT_SIZES
+    if args.size:
+        try:
+            sizes = [_size(s) for s in args.size]
+        except ValueError:
+            p.error(f"--size: expected WxH with positive integers (e.g. 640x360), got {args.size!r}")
+    if args.frames < 1:
+        p.error(f"--frames must be at least 1, not {args.frames}")
     result = run_render_bench(args.avatar or ("default", "layered"), sizes=sizes, frames=args.frames,
                               samples=args.samples, background=args.background, backend=args.backend)
-    sys.stdout.write(format_table(result) + "\n")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    text = json.dumps(result, indent=1) + "\n"
+    sys.stdout.write(text if args.json else format_table(result) + "\n")
+    if args.out:
+        args.out.write_text(text)
     return 0
+
+
+def _size(text: str) -> tuple[int, int]:
+    w, h = (int(v) for v in text.lower().split("x"))
+    if w < 1 or h < 1:
+        raise ValueError(text)
+    return w, h
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -51,3 +51,20 @@ def test_run_render_bench_reports_every_case():
     (case,) = res["results"]
     assert case["size"] == [64, 36] and case["fps"] > 0 and case["draw_ms"]["mean"] > 0
     assert "Godette" in format_table(res)
+
+
+def test_bench_render_cli_json_and_out(tmp_path, capsys):
+    import json
+
+    from render.bench import main
+    from tests.conftest import asset
+
+    out = tmp_path / "r.json"
+    assert main(["--avatar", str(asset("vrm", "Godette_vrm_v4.vrm")), "--size", "64x36", "--frames", "2", "--json",
+                 "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads(out.read_text())
+    assert [r["size"] for r in printed["results"]] == [[64, 36]]
+    with pytest.raises(SystemExit):
+        main(["--size", "64by36"])
+    assert "--size: expected WxH" in capsys.readouterr().err
