@@ -16,6 +16,7 @@ doubling up to ``reconnect_max_s``) until it succeeds or the source is closed.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -89,9 +90,14 @@ class WebcamSource(FrameSource):
         self.frames_dropped = 0
         self.reconnects = 0
         self.state = "opening"
+        dev = options.device
+        if (capture_factory is _default_capture and isinstance(dev, str) and dev.startswith("/dev/")
+                and not os.path.exists(dev)):
+            raise SourceError(f"webcam {dev!r}: could not be opened: no such device "
+                              "(is the camera plugged in? `ls /dev/video*` lists the ones there are)")
         self._cap = self._open()
         if self._cap is None:
-            raise SourceError(f"webcam {options.device!r}: could not be opened "
+            raise SourceError(f"webcam {dev!r}: could not be opened "
                               "(not connected, no permission, or in use by another program)")  # fmt: skip
         import cv2
 

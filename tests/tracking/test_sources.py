@@ -126,7 +126,7 @@ def test_empty_and_missing_folders(tmp_path):
 def test_webcam_index_that_cannot_be_opened():
     with pytest.raises(SourceError, match=r"webcam 97: could not be opened"):
         open_source(97)
-    with pytest.raises(SourceError, match=r"webcam '/dev/video97': could not be opened"):
+    with pytest.raises(SourceError, match=r"webcam '/dev/video97': could not be opened: no such device"):
         open_source("/dev/video97")
 
 
