@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .kaffine import (
     EPS, IDENT, arc_quat, det3, inv34, inv_vec, mul34, pt, put34, qmul, rotate_frame, row34, vec, world34,
@@ -30,7 +30,7 @@ from .layout import (
     GF, G_BEND_COS, G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE,
     H_N_AUTO_RESET, H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH,
     H_OF_COL, H_OF_G, H_OF_PAIRF, H_OF_POSE, H_OF_SEG, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
-    H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S,
+    H_NPART, H_P, H_PART, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S,
     MODE_REST_SHAPE, MODE_VRM, PF, P_D, P_Q, P_RQ, P_W, SF, SHAPE_CAPSULE, SHAPE_PLANE, SHAPE_SPHERE, SI, SI_AUTH,
     SI_FAST, SI_NEEDW, SI_NODE, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_L0,
     S_LEN, S_NCONV, S_O, S_REL, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
@@ -514,6 +514,224 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
     return hits_total
 
 
+@njit(inline="always", cache=True)
+def _begin_step(world, F, I, seg, col, ch, coli, chi, C, K, tele):
+    """Substep prologue: chain scales, teleport detection (an automatic reset instead of
+    the step: returns 1), collider world data. Returns 0 when the chains are to be stepped."""
+    I[H_N_STEPS] += 1
+
+    # ---- chain scale and teleport detection (anchor jump within one substep)
+    jumped = False
+    prev_anchor = -2
+    m = IDENT
+    s = 1.0
+    for k in range(K):
+        anchor = chi[k, KI_ANCHOR]
+        if anchor != prev_anchor:
+            m = world34(world, anchor)
+            s = (abs(det3(m)) / ch[k, K_DET0]) ** (1.0 / 3.0)
+            prev_anchor = anchor
+        ch[k, K_S] = s
+        dx = m[3] - ch[k, K_APREV]
+        dy = m[7] - ch[k, K_APREV + 1]
+        dz = m[11] - ch[k, K_APREV + 2]
+        if dx * dx + dy * dy + dz * dz > (tele * s) * (tele * s):
+            jumped = True
+        ch[k, K_APREV] = m[3]
+        ch[k, K_APREV + 1] = m[7]
+        ch[k, K_APREV + 2] = m[11]
+    if jumped:
+        reset_kernel(world, F, I)
+        I[H_N_AUTO_RESET] += 1
+        I[H_N_CONTACT] = 0
+        I[H_N_UNRESOLVED] = 0
+        I[H_N_ROOT_INSIDE] = 0
+        return 1
+
+    _update_colliders(world, col, coli, C, F[I[H_OF_CB]:I[H_OF_CB] + 4 * C])
+    return 0
+
+
+@njit(inline="always", cache=True)
+def _step_chain(world, seg, col, ch, segi, coli, chi, pairs, allow, cb, cand, C, k, mode, maxit, h, inv_h, tol,
+                u_min, relax, bend_max, bend_cos, bend_wp, segment_wise):
+    """One substep of chain k (segments [SEG0, SEG1)) for :func:`step_kernel_par`; colliders
+    already updated. The same operations in the same order as the chain loop of
+    :func:`step_kernel` (kept inline there: as a shared function it slowed the small sets'
+    serial kernel by ~10-20 %); tests/solver check the two kernels bit-equal. Touches only the
+    chain's own rows (and reads solved parents of earlier chains) and the scratch ``cand``.
+    Returns (contact corrections, unresolved references, root-inside pairs)."""
+    n_vrm_hits = 0
+    n_rin = 0
+    s = ch[k, K_S]
+    s0 = chi[k, KI_SEG0]
+    s1 = chi[k, KI_SEG1]
+    # ---- centre space: carry the tail history with the centre node (three-vrm "center")
+    cn = chi[k, KI_CENTER]
+    if cn >= 0:
+        cm = world34(world, cn)
+        d = mul34(cm, inv34(row34(ch, k, K_CPREV)))
+        put34(ch, k, K_CPREV, cm)
+        for i in range(s0, s1):
+            x = pt(d, seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2])
+            xp = pt(d, seg[i, S_XP], seg[i, S_XP + 1], seg[i, S_XP + 2])
+            v = vec(d, seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2])
+            for j in range(3):
+                seg[i, S_X + j] = x[j]
+                seg[i, S_XP + j] = xp[j]
+                seg[i, S_V + j] = v[j]
+    ma = world34(world, chi[k, KI_ANCHOR])
+    chain_hits = 0
+    chain_unres = 0
+    for i in range(s0, s1):
+        fast = segi[i, SI_FAST] != 0
+        if fast:
+            # rest-shape, root at the simulated parent's tail: no frame composition
+            node_h = IDENT
+            sp = segi[i, SI_SPAR]
+            ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
+            length = s * seg[i, S_L0]
+            px, py, pz = 0.0, 0.0, 0.0
+        else:
+            node_h = _frame(world, seg, segi, i)
+            ox, oy, oz = node_h[3], node_h[7], node_h[11]
+            # rest offset carried by the joint's current (parent-relative) frame
+            px, py, pz = vec(node_h, seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2])
+            length = math.sqrt(px * px + py * py + pz * pz)
+        xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
+        unr = 0
+        nconv = 0.0
+        if segi[i, SI_AUTH] != 0:
+            # authored motion wins: follow the animated tail, keep a consistent velocity
+            nx_, ny_, nz_ = ox + px, oy + py, oz + pz
+            for j in range(3):
+                seg[i, S_XP + j] = seg[i, S_X + j]
+            seg[i, S_X] = nx_
+            seg[i, S_X + 1] = ny_
+            seg[i, S_X + 2] = nz_
+            seg[i, S_V] = (nx_ - xx) * inv_h
+            seg[i, S_V + 1] = (ny_ - xy) * inv_h
+            seg[i, S_V + 2] = (nz_ - xz) * inv_h
+            seg[i, S_UNR] = 0.0
+            seg[i, S_NCONV] = 0.0
+            put34(seg, i, S_W, node_h)
+            continue
+        rh = seg[i, S_HIT] * s
+        n_cand = 0
+        if segi[i, SI_P1] > segi[i, SI_P0]:
+            n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
+        if mode == MODE_VRM:
+            # ---- three-vrm / UniVRM Verlet, one step of h (stiffness and gravity per step)
+            inv_l = 1.0 / length if length > EPS else 0.0
+            st = seg[i, S_VST] * h * s * inv_l
+            keep = 1.0 - seg[i, S_VDRAG]
+            ge = h * s
+            yx = xx + (xx - seg[i, S_XP]) * keep + px * st + seg[i, S_VEXT] * ge
+            yy = xy + (xy - seg[i, S_XP + 1]) * keep + py * st + seg[i, S_VEXT + 1] * ge
+            yz = xz + (xz - seg[i, S_XP + 2]) * keep + pz * st + seg[i, S_VEXT + 2] * ge
+            dx, dy, dz = yx - ox, yy - oy, yz - oz
+            dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+            if dn > EPS:
+                hx, hy, hz = ox + dx * (length / dn), oy + dy * (length / dn), oz + dz * (length / dn)
+            else:
+                hx, hy, hz = ox + px, oy + py, oz + pz
+            for q in range(n_cand):
+                c = pairs[cand[q]]
+                cnx, cny, cnz, dep, _, hit, _ = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz,
+                                                         rh, 0.0, False)
+                if hit:
+                    # three-vrm: push the tail out along n, then restore the length
+                    n_vrm_hits += 1
+                    hx, hy, hz = hx + cnx * dep, hy + cny * dep, hz + cnz * dep
+                    dx, dy, dz = hx - ox, hy - oy, hz - oz
+                    dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+                    if dn > EPS:
+                        hx, hy, hz = ox + dx * (length / dn), oy + dy * (length / dn), oz + dz * (length / dn)
+            vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
+        else:
+            # ---- DESIGN §4.1 / §4.2 spring step
+            if mode == MODE_REST_SHAPE:
+                # restoring offset from the saved rest arc carried by the anchor frame
+                ax_, ay_, az_ = vec(ma, seg[i, S_B], seg[i, S_B + 1], seg[i, S_B + 2])
+                gpx, gpy, gpz = vec(ma, seg[i, S_GPRE], seg[i, S_GPRE + 1], seg[i, S_GPRE + 2])
+            else:
+                # legacy: from the parent's current (already deflected) frame
+                ax_, ay_, az_ = px, py, pz
+                gpx, gpy, gpz = 0.0, 0.0, 0.0
+            kk = seg[i, S_K]
+            damp = seg[i, S_DAMP]
+            fx = kk * (ox + ax_ - xx) + s * seg[i, S_G] - gpx
+            fy = kk * (oy + ay_ - xy) + s * seg[i, S_G + 1] - gpy
+            fz = kk * (oz + az_ - xz) + s * seg[i, S_G + 2] - gpz
+            ux = damp * (seg[i, S_V] + h * fx)
+            uy = damp * (seg[i, S_V + 1] + h * fy)
+            uz = damp * (seg[i, S_V + 2] + h * fz)
+            dx, dy, dz = xx + h * ux - ox, xy + h * uy - oy, xz + h * uz - oz
+            dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+            if dn > 1e-9 * length and dn > 1e-300:
+                sc = length / dn
+                hx, hy, hz = ox + dx * sc, oy + dy * sc, oz + dz * sc
+            else:
+                # degenerate: the rest direction
+                an = math.sqrt(ax_ * ax_ + ay_ * ay_ + az_ * az_)
+                sc = length / an if an > EPS else 0.0
+                hx, hy, hz = ox + ax_ * sc, oy + ay_ * sc, oz + az_ * sc
+            # velocity rebuilt from the length-projected position (DESIGN §4.4)
+            vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
+            if n_cand > 0:
+                v0x, v0y, v0z = vx, vy, vz
+                hx, hy, hz, vx, vy, vz, hits, converged, mx, my, mz, rin, _, _, _, _ = _resolve(
+                    col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s,
+                    maxit, segment_wise, u_min)
+                n_rin += rin
+                if hits > 0:
+                    chain_hits += hits
+                    vx, vy, vz = _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz)
+                    # never leave faster than before the contact along the last correction
+                    allowed = max(v0x * mx + v0y * my + v0z * mz, 0.0)
+                    vm = vx * mx + vy * my + vz * mz
+                    if vm > allowed:
+                        vx, vy, vz = vx - (vm - allowed) * mx, vy - (vm - allowed) * my, vz - (vm - allowed) * mz
+                if hits > 0 and not converged:
+                    nconv = 1.0
+                    unr = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s, tol,
+                                    segment_wise)
+                    chain_unres += unr
+        for j in range(3):
+            seg[i, S_XP + j] = seg[i, S_X + j]
+        seg[i, S_X] = hx
+        seg[i, S_X + 1] = hy
+        seg[i, S_X + 2] = hz
+        seg[i, S_V] = vx
+        seg[i, S_V + 1] = vy
+        seg[i, S_V + 2] = vz
+        seg[i, S_O] = ox
+        seg[i, S_O + 1] = oy
+        seg[i, S_O + 2] = oz
+        seg[i, S_LEN] = length
+        seg[i, S_UNR] = unr
+        seg[i, S_NCONV] = nconv
+        if segi[i, SI_NEEDW] != 0:
+            if fast:
+                node_h = _frame(world, seg, segi, i)
+            w, _ = _solved_frame(node_h, seg, i, ox, oy, oz, hx, hy, hz)
+            put34(seg, i, S_W, w)
+    if chain_hits > 0 and relax > 0 and mode == MODE_REST_SHAPE:
+        chain_hits += _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, relax, bend_max,
+                             bend_cos, bend_wp, maxit, u_min, tol)
+        chain_unres = 0
+        for i in range(s0, s1):
+            chain_unres += int(seg[i, S_UNR])
+    return chain_hits + n_vrm_hits, chain_unres, n_rin
+
+
+@njit(inline="always", cache=True)
+def _step_params(F, I):
+    g = F[I[H_OF_G]:I[H_OF_G] + GF]
+    return (I[H_MODE], I[H_MAXIT], g[G_H], 1.0 / g[G_H], g[G_CONTACT_TOL], g[G_U_MIN], I[H_RELAX], g[G_BEND_MAX],
+            g[G_BEND_COS], g[G_BEND_WP], F[I[H_OF_PAIRF]:I[H_OF_PAIRF] + I[H_P]], F[I[H_OF_CB]:I[H_OF_CB] + 4 * I[H_C]])
+
+
 @njit(cache=True)
 def step_kernel(world, F, I):
     """Advance every chain by one substep (DESIGN §4.1 rest-shape, §4.2 legacy, or the VRM
@@ -741,6 +959,82 @@ def step_kernel(world, F, I):
     I[H_N_UNRESOLVED] = n_unresolved
     I[H_N_ROOT_INSIDE] = n_root_inside
     return 0
+
+
+@njit(cache=True, parallel=True)
+def step_kernel_par(world, F, I):
+    """:func:`step_kernel` with the chains split into I[H_NPART] independent groups
+    (boundaries at I[H_PART:]) stepped on numba threads; each group has its own scratch
+    and counters, so the result is bit-identical to the serial kernel. Allocation-free."""
+    seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
+    C = I[H_C]
+    K = I[H_K]
+    if _begin_step(world, F, I, seg, col, ch, coli, chi, C, K, g[G_TELEPORT]) != 0:
+        return 1
+    mode, maxit, h, inv_h, tol, u_min, relax, bend_max, bend_cos, bend_wp, allow, cb = _step_params(F, I)
+    segment_wise = mode != MODE_VRM
+    npart = I[H_NPART]
+    oc = I[H_OI_CAND]
+    w = C + 4
+    for t in prange(npart):
+        cand = I[oc + t * w:oc + (t + 1) * w]
+        cand[C + 1] = 0
+        cand[C + 2] = 0
+        cand[C + 3] = 0
+        for k in range(I[H_PART + t], I[H_PART + t + 1]):
+            a, b, c = _step_chain(world, seg, col, ch, segi, coli, chi, pairs, allow, cb, cand, C, k, mode, maxit,
+                                  h, inv_h, tol, u_min, relax, bend_max, bend_cos, bend_wp, segment_wise)
+            cand[C + 1] += a
+            cand[C + 2] += b
+            cand[C + 3] += c
+    n_contact = 0
+    n_unresolved = 0
+    n_root_inside = 0
+    for t in range(npart):
+        n_contact += I[oc + t * w + C + 1]
+        n_unresolved += I[oc + t * w + C + 2]
+        n_root_inside += I[oc + t * w + C + 3]
+    I[H_N_CONTACT] = n_contact
+    I[H_N_CONTACT_TOTAL] += n_contact
+    I[H_N_UNRESOLVED] = n_unresolved
+    I[H_N_ROOT_INSIDE] = n_root_inside
+    return 0
+
+
+@njit(cache=True)
+def step_many_kernel_par(worlds, F, I):
+    """:func:`step_many_kernel` with :func:`step_kernel_par`."""
+    r = 0
+    for n in range(worlds.shape[0]):
+        r += step_kernel_par(worlds[n], F, I)
+    return r
+
+
+@njit(cache=True, parallel=True)
+def _par_probe(out):
+    for t in prange(out.shape[0]):
+        out[t] = t
+    return 0
+
+
+_PARALLEL_OK = []
+
+
+def parallel_available() -> bool:
+    """Whether numba runs parallel regions on a fast threading layer (OpenMP or TBB) with at
+    least two threads. The "workqueue" fallback starts a region in ~45 µs, more than a whole
+    substep of a large set saves, so the serial kernels are used then."""
+    if not _PARALLEL_OK:
+        import numba
+        ok = False
+        try:
+            if numba.get_num_threads() >= 2:
+                _par_probe(np.zeros(2))
+                ok = numba.threading_layer() in ("omp", "tbb")
+        except Exception:  # noqa: BLE001 - no usable threading layer: serial kernels
+            ok = False
+        _PARALLEL_OK.append(ok)
+    return _PARALLEL_OK[0]
 
 
 # ============================================================== pose for rendering
