@@ -46,11 +46,6 @@ CONTACT_TOLERANCE = 1e-6
 CONTACT_U_MIN = 0.05
 #: Links sampled against the fitted torso capsule must clear it by this much at rest (metres).
 REST_OVERLAP_TOLERANCE = 1e-6
-#: Chain sets with at least this many segments step their chains in parallel (numba threads,
-#: ``PARALLEL_PARTS`` groups; bit-identical to the serial order). Below it a parallel region's
-#: start (~2 µs) would cost more than it saves.
-PARALLEL_MIN_SEGMENTS = 128
-PARALLEL_PARTS = 2
 #: Added to a rest-pose overlap when it becomes a contact allowance, so that floating-point
 #: round-off never turns the authored rest pose into a contact (metres).
 REST_OVERLAP_MARGIN = 1e-6
@@ -461,7 +456,7 @@ def _pack(*, mode, maxit, relax, seg, col, ch, g, pose, segi, coli, chi, pairs, 
     F = np.concatenate(f_parts) if offs[-1] else np.zeros(0)
     F = np.ascontiguousarray(F, np.float64)
     i_parts = [segi.ravel(), coli.ravel(), chi.ravel(), pairs.ravel(), aff.ravel(),
-               np.zeros(L.PAR_MAX * (col.shape[0] + 4), np.int64)]
+               np.zeros(col.shape[0] + 1, np.int64)]
     ioffs = np.cumsum([L.HDR] + [p.size for p in i_parts])
     I = np.zeros(int(ioffs[-1]), np.int64)  # noqa: E741
     for p, o in zip(i_parts, ioffs[:-1]):
@@ -478,40 +473,4 @@ def _pack(*, mode, maxit, relax, seg, col, ch, g, pose, segi, coli, chi, pairs, 
      I[L.H_OF_CB]) = offs[:7]
     (I[L.H_OI_SEG], I[L.H_OI_COL], I[L.H_OI_CH], I[L.H_OI_PAIR], I[L.H_OI_AFF],
      I[L.H_OI_CAND]) = ioffs[:6]
-    bounds = _partition(segi, chi, PARALLEL_PARTS if seg.shape[0] >= PARALLEL_MIN_SEGMENTS else 1)
-    I[L.H_NPART] = len(bounds) - 1
-    I[L.H_PART:L.H_PART + len(bounds)] = bounds
     return F, I
-
-
-def _partition(segi: np.ndarray, chi: np.ndarray, parts: int) -> list[int]:
-    """Chain boundaries [0, b1, ..., K] of at most ``parts`` contiguous groups of chains with
-    about equal segment counts, split only where no chain depends on a chain before the split
-    (a branch chain rooted on another chain's solved joint stays with it), so the groups can be
-    stepped independently (in parallel, bit-identical to the serial order)."""
-    K = chi.shape[0]
-    parts = max(1, min(parts, L.PAR_MAX, K))
-    if parts == 1:
-        return [0, K]
-    seg_chain = np.empty(segi.shape[0], np.int64)
-    for k in range(K):
-        seg_chain[chi[k, L.KI_SEG0]:chi[k, L.KI_SEG1]] = k
-    dep = np.arange(K)
-    for k in range(K):
-        for i in range(chi[k, L.KI_SEG0], chi[k, L.KI_SEG1]):
-            sp = segi[i, L.SI_SPAR]
-            if sp >= 0:
-                dep[k] = min(dep[k], seg_chain[sp])
-    tail_min = np.minimum.accumulate(dep[::-1])[::-1]       # min dependency of chains k..K-1
-    valid = [b for b in range(1, K) if tail_min[b] >= b]
-    if not valid:
-        return [0, K]
-    cum = np.array([chi[k, L.KI_SEG0] for k in range(K)] + [chi[K - 1, L.KI_SEG1]], np.float64) - chi[0, L.KI_SEG0]
-    bounds = [0]
-    for t in range(1, parts):
-        target = cum[-1] * t / parts
-        b = min(valid, key=lambda b: abs(cum[b] - target))
-        if b > bounds[-1]:
-            bounds.append(b)
-    bounds.append(K)
-    return bounds

@@ -73,11 +73,6 @@ class ChainSet:
         self._g = F[int(I[L.H_OF_G]):int(I[L.H_OF_G]) + L.GF]
         self._no_q = np.zeros((0, 4))
         self._step = K.step_kernel
-        self._step_many = K.step_many_kernel
-        if int(I[L.H_NPART]) > 1 and K.parallel_available():
-            # large sets: independent chain groups on numba threads (bit-identical results)
-            self._step = K.step_kernel_par
-            self._step_many = K.step_many_kernel_par
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -273,7 +268,7 @@ class ChainSet:
     def step_many(self, worlds: np.ndarray) -> int:
         """Several substeps in one compiled call; ``worlds`` (n, N, 4, 4), one per substep.
         Returns the number of automatic resets among them."""
-        return int(self._step_many(worlds, self._F, self._I))
+        return int(K.step_many_kernel(worlds, self._F, self._I))
 
     def reset(self, world: np.ndarray) -> None:
         """Teleport: every tail at rest under ``world`` (N, 4, 4), velocities zero."""

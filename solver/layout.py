@@ -40,11 +40,8 @@ H_N_ROOT_INSIDE = 21  # last substep: (link, collider) pairs whose root is insid
 H_N_CONTACT_TOTAL = 22  # counter: contact corrections since construction
 H_OF_PAIRF = 23       # F offset of the per-reference contact allowances (P,)
 H_OF_CB = 24          # F offset of the compact collider bounds (C, 4): centre, radius
-H_OI_CAND = 25        # I offset of the per-part scratch (PAR_MAX, C + 4): candidates (C + 1), counters (3)
+H_OI_CAND = 25        # I offset of the per-segment candidate scratch (C + 1,)
 H_RELAX = 26          # rest-shape: chain relaxation passes after a contact (0: off)
-H_NPART = 27          # chain parts stepped in parallel (step_kernel_par); 0/1: serial only
-H_PART = 28           # (PAR_MAX + 1) chain boundaries of the parts: part t = chains [H_PART+t, H_PART+t+1)
-PAR_MAX = 3           # most parts (threads) a substep is split into
 HDR = 32
 
 MODE_REST_SHAPE = 0
