@@ -7,6 +7,7 @@ filter, head drive and hair solver parameters. Degrees appear only here, at the 
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -77,11 +78,20 @@ _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing",
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
 
 
+#: Allowed [drive] values (see runtime.drive.DriveOptions).
+DRIVE_RANGES = {"neck_share": (0.0, 1.0), "lean_share": (0.0, 2.0), "max_lean": (0.0, 0.5),
+                "arms_down_deg": (0.0, 90.0)}
+#: Longest run accepted, seconds (a year: keeps nanosecond times in int64).
+MAX_DURATION_S = 365 * 24 * 3600.0
+
+
 def _check_types(cfg: RunConfig, where: str) -> None:
     for name in _NUMBERS:
         v = getattr(cfg, name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise ConfigError(f"{where} {name}: {v!r} is not a number")
+        if v is not None and not math.isfinite(v):
+            raise ConfigError(f"{where} {name}: {v!r} is not a finite number")
     for name in _BOOLS:
         v = getattr(cfg, name)
         if v is not None and not isinstance(v, bool):
@@ -98,8 +108,11 @@ def _check_types(cfg: RunConfig, where: str) -> None:
     for key, value in (cfg.drive or {}).items():
         if key not in known:
             raise ConfigError(f"{where} drive.{key}: unknown setting (known: {', '.join(sorted(known))})")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{where} drive.{key}: {value!r} is not a number")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ConfigError(f"{where} drive.{key}: {value!r} is not a finite number")
+        lo, hi = DRIVE_RANGES.get(key, (-math.inf, math.inf))
+        if not lo <= value <= hi:
+            raise ConfigError(f"{where} drive.{key}: {value} is outside {lo:g}..{hi:g}")
     from .hair_params import parse_hair
 
     try:
@@ -116,8 +129,10 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} framing: {cfg.framing!r} is not one of {', '.join(FRAMINGS)}")
     if cfg.fps is not None and not 1 <= cfg.fps <= 1000:
         raise ConfigError(f"{where} fps: {cfg.fps} is outside 1..1000")
-    if cfg.duration is not None and cfg.duration <= 0:
-        raise ConfigError(f"{where} duration: must be > 0 seconds")
+    if cfg.duration is not None and not 0 < cfg.duration <= MAX_DURATION_S:
+        raise ConfigError(f"{where} duration: must be > 0 seconds and at most a year, not {cfg.duration:g}")
+    if cfg.avatar_dir is not None and not Path(cfg.avatar_dir).is_dir():
+        raise ConfigError(f"{where} avatar_dir: {cfg.avatar_dir!r} is not a folder")
     if not 1 <= cfg.max_substeps <= 120:
         raise ConfigError(f"{where} max_substeps: {cfg.max_substeps} is outside 1..120")
     if not 0 <= cfg.port <= 65535:
@@ -139,9 +154,26 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     return cfg
 
 
+_INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source")
+
+
+def _is_relative_file(name: str, value: str) -> bool:
+    if name == "source" and (value.isdigit() or value == "turn-test"):
+        return False
+    if name == "avatar" and value in ("default", "layered"):
+        return False
+    return bool(value) and not Path(value).is_absolute()
+
+
 def load_toml(path: str | Path) -> RunConfig:
-    """Read a TOML config file into a RunConfig. Raises ConfigError naming the file and key."""
+    """Read a TOML config file into a RunConfig. Raises ConfigError naming the file and key.
+
+    Relative input paths in the file (``avatar``, ``avatar_dir``, ``face_model``, a file
+    ``source``) are read from the config file's folder; outputs stay relative to the working
+    folder, like the command line's."""
     p = Path(path)
+    if p.exists() and not p.is_file():
+        raise ConfigError(f"{p}: not a regular file (a config file is TOML text)")
     try:
         data = tomllib.loads(p.read_text())
     except FileNotFoundError:
@@ -162,6 +194,8 @@ def load_toml(path: str | Path) -> RunConfig:
             value = (value,) if isinstance(value, str) else tuple(value)
         elif name in ("filter", "drive", "hair") and not isinstance(value, dict):
             raise ConfigError(f"{p}: [{name}] must be a table")
+        elif name in _INPUT_PATHS and isinstance(value, str) and _is_relative_file(name, value):
+            value = str(p.parent / value)
         values[name] = value
     try:
         cfg = RunConfig(**values)

@@ -27,7 +27,12 @@ def test_toml_then_cli_override(tmp_path):
     ('fps = \n', "swaycam.toml"),
     ('fps = "fast"\n', "fps: 'fast' is not a number"),
     ('[drive]\nneck_shar = 0.3\n', "drive.neck_shar: unknown setting"),
-    ('[drive]\nneck_share = "x"\n', "drive.neck_share: 'x' is not a number"),
+    ('[drive]\nneck_share = "x"\n', "drive.neck_share: 'x' is not a finite number"),
+    ('[drive]\nneck_share = 5\n', "drive.neck_share: 5 is outside 0..1"),
+    ('duration = inf\n', "duration: inf is not a finite number"),
+    ('duration = nan\n', "duration: nan is not a finite number"),
+    ('duration = 1e12\n', "duration: must be > 0 seconds and at most a year"),
+    ('avatar_dir = "no/such/folder"\n', "avatar_dir: "),
     ('[hair]\nstiffness = 2\n', "unknown hair setting 'stiffness'"),
     ('[hair]\nk = -1\n', "hair.k: -1 is below 0"),
     ('[hair.springs."*"]\ngravity = [0, -1]\n', "hair.springs.*.gravity"),
@@ -59,8 +64,22 @@ def test_parsers():
 
 
 def test_config_directory_is_a_clear_error(tmp_path):
-    with pytest.raises(ConfigError, match="cannot read the config file"):
+    with pytest.raises(ConfigError, match="not a regular file"):
         load_toml(tmp_path)
+    with pytest.raises(ConfigError, match="/dev/zero: not a regular file"):
+        load_toml("/dev/zero")          # would read forever
+
+
+def test_relative_input_paths_are_read_from_the_config_folder(tmp_path, monkeypatch):
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "avatars").mkdir()
+    p = tmp_path / "cfg" / "run.toml"
+    p.write_text('avatar = "me.vrm"\navatar_dir = "avatars"\nsource = "0"\noutput = ["video:out.mp4"]\n')
+    monkeypatch.chdir(tmp_path)
+    cfg = load_toml(p)
+    assert cfg.avatar == str(tmp_path / "cfg" / "me.vrm")
+    assert cfg.avatar_dir == str(tmp_path / "cfg" / "avatars")
+    assert cfg.source == "0" and cfg.output == ("video:out.mp4",)
 
 
 def test_hair_settings_become_solver_overrides():
