@@ -64,6 +64,10 @@ def draw_observation(image: np.ndarray, obs: FaceObservation, *, landmarks: bool
     return out
 
 
+#: File types a preview can be written to.
+PREVIEW_SUFFIXES = (".mp4", ".webm", ".avi", ".gif", ".mkv", ".mov")
+
+
 class PreviewWriter:
     """Shows or writes preview frames; a context manager.
 
@@ -86,8 +90,19 @@ class PreviewWriter:
         self.window = self.target == "window"
         if self.window and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             raise TrackingError("preview window: no display (DISPLAY is not set); give a video file path instead")
+        self._created = False
         if not self.window:
-            Path(self.target).parent.mkdir(parents=True, exist_ok=True)
+            suffix = Path(self.target).suffix.lower()
+            if suffix not in PREVIEW_SUFFIXES:
+                raise TrackingError(f"preview {self.target}: not a video file name (use 'window' or "
+                                    f"{'/'.join(PREVIEW_SUFFIXES)})")
+            existed = os.path.exists(self.target)
+            try:
+                Path(self.target).parent.mkdir(parents=True, exist_ok=True)
+                open(self.target, "ab").close()      # can it be written? (before tracking a whole clip)
+            except OSError as exc:
+                raise TrackingError(f"preview {self.target}: cannot write ({exc.strerror or exc})") from None
+            self._created = not existed
 
     def write(self, image_rgb: np.ndarray) -> None:
         """Add one (H, W, 3) uint8 RGB frame; all frames must have the first one's size."""
@@ -138,6 +153,8 @@ class PreviewWriter:
                 self._writer.close()
             finally:
                 self._writer = None
+        elif self._created and not self.frames:
+            Path(self.target).unlink(missing_ok=True)   # nothing was written: leave no empty file
         if self.window and self.frames:
             import cv2
 

@@ -32,7 +32,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .errors import TrackFormatError
+from .errors import TrackFormatError, TrackingError
 from .expressions import BLENDSHAPE_INDEX, BLENDSHAPE_NAMES, NUM_BLENDSHAPES
 from .observation import FaceObservation
 from .pose_track import FRAMES, SCHEMA, SCHEMA_VERSION, PoseSample, PoseTrack, TrackHeader
@@ -46,12 +46,18 @@ class PoseTrackWriter:
     Args:
         path: output file (parent folders are created).
         header: :class:`TrackHeader` written as line 1.
+
+    Raises:
+        TrackingError: the file cannot be created (the message names it and why).
     """
 
     def __init__(self, path: str | os.PathLike, header: TrackHeader = TrackHeader()) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._f = open(self.path, "w", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._f = open(self.path, "w", encoding="utf-8")
+        except OSError as exc:
+            raise TrackingError(f"pose track {self.path}: cannot write ({exc.strerror or exc})") from None
         self._last_t: int | None = None
         self.count = 0
         self._f.write(json.dumps({"schema": header.schema, "version": header.version, "frame": header.frame,

@@ -50,3 +50,21 @@ def test_preview_writes_an_animated_gif(tmp_path):
         assert (im.n_frames, im.size, im.info["duration"]) == (5, (61, 40), 100)
         im.seek(3)
         assert np.abs(np.asarray(im.convert("RGB"), np.int16)[20, 30] - frames[3][20, 30]).max() <= 8
+
+
+def test_preview_checks_its_file_before_tracking(tmp_path):
+    with pytest.raises(TrackingError, match=r"p\.txt: not a video file name"):
+        PreviewWriter(tmp_path / "p.txt")
+    with pytest.raises(TrackingError, match="/proc/p.mp4: cannot write"):
+        PreviewWriter("/proc/p.mp4")
+    with PreviewWriter(tmp_path / "none.mp4"):
+        pass                                    # no frame came: no empty file is left behind
+    assert not (tmp_path / "none.mp4").exists()
+
+
+def test_pose_track_writer_names_an_unwritable_file():
+    from tracking.errors import TrackingError as TE
+    from tracking.track_io import PoseTrackWriter
+
+    with pytest.raises(TE, match=r"pose track /proc/t\.jsonl: cannot write"):
+        PoseTrackWriter("/proc/t.jsonl")
