@@ -29,7 +29,7 @@ from .config import RunConfig
 from .drive import DriveOptions
 from .loop import FrameInfo, Loop
 from .metrics import LiveMetrics
-from .outputs import check_writable, default_outputs, needs_window, open_sinks, parse_outputs
+from .outputs import check_port, check_writable, default_outputs, needs_window, open_sinks, parse_outputs
 from .rig import AvatarRig
 from .sources import open_pose_input
 
@@ -300,6 +300,12 @@ class App:
             self.renderer.set_background(cfg.background)
             self.renderer.set_avatar(avatar)
             self.renderer.reframe(self._camera_options(), world=self.rig.world)
+            if cfg.service:
+                try:
+                    check_port(cfg.port)
+                except OSError as exc:
+                    raise RunError(f"control service: cannot listen on 127.0.0.1:{cfg.port} ({exc.strerror}); "
+                                   "choose another --port") from None
             self.sinks = open_sinks(outputs, context=self.context, renderer=self.renderer, fps=fps,
                                     size=cfg.size, live=live)
             self._sink_names = [f"{o.kind}:{o.target}" if o.target else o.kind for o in outputs]

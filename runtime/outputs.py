@@ -40,6 +40,28 @@ def needs_window(outputs: list[OutputSpec]) -> bool:
     return any(o.kind == "window" for o in outputs)
 
 
+def _probe_file(p: Path) -> None:
+    """Open ``p`` for appending (creates nothing lasting, truncates nothing): catches what
+    permission bits do not (/proc, /sys, read-only mounts, running as root)."""
+    existed = p.exists()
+    with open(p, "ab"):
+        pass
+    if not existed:
+        p.unlink()
+
+
+def check_port(port: int) -> None:
+    """Raise OSError when 127.0.0.1:``port`` cannot be listened on (checked before any output
+    file is opened, so a busy port never leaves a truncated video behind)."""
+    import socket
+
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", port))
+
+
 def check_writable(outputs: list[OutputSpec]) -> list[str]:
     """Create output folders and check they can be written, before anything runs.
 
@@ -54,6 +76,7 @@ def check_writable(outputs: list[OutputSpec]) -> list[str]:
             p.parent.mkdir(parents=True, exist_ok=True)
             if not os.access(p.parent, os.W_OK):
                 raise PermissionError(13, "folder is not writable", str(p.parent))
+            _probe_file(p)
         elif o.kind == "png":
             d = Path(o.target)
             if d.exists() and not d.is_dir():
@@ -71,27 +94,31 @@ def check_writable(outputs: list[OutputSpec]) -> list[str]:
 
 def open_sinks(outputs: list[OutputSpec], *, context, renderer, fps: float, size: tuple[int, int],
                live: bool):
-    """Open one sink per output. Raises render.VirtualCameraUnavailable for a missing vcam.
+    """Open one sink per output (returned in the order of ``outputs``). Raises
+    render.VirtualCameraUnavailable for a missing vcam.
 
-    Video files are paced by frame count offline (every rendered frame is one file frame)
-    and by timestamps live (the file keeps real-time duration at a varying render rate).
+    Video files are opened last, so a failing virtual camera never truncates an existing
+    video file. They are paced by frame count offline (every rendered frame is one file
+    frame) and by timestamps live (the file keeps real-time duration at a varying render rate).
     """
     from render import PngSequenceSink, VideoFileSink, VirtualCameraSink, WindowSink
 
-    sinks = []
+    opened: dict[int, object] = {}
+    order = sorted(range(len(outputs)), key=lambda k: outputs[k].kind == "video")
     try:
-        for o in outputs:
+        for k in order:
+            o = outputs[k]
             if o.kind == "window":
-                sinks.append(WindowSink(context, renderer))
+                opened[k] = WindowSink(context, renderer)
             elif o.kind == "vcam":
                 backend = os.environ.get("SWAYCAM_VCAM_BACKEND") or None
-                sinks.append(VirtualCameraSink(device=o.target or None, backend=backend, fps=fps, size=size))
+                opened[k] = VirtualCameraSink(device=o.target or None, backend=backend, fps=fps, size=size)
             elif o.kind == "video":
-                sinks.append(VideoFileSink(o.target, fps, size, pace="timestamps" if live else "frames"))
+                opened[k] = VideoFileSink(o.target, fps, size, pace="timestamps" if live else "frames")
             elif o.kind == "png":
-                sinks.append(PngSequenceSink(o.target))
+                opened[k] = PngSequenceSink(o.target)
     except BaseException:
-        for s in sinks:
+        for s in opened.values():
             s.close()
         raise
-    return sinks
+    return [opened[k] for k in range(len(outputs))]
