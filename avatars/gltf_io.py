@@ -47,6 +47,9 @@ def read_document(path: str | Path, data: bytes | None = None) -> GltfDocument:
     issues = Issues(path)
     p = Path(path)
     if data is None:
+        if p.exists() and not p.is_file():
+            # /dev/zero, a pipe or a folder: reading would never end (or fail oddly)
+            raise issues.error("", "not a regular file")
         try:
             data = p.read_bytes()
         except FileNotFoundError:
@@ -63,7 +66,9 @@ def read_document(path: str | Path, data: bytes | None = None) -> GltfDocument:
     try:
         text = json_bytes.decode("utf-8-sig")
         doc = json.loads(text)
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as exc:
+        if bin_chunk is not None or data[:4] == GLB_MAGIC:
+            raise issues.error("", f"GLB JSON chunk is not UTF-8 text (byte {exc.start} of the chunk)") from None
         raise issues.error("", "not a glTF file (neither GLB magic 'glTF' nor UTF-8 JSON)") from None
     except json.JSONDecodeError as exc:
         where = "JSON chunk" if bin_chunk is not None or data[:4] == GLB_MAGIC else "JSON"

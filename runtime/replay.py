@@ -10,6 +10,7 @@ frame is fully simulated (a capped, dropped debt is a deliberate live-mode behav
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -42,9 +43,17 @@ class HairStates:
     velocities: np.ndarray
     frames: int
 
-    def save(self, path) -> None:
-        np.savez_compressed(path, t_ns=self.t_ns, tails=self.tails, velocities=self.velocities,
+    def save(self, path) -> Path:
+        """Write an .npz (the suffix is added when missing, as numpy does); returns the path
+        written. Raises IsADirectoryError for a folder, OSError when it cannot be written."""
+        p = Path(path)
+        if p.is_dir():
+            raise IsADirectoryError(21, "is a folder; give a file name such as states.npz", str(p))
+        if p.suffix.lower() != ".npz":
+            p = p.with_name(p.name + ".npz")
+        np.savez_compressed(p, t_ns=self.t_ns, tails=self.tails, velocities=self.velocities,
                             frames=np.int64(self.frames))
+        return p
 
 
 def replay(avatar: Avatar, track: PoseTrack, fps: float, *, solver: str = "rest-shape", jitter: float = 0.0,

@@ -199,8 +199,10 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
             malformed (the message says ``<path> line <n>: <what>``); blank lines are skipped.
     """
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise TrackFormatError(f"pose track {p} does not exist")
+    if not p.is_file():
+        raise TrackFormatError(f"pose track {p} is not a regular file")
     header = None
     t_ns, rots, trs, confs, founds, blends = [], [], [], [], [], []
     with open(p, encoding="utf-8", errors="replace") as f:

@@ -81,11 +81,11 @@ def run_replay(args) -> int:
     print(f"{st.frames} frames at {args.fps:g} fps, {len(st.t_ns)} substeps, {st.tails.shape[1]} hair segments")
     if args.dump:
         try:
-            st.save(args.dump)
+            written = st.save(args.dump)
         except OSError as exc:
             print(f"swaycam replay: cannot write {args.dump}: {exc.strerror or exc}", file=sys.stderr)
             return 1
-        print(f"hair states: {args.dump}")
+        print(f"hair states: {written}")
     return 0
 
 

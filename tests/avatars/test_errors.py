@@ -84,6 +84,36 @@ def test_bad_json_chunk(smoke):
         load_avatar(NAME, data=data)
 
 
+def test_json_chunk_that_is_not_utf8(smoke):
+    import struct
+
+    doc, b = smoke
+    j = json.dumps(doc).encode()
+    j = j[:40] + b"\xff" + j[41:]
+    j += b" " * (-len(j) % 4)
+    bb = b + b"\0" * (-len(b) % 4)
+    data = (struct.pack("<4sII", b"glTF", 2, 28 + len(j) + len(bb)) + struct.pack("<II", len(j), 0x4E4F534A) + j
+            + struct.pack("<II", len(bb), 0x004E4942) + bb)
+    with pytest.raises(AvatarError, match=r"broken\.vrm: GLB JSON chunk is not UTF-8 text \(byte 40 of the chunk\)"):
+        load_avatar(NAME, data=data)
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo", "folder"])
+def test_special_files_are_refused_without_reading(tmp_path, special):
+    import os
+
+    if special == "fifo":
+        path = tmp_path / "pipe.vrm"
+        os.mkfifo(path)                  # reading it would block forever
+    elif special == "folder":
+        path = tmp_path / "folder.vrm"
+        path.mkdir()
+    else:
+        path = special                   # reading it would fill the memory
+    with pytest.raises(AvatarError, match="not a regular file"):
+        load_avatar(path)
+
+
 def test_bad_json_text(tmp_path):
     p = tmp_path / "bad.gltf"
     p.write_text('{"asset": {"version": "2.0"},\n "nodes": [}')

@@ -48,6 +48,15 @@ def test_replay_dump(tmp_path, godette_path, capsys):
     assert np.array_equal(d["t_ns"], (np.arange(12 * 120 + 1) * 1_000_000_000) // 120)
 
 
+def test_replay_dump_names_the_file_it_writes(tmp_path, godette_path, capsys):
+    args = ["replay", "turn-test", "--fps", "30", "--avatar", str(godette_path)]
+    assert main([*args, "--dump", str(tmp_path / "states")]) == 0
+    assert f"hair states: {tmp_path / 'states.npz'}" in capsys.readouterr().out
+    assert (tmp_path / "states.npz").is_file()
+    assert main([*args, "--dump", str(tmp_path)]) == 1          # a folder is not a file name
+    assert "is a folder; give a file name such as states.npz" in capsys.readouterr().err
+
+
 def test_legacy_solver_differs_from_rest_shape(selfie_track, godette_path):
     av = load_avatar(godette_path)
     a = replay(av, selfie_track, 30, duration_ns=1_000_000_000)
