@@ -129,6 +129,12 @@ class _Handler(BaseHTTPRequestHandler):
         return obj
 
     def _dispatch(self, method: str) -> None:
+        try:
+            self._route(method)
+        except (BrokenPipeError, ConnectionResetError) as exc:   # the client went away: nothing to answer
+            log.debug("service: client %s gone (%s)", self.address_string(), exc)
+
+    def _route(self, method: str) -> None:
         routes = {
             ("GET", "/status"): self._status, ("POST", "/recenter"): self._recenter,
             ("POST", "/avatar"): self._avatar, ("POST", "/hair"): self._hair, ("GET", "/frame.png"): self._frame,
@@ -172,6 +178,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _avatar(self):
         body = self._body()
+        self._keys(body, ("path",))
         if self.service.avatar_dir is None:
             raise RequestError(HTTPStatus.FORBIDDEN, "no avatar folder is configured (--avatar-dir)")
         target = resolve_avatar(self.service.avatar_dir, body.get("path"))
@@ -181,8 +188,14 @@ class _Handler(BaseHTTPRequestHandler):
             raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from None
         self._json(HTTPStatus.OK, result)
 
+    def _keys(self, body: dict, known: tuple[str, ...]) -> None:
+        unknown = sorted(set(body) - set(known))
+        if unknown:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"unknown key {unknown[0]!r} (known: {', '.join(known)})")
+
     def _hair(self):
         body = self._body()
+        self._keys(body, ("solver", "params"))
         solver = body.get("solver")
         if solver is not None and solver not in self.service.solvers:
             raise RequestError(HTTPStatus.BAD_REQUEST, f"solver must be one of {list(self.service.solvers)}")

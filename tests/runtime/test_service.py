@@ -127,6 +127,26 @@ def test_hair(service):
     assert status == 200 and body["solver"] == "legacy"
     assert request(svc, "POST", "/hair", {"solver": "magic"})[0] == 400
     assert request(svc, "POST", "/hair", {"params": ["k"]})[0] == 400
+    status, body = request(svc, "POST", "/hair", {"solver": "vrm", "k": -1})   # k belongs in params
+    assert status == 400 and body["error"] == "unknown key 'k' (known: solver, params)"
+    assert request(svc, "POST", "/avatar", {"path": "a.vrm", "force": True})[0] == 400
+
+
+def test_a_client_that_hangs_up_mid_body_is_no_error(service, capsys, monkeypatch):
+    svc, _ = service
+    from runtime import service as service_module
+
+    def gone(self, method):
+        raise BrokenPipeError(32, "Broken pipe")    # what writing to a closed client raises
+
+    monkeypatch.setattr(service_module._Handler, "_route", gone)
+    with socket.create_connection(svc.address) as s:
+        s.sendall(b"POST /hair HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+        s.settimeout(10)
+        assert s.recv(100) == b""                   # no answer, connection closed
+    monkeypatch.undo()
+    assert request(svc, "GET", "/status")[0] == 200  # still serving
+    assert "Traceback" not in capsys.readouterr().err
 
 
 def test_frame_png(service):
