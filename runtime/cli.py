@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         # MediaPipe / TensorFlow Lite print INFO and W0000 lines on stderr for every tracker
         os.environ.setdefault("GLOG_minloglevel", "2")
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        # OpenCV prints several lines of backend warnings before our one-line camera error
+        os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):
@@ -65,5 +67,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def console_main() -> int:
+    """The ``swaycam`` console script: :func:`main` with MediaPipe's native log lines kept
+    off the console unless ``-v`` is given (:mod:`runtime.native_log`)."""
+    import warnings
+
+    argv = sys.argv[1:]
+    if not any(a in ("-v", "-vv", "--verbose") for a in argv):
+        from .native_log import filter_native_stderr
+
+        filter_native_stderr()
+        # our warnings (e.g. a pose track cut off mid-line) as one line, without Python's source echo
+        warnings.formatwarning = lambda message, category, *_a, **_k: f"swaycam: warning: {message}\n"
+    return main(argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())
