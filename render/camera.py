@@ -159,12 +159,23 @@ def body_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.nda
     return pts.min(axis=0), pts.max(axis=0)
 
 
+def _mid_torso_y(avatar: Avatar, world: np.ndarray | None) -> float:
+    """Height (m) halfway between the humanoid spine and chest bones; -inf without them."""
+    hb = avatar.humanoid
+    if "spine" not in hb or "chest" not in hb:
+        return -math.inf
+    w = avatar.skeleton.rest_world if world is None else world
+    return 0.5 * float(w[hb["spine"]][1, 3] + w[hb["chest"]][1, 3])
+
+
 def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraOptions(),
                  world: np.ndarray | None = None) -> Camera:
     """A camera in front of the avatar (+Z side) framing the head (bust) or the whole body.
 
     Bust: the region from the top of the head box (hair included) down to 1.1 head heights
-    below its bottom (neck, shoulders, upper chest), centred on the head horizontally. Full: the whole body box.
+    below its bottom (neck, shoulders, upper chest), centred on the head horizontally, but
+    never below the midpoint of the humanoid spine and chest bones (a big-headed, chibi
+    avatar would otherwise be framed to the knees). Full: the whole body box.
     The distance fits the region's height (and width, for full) in the field of view.
 
     Args:
@@ -183,7 +194,7 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
     else:
         lo, hi = head_bounds(avatar, world)
         head_h = hi[1] - lo[1]
-        bottom = lo[1] - 1.1 * head_h
+        bottom = max(lo[1] - 1.1 * head_h, _mid_torso_y(avatar, world))
         region_h = hi[1] - bottom
         region_w = (hi[0] - lo[0]) * 1.2
         center = np.array([(lo[0] + hi[0]) / 2, (hi[1] + bottom) / 2, (lo[2] + hi[2]) / 2])

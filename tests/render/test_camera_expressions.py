@@ -46,6 +46,19 @@ def test_bust_and_full_framing(godette, default_avatar):
     assert zoomed.position[2] < plain.position[2]
 
 
+def test_bust_of_a_big_headed_avatar_stops_at_the_torso(godette):
+    """Godette's head (hair buns included) is 0.54 m of her 1.5 m: 1.1 head heights below it
+    would reach the knees; the bust stops halfway between the spine and chest bones."""
+    cam = render.frame_camera(godette, 16 / 9)
+    sk, hb = godette.skeleton, godette.humanoid
+    mid_torso = 0.5 * (sk.rest_world[hb["spine"]][1, 3] + sk.rest_world[hb["chest"]][1, 3])
+    knee = sk.rest_world[hb["leftLowerLeg"]][1, 3]
+    y_torso, y_knee = cam.project(np.array([[0.0, mid_torso, 0.0], [0.0, knee, 0.0]]), (1600, 900))[:, 1]
+    assert 750 < y_torso < 900 < y_knee             # the torso midpoint near the bottom edge, knees out
+    head_top = render.head_bounds(godette)[1][1]
+    assert 0 <= cam.project(np.array([[0.0, head_top, 0.0]]), (1600, 900))[0, 1] < 150   # hair top near the top
+
+
 def test_background_parsing():
     B = render.Background
     assert B.parse("transparent") == B("transparent")
