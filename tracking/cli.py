@@ -110,7 +110,7 @@ def cmd_track(args) -> int:
         print(f"poses -> {s.out}")
     if s.preview:
         print(f"preview -> {s.preview}")
-    return 0
+    return 130 if s.interrupted else 0    # like `swaycam run`: the files are complete, the exit says Ctrl-C
 
 
 def cmd_bench_tracker(args) -> int:

@@ -57,6 +57,29 @@ def test_track_preview_video(astronaut_png, model_path, tmp_path):
     assert face.mean() > 3 * max(corner.mean(), 1.0)
 
 
+def test_track_interrupted_keeps_the_file_and_exits_130(astronaut_png, model_path, tmp_path, monkeypatch, capsys):
+    """Ctrl-C (the usual way to end a webcam recording) after 3 frames: a complete file of 3
+    poses, the summary says so, exit 130 like ``swaycam run``."""
+    from tracking.preview import PreviewWriter
+
+    calls = []
+    real_write = PreviewWriter.write
+
+    def write(self, image):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        real_write(self, image)
+
+    monkeypatch.setattr(PreviewWriter, "write", write)
+    out = tmp_path / "p.jsonl"
+    rc = main(["track", str(astronaut_png), "--repeat", "10", "--out", str(out), "--preview", str(tmp_path / "p.mp4"),
+               "--model", str(model_path)])
+    assert rc == 130
+    assert "(interrupted)" in capsys.readouterr().out
+    assert len(load_track(out)) == 4          # the 4th pose was written before its preview frame
+
+
 @pytest.mark.parametrize(
     "argv, code, message",
     [
