@@ -410,14 +410,18 @@ class App:
 
 
 class _sigterm_as_interrupt:
-    """SIGTERM behaves like Ctrl-C during the run, so outputs are flushed and devices released;
-    ``received`` remembers which signal it was (for the exit code)."""
+    """SIGTERM and SIGHUP (the terminal closed) behave like Ctrl-C during the run, so outputs
+    are flushed and devices released; ``received`` remembers which signal it was (for the
+    exit code, 128 + signal)."""
+
+    SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s)
 
     def __enter__(self):
-        self._old = None
+        self._old = {}
         self.received: int | None = None
         if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGTERM, self._handler)
+            for s in self.SIGNALS:
+                self._old[s] = signal.signal(s, self._handler)
         return self
 
     def _handler(self, signum, frame):
@@ -425,8 +429,8 @@ class _sigterm_as_interrupt:
         raise KeyboardInterrupt
 
     def __exit__(self, *exc):
-        if self._old is not None:
-            signal.signal(signal.SIGTERM, self._old)
+        for s, old in self._old.items():
+            signal.signal(s, old)
         return False
 
 

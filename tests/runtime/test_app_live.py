@@ -94,7 +94,8 @@ def test_service_against_a_running_app(tmp_path):
     assert not th.is_alive()
 
 
-def test_sigterm_flushes_the_video(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_flushes_the_video(tmp_path, signum):
     out = tmp_path / "live.mp4"
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     proc = subprocess.Popen([sys.executable, "-m", "runtime.cli", "run", "--source", "turn-test", "--realtime",
@@ -106,12 +107,12 @@ def test_sigterm_flushes_the_video(tmp_path):
         while time.monotonic() < deadline and not (out.exists() and out.stat().st_size > 0):
             time.sleep(0.05)
         time.sleep(2.0)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 128 + signal.SIGTERM, stderr[-2000:]
+    assert proc.returncode == 128 + signum, stderr[-2000:]
     assert "(interrupted)" in stdout
     meta, frames = read_video(out)
     assert len(frames) >= 15 and meta["size"] == (320, 180)
