@@ -110,13 +110,24 @@ def _group_refs(doc, refs, n_groups, elem) -> tuple[int, ...]:
     return tuple(out)
 
 
+#: Valid joint parameter ranges (VRMC_springBone-1.0 schema: hitRadius, stiffness and
+#: gravityPower >= 0, dragForce in [0, 1]; VRM 0.x uses the same meaning per bone group).
+JOINT_RANGES = {"hitRadius": (0.0, np.inf), "stiffness": (0.0, np.inf), "dragForce": (0.0, 1.0),
+                "gravityPower": (0.0, np.inf)}
+
+
 def _joint(doc, j: dict, node: int, elem: str, defaults: dict) -> SpringJoint:
     vals = {}
     for key, attr in (("hitRadius", "hit_radius"), ("stiffness", "stiffness"), ("dragForce", "drag_force"),
                       ("gravityPower", "gravity_power")):
         v = j.get(key, defaults[attr])
-        if not isinstance(v, (int, float)) or not np.isfinite(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
             raise doc.issues.error(f"{elem}.{key}", f"{v!r} is not a finite number")
+        lo, hi = JOINT_RANGES[key]
+        if not lo <= v <= hi:
+            c = min(max(float(v), lo), hi)
+            doc.issues.warn(f"{elem}.{key}", f"{v:g} is outside the spec's range [{lo:g}, {hi:g}]; {c:g} is used")
+            v = c
         vals[attr] = float(v)
     gdir = _vec(j.get("gravityDir"), 3, defaults["gravity_dir"])
     if gdir is None:
@@ -198,6 +209,13 @@ def build_springs_0(doc: GltfDocument, sec: dict, skeleton: Skeleton):
             "dragForce": bg.get("dragForce", 0.4), "gravityPower": bg.get("gravityPower", 0.0),
             "gravityDir": [gd.get("x", 0.0), gd.get("y", -1.0), gd.get("z", 0.0)],
         }
+        for key, (lo, hi) in JOINT_RANGES.items():   # once per group, not once per expanded joint
+            v = params[key]
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) and not lo <= v <= hi:
+                c = min(max(float(v), lo), hi)
+                doc.issues.warn(f"{gelem}.{'stiffiness' if key == 'stiffness' else key}",
+                                f"{v:g} is outside the valid range [{lo:g}, {hi:g}]; {c:g} is used")
+                params[key] = c
         refs = _group_refs(doc, bg.get("colliderGroups"), len(groups), f"{gelem}.colliderGroups")
         center = bg.get("center", -1)
         if center != -1 and check_node(doc, center, f"{gelem}.center", optional=True) is None:

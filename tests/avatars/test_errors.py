@@ -193,6 +193,28 @@ def test_broken_collider_node_is_skipped_with_warning(smoke):
     assert len(a.springs) == 1  # the avatar is still usable
 
 
+def test_out_of_range_spring_parameters_are_clamped_with_warnings(smoke):
+    def mutate(d):
+        j = d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][1]
+        j["stiffness"], j["dragForce"] = -5, 1e9
+    a = load_mutated(smoke, mutate)
+    joint = a.springs[0].joints[1]
+    assert (joint.stiffness, joint.drag_force) == (0.0, 1.0)
+    texts = [str(w) for w in a.warnings]
+    assert "springs[0].joints[1].stiffness: -5 is outside the spec's range [0, inf]; 0 is used" in texts
+    assert "springs[0].joints[1].dragForce: 1e+09 is outside the spec's range [0, 1]; 1 is used" in texts
+
+
+def test_out_of_range_vrm0_group_parameters_warn_once_per_group(godette_path):
+    from tests.avatars.glb import join, split
+
+    doc, b = split(godette_path.read_bytes())
+    doc["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0]["dragForce"] = 3.0
+    a = load_avatar(NAME, data=join(doc, b))
+    texts = [str(w) for w in a.warnings if "dragForce" in str(w)]
+    assert texts == ["VRM.secondaryAnimation.boneGroups[0].dragForce: 3 is outside the valid range [0, 1]; 1 is used"]
+
+
 def test_broken_expression_bind_is_skipped_with_warning(smoke):
     def mutate(d):
         d["extensions"]["VRMC_vrm"]["expressions"] = {"preset": {"blink": {"morphTargetBinds": [
