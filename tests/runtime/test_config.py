@@ -89,3 +89,16 @@ def test_hair_settings_become_solver_overrides():
     assert ov["bang*"].c == 3.0 and ov["bang*"].k == 60.0 and ov["bang*"].g == (0.0, -2.0, 0.0)
     assert ov["*"].c is None and ov["*"].k == 60.0
     assert parse_hair({}) is None
+
+
+def test_readme_config_example_loads(tmp_path):
+    """The [drive]/[hair] example in README.md is valid as written."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = readme.split("    [drive]", 1)[1].split("\n\n", 1)[0]
+    lines = ["[drive]" + block.splitlines()[0]] + [ln[4:] for ln in block.splitlines()[1:]]
+    p = tmp_path / "readme.toml"
+    p.write_text("\n".join(lines) + "\n")
+    cfg = load_toml(p)
+    assert cfg.drive["neck_share"] == 0.35 and cfg.hair["springs"] == {"boneGroup0/*": {"k": 90.0}}
