@@ -96,8 +96,11 @@ def test_readme_config_example_loads(tmp_path):
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    block = readme.split("    [drive]", 1)[1].split("\n\n", 1)[0]
-    lines = ["[drive]" + block.splitlines()[0]] + [ln[4:] for ln in block.splitlines()[1:]]
+    lines = []
+    for ln in ("    [drive]" + readme.split("    [drive]", 1)[1]).splitlines():
+        if ln and not ln.startswith("    "):
+            break                                   # the end of the indented block
+        lines.append(ln[4:])
     p = tmp_path / "readme.toml"
     p.write_text("\n".join(lines) + "\n")
     cfg = load_toml(p)
