@@ -161,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             sizes = [_size(s) for s in args.size]
         except ValueError:
-            p.error(f"--size: expected WxH with positive integers (e.g. 640x360), got {args.size!r}")
+            p.error(f"--size: expected WxH between 16x16 and 7680x4320 (e.g. 640x360), got {args.size!r}")
     if args.frames < 1:
         p.error(f"--frames must be at least 1, not {args.frames}")
     result = run_render_bench(args.avatar or ("default", "layered"), sizes=sizes, frames=args.frames,
@@ -175,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _size(text: str) -> tuple[int, int]:
     w, h = (int(v) for v in text.lower().split("x"))
-    if w < 1 or h < 1:
+    if not (16 <= w <= 7680 and 16 <= h <= 4320):      # the limits of `swaycam run --size`
         raise ValueError(text)
     return w, h
 

@@ -65,6 +65,7 @@ def test_bench_render_cli_json_and_out(tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed == json.loads(out.read_text())
     assert [r["size"] for r in printed["results"]] == [[64, 36]]
-    with pytest.raises(SystemExit):
-        main(["--size", "64by36"])
-    assert "--size: expected WxH" in capsys.readouterr().err
+    for bad in ("64by36", "10x10"):
+        with pytest.raises(SystemExit):
+            main(["--size", bad])
+        assert "--size: expected WxH between 16x16 and 7680x4320" in capsys.readouterr().err
