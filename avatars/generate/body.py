@@ -46,7 +46,9 @@ def _tube_part(material, path, half_w, half_t, up0, n_around, u, knots, nodes, *
 def _torso(rig: Rig) -> Part:
     prof, _ = catmull_rom(_TORSO, 4)
     pos, tris = vertical_loft(prof[:, 0], prof[:, 1], prof[:, 2], prof[:, 3], n_around=40)
-    names = ["hips", "spine", "chest", "upperChest", "neck"]
+    # the collar stays on the chest: the neck turns inside it (a shirt that followed the neck
+    # would slide under the V-neckline's trim, which is fixed to the upper chest)
+    names = ["hips", "spine", "chest", "upperChest"]
     j, w = blend_1d(pos[:, 1], [rig.pos(n)[1] for n in names], [rig.bone(n) for n in names])
     return Part("shirt", pos, tris, joints=j, weights=w)
 
@@ -54,9 +56,15 @@ def _torso(rig: Rig) -> Part:
 def _neck(rig: Rig) -> Part:
     y = np.linspace(1.32, 1.48, 9)
     path = np.stack([np.zeros_like(y), y, np.full_like(y, -0.012)], -1)
-    knots = [rig.pos("neck")[1], rig.pos("head")[1]]
+    # below the collar (1.37 m) the neck stays with the chest, so its hidden base never
+    # pokes through the shirt when the head turns; above it the twist is spread up to the head
+    knots = [NECK_BASE_Y, 0.5 * (NECK_BASE_Y + rig.pos("head")[1]), rig.pos("head")[1]]
     return _tube_part("skin", path, 0.029, 0.032, (0.0, 0.0, 1.0), 20, y, knots,
-                      [rig.bone("neck"), rig.bone("head")], end="cap")
+                      [rig.bone("upperChest"), rig.bone("neck"), rig.bone("head")], end="cap")
+
+
+#: Height (m) of the shirt collar: the neck skin below it moves with the upper chest.
+NECK_BASE_Y = 1.37
 
 
 _PROFILE, _ = catmull_rom(_TORSO, 8)

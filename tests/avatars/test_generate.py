@@ -356,3 +356,30 @@ def test_materials_mtoon_and_texture(avatar):
 
 def test_deterministic_bytes(kind):
     assert BUILDERS[kind]() == generated(kind)[0]
+
+
+def test_collar_stays_with_the_chest_when_the_neck_turns(avatar):
+    """Regression (jagged holes at the V-neckline on strong head turns): no shirt vertex
+    follows the neck or head, and the neck skin below the collar follows the upper chest only."""
+    from avatars.generate.body import NECK_BASE_Y
+
+    hb = avatar.humanoid
+    turning = {hb["neck"], hb["head"]}
+    names = [m.name for m in avatar.materials]
+    shirt = names.index("shirt")
+    skin = names.index("skin")
+    checked = {"shirt": 0, "neck base": 0}
+    for mi in avatar.mesh_instances:
+        joints_of = avatar.skins[mi.skin].joints
+        for p in avatar.meshes[mi.mesh].primitives:
+            nodes = joints_of[p.joints]
+            moving = (np.isin(nodes, list(turning)) & (p.weights > 0)).any(axis=1)
+            if p.material == shirt:
+                assert not moving.any()
+                checked["shirt"] += p.vertex_count
+            elif p.material == skin:
+                below = (p.positions[:, 1] < NECK_BASE_Y - 1e-6) & (p.positions[:, 1] > 1.30) & (
+                    np.abs(p.positions[:, 0]) < 0.04)
+                assert not (below & moving).any()
+                checked["neck base"] += int(below.sum())
+    assert checked["shirt"] > 1000 and checked["neck base"] >= 20
