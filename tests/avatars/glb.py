@@ -17,8 +17,12 @@ def split(data: bytes) -> tuple[dict, bytes]:
 
 def join(doc: dict, bin_chunk: bytes) -> bytes:
     """A GLB from a JSON dict and a BIN chunk (both padded to 4 bytes)."""
-    j = json.dumps(doc).encode()
-    j += b" " * (-len(j) % 4)
+    return join_raw(json.dumps(doc).encode(), bin_chunk)
+
+
+def join_raw(json_chunk: bytes, bin_chunk: bytes) -> bytes:
+    """A GLB from JSON chunk bytes taken as they are (even if broken) and a BIN chunk."""
+    j = json_chunk + b" " * (-len(json_chunk) % 4)
     b = bin_chunk + b"\0" * (-len(bin_chunk) % 4)
     total = 12 + 8 + len(j) + 8 + len(b)
     return (struct.pack("<4sII", b"glTF", 2, total) + struct.pack("<II", len(j), 0x4E4F534A) + j

@@ -10,7 +10,7 @@ import math
 import pytest
 
 from avatars import AvatarError, load_avatar
-from tests.avatars.glb import join, split
+from tests.avatars.glb import join, join_raw, split
 from tests.conftest import asset
 
 NAME = "broken.vrm"
@@ -74,26 +74,15 @@ def test_truncated_glb(smoke):
 
 def test_bad_json_chunk(smoke):
     doc, b = smoke
-    j = json.dumps(doc).encode()[:-20] + b" " * 20  # chop the closing part of the JSON
-    import struct
-    j += b" " * (-len(j) % 4)
-    bb = b + b"\0" * (-len(b) % 4)
-    data = (struct.pack("<4sII", b"glTF", 2, 28 + len(j) + len(bb)) + struct.pack("<II", len(j), 0x4E4F534A) + j
-            + struct.pack("<II", len(bb), 0x004E4942) + bb)
+    data = join_raw(json.dumps(doc).encode()[:-20] + b" " * 20, b)  # chop the closing part of the JSON
     with pytest.raises(AvatarError, match=r"JSON chunk: bad JSON at line 1 column \d+"):
         load_avatar(NAME, data=data)
 
 
 def test_json_chunk_that_is_not_utf8(smoke):
-    import struct
-
     doc, b = smoke
     j = json.dumps(doc).encode()
-    j = j[:40] + b"\xff" + j[41:]
-    j += b" " * (-len(j) % 4)
-    bb = b + b"\0" * (-len(b) % 4)
-    data = (struct.pack("<4sII", b"glTF", 2, 28 + len(j) + len(bb)) + struct.pack("<II", len(j), 0x4E4F534A) + j
-            + struct.pack("<II", len(bb), 0x004E4942) + bb)
+    data = join_raw(j[:40] + b"\xff" + j[41:], b)
     with pytest.raises(AvatarError, match=r"broken\.vrm: GLB JSON chunk is not UTF-8 text \(byte 40 of the chunk\)"):
         load_avatar(NAME, data=data)
 
@@ -206,7 +195,7 @@ def test_out_of_range_spring_parameters_are_clamped_with_warnings(smoke):
 
 
 def test_out_of_range_vrm0_group_parameters_warn_once_per_group(godette_path):
-    from tests.avatars.glb import join, split
+    from tests.avatars.glb import join, join_raw, split
 
     doc, b = split(godette_path.read_bytes())
     doc["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0]["dragForce"] = 3.0
