@@ -28,7 +28,6 @@ from .build import (  # noqa: F401 - re-exported build options and report
     REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, SUBSTEP_SECONDS, TELEPORT_DISTANCE, BuildReport, Packed, _writable,
     pack_avatar,
 )
-from .params import DEFAULT_MAPPING, Overrides, VrmMapping
 
 
 class ChainSet:
@@ -76,41 +75,19 @@ class ChainSet:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_avatar(
-        cls,
-        avatar: Avatar,
-        *,
-        solver: str = "rest-shape",
-        torso_capsule: str = "auto",
-        overrides: Overrides = None,
-        mapping: VrmMapping = DEFAULT_MAPPING,
-        substep: float = SUBSTEP_SECONDS,
-        gravity_preload: bool = True,
-        contact_passes: int = CONTACT_PASSES,
-        relax_passes: int = RELAX_PASSES,
-        bend_limit_deg: float = BEND_LIMIT_DEG,
-        teleport_distance: float = TELEPORT_DISTANCE,
-        rest_overlap: str = "allow",
-        collisions: bool = True,
-        authored_nodes=(),
-    ) -> ChainSet:
+    def from_avatar(cls, avatar: Avatar, **options) -> ChainSet:
         """Pack the avatar's springs and colliders; the state starts at rest (rest pose).
 
-        The options are those of :func:`solver.build.pack_avatar` (solver "rest-shape" |
-        "legacy" | "vrm", torso_capsule "auto" | "on" | "off", overrides, mapping, substep,
-        gravity_preload, contact_passes, relax_passes, bend_limit_deg, teleport_distance,
-        rest_overlap "allow" | "push", collisions, authored_nodes).
+        ``options`` are the keyword options of :func:`solver.build.pack_avatar` (solver
+        "rest-shape" | "legacy" | "vrm", torso_capsule "auto" | "on" | "off", overrides,
+        mapping, substep, gravity_preload, contact_passes, relax_passes, bend_limit_deg,
+        teleport_distance, rest_overlap "allow" | "push", collisions, authored_nodes).
 
         Raises:
             ValueError: unknown solver/torso option, or chains the solver cannot order.
+            TypeError: an option pack_avatar does not have.
         """
-        packed = pack_avatar(
-            avatar, solver=solver, torso_capsule=torso_capsule, overrides=overrides, mapping=mapping,
-            substep=substep, gravity_preload=gravity_preload, contact_passes=contact_passes,
-            relax_passes=relax_passes, bend_limit_deg=bend_limit_deg,
-            teleport_distance=teleport_distance, rest_overlap=rest_overlap, collisions=collisions,
-            authored_nodes=authored_nodes,
-        )
+        packed = pack_avatar(avatar, **options)
         cs = cls(packed.F, packed.I, mode=packed.mode, node_count=packed.node_count,
                  segment_nodes=packed.segment_nodes, segment_chain=packed.segment_chain,
                  chain_names=packed.chain_names, chain_anchor=packed.chain_anchor,
