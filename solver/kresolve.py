@@ -1,0 +1,169 @@
+"""Per-link contact resolution inside a substep (numba, inlined into the kernels).
+
+The broad phase (:func:`_candidates`: the collider pairs a link can reach), the repeated
+contact projection with the bounce-free velocity rule (:func:`_resolve`, DESIGN §4.4),
+radial velocity removal (:func:`_no_radial`) and what is left unresolved
+(:func:`_residual`). The geometry of one link against one collider is
+:func:`solver.kcontact.contact`; the step that calls these is :func:`solver.kernels.step_kernel`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from numba import njit
+
+from .kaffine import EPS, qmul
+from .kcontact import contact, point_segment, rotate_out_q
+from .layout import CI_SHAPE, C_WA, C_WB, C_WR, SHAPE_CAPSULE, SHAPE_SPHERE, SI_P0, SI_P1
+
+
+@njit(inline="always", cache=True)
+def _candidates(cb, C, refm, ox, oy, oz, bnd, segi, i, pairs, cand):
+    """Collider references of segment i whose bounding sphere can touch the link's ball
+    (centre o, radius ``bnd`` = L + r_h: every tail the step can produce lies in it).
+    Writes pair indices into ``cand``; returns their count. With at most 63 colliders a
+    branchless pass over the compact bounds ``cb`` (C, 4) builds a bit mask first."""
+    n = 0
+    p0 = segi[i, SI_P0]
+    p1 = segi[i, SI_P1]
+    if refm != 0:
+        m = np.int64(0)
+        for c in range(C):
+            ex = cb[4 * c] - ox
+            ey = cb[4 * c + 1] - oy
+            ez = cb[4 * c + 2] - oz
+            rr = bnd + cb[4 * c + 3]
+            if ex * ex + ey * ey + ez * ez <= rr * rr:
+                m |= np.int64(1) << np.int64(c)
+        m &= refm
+        if m == 0:
+            return 0
+        for p in range(p0, p1):
+            if (m >> np.int64(pairs[p])) & np.int64(1):
+                cand[n] = p
+                n += 1
+        return n
+    for p in range(p0, p1):
+        c = pairs[p]
+        ex = cb[4 * c] - ox
+        ey = cb[4 * c + 1] - oy
+        ez = cb[4 * c + 2] - oz
+        rr = bnd + cb[4 * c + 3]
+        if ex * ex + ey * ey + ez * ez <= rr * rr:
+            cand[n] = p
+            n += 1
+    return n
+
+
+@njit(inline="always", cache=True)
+def _touches(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, rh):
+    """Whether the link o-h can overlap any candidate collider: the ball around its middle
+    (radius L/2 + r_h) reaches the collider (outside spheres and capsules: their axis within
+    the ball radius + r; inside shapes and planes: always). When it reaches none, the link
+    overlaps nothing and the contact projection would leave it and its velocity as they are."""
+    mx, my, mz = 0.5 * (ox + hx), 0.5 * (oy + hy), 0.5 * (oz + hz)
+    lx, ly, lz = hx - ox, hy - oy, hz - oz
+    bnd = (0.5 * math.sqrt(lx * lx + ly * ly + lz * lz) + rh) * (1.0 + 1e-9)
+    for q in range(n_cand):
+        c = pairs[cand[q]]
+        shape = coli[c, CI_SHAPE]
+        if shape != SHAPE_SPHERE and shape != SHAPE_CAPSULE:
+            return True
+        d, _, _, _ = point_segment(mx, my, mz, col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2],
+                                   col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2])
+        if d <= bnd + col[c, C_WR]:
+            return True
+    return False
+
+
+@njit(inline="always", cache=True)
+def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s, maxit,
+             segment_wise, u_min):
+    """Contact projection of link o-h against its candidate references (DESIGN §4.4): up to
+    ``maxit`` passes, each turning the link about its root out of every collider it overlaps
+    (:func:`rotate_out_q`); after each non-zero correction with unit direction m the inward
+    part of the velocity is removed (bounce-free). Returns (h (3), v (3), corrections,
+    converged, last m (3), pairs whose root is inside, the total turn as a quaternion (4))."""
+    hits = 0
+    converged = False
+    n_rin = 0
+    mx, my, mz = 0.0, 0.0, 0.0
+    qx, qy, qz, qw = 0.0, 0.0, 0.0, 1.0
+    for _it in range(maxit):
+        moved = False
+        for q in range(n_cand):
+            p = cand[q]
+            c = pairs[p]
+            cnx, cny, cnz, dep, uu, hit, rin = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
+                                                        hx, hy, hz, rh, allow[p] * s, segment_wise)
+            if _it == 0 and rin:
+                n_rin += 1
+            if not hit or dep <= 1e-9 * length:
+                # resolved to round-off: no correction, so that the discrete
+                # contact decision does not hinge on the last bits
+                continue
+            nhx, nhy, nhz, rx, ry, rz, rw = rotate_out_q(ox, oy, oz, hx, hy, hz, length, cnx, cny, cnz, dep, uu,
+                                                         u_min)
+            ddx, ddy, ddz = nhx - hx, nhy - hy, nhz - hz
+            dd = math.sqrt(ddx * ddx + ddy * ddy + ddz * ddz)
+            if dd <= 0.0:
+                continue
+            moved = True
+            hits += 1
+            hx, hy, hz = nhx, nhy, nhz
+            qx, qy, qz, qw = qmul(rx, ry, rz, rw, qx, qy, qz, qw)
+            # bounce-free: remove only the inward part of the rebuilt velocity
+            mx, my, mz = ddx / dd, ddy / dd, ddz / dd
+            vn = vx * mx + vy * my + vz * mz
+            if vn < 0.0:
+                vx, vy, vz = vx - vn * mx, vy - vn * my, vz - vn * mz
+        if not moved:
+            converged = True
+            break
+    return hx, hy, hz, vx, vy, vz, hits, converged, mx, my, mz, n_rin, qx, qy, qz, qw
+
+
+@njit(inline="always", cache=True)
+def _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz):
+    """v without its component along the link o-h."""
+    dx, dy, dz = hx - ox, hy - oy, hz - oz
+    dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if dn > EPS:
+        dx, dy, dz = dx / dn, dy / dn, dz / dn
+        vr = vx * dx + vy * dy + vz * dz
+        vx, vy, vz = vx - vr * dx, vy - vr * dy, vz - vr * dz
+    return vx, vy, vz
+
+
+@njit(inline="always", cache=True)
+def _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s, tol, segment_wise):
+    """Candidate references link o-h still overlaps by more than ``tol`` (diagnostics)."""
+    n = 0
+    for q in range(n_cand):
+        p = cand[q]
+        c = pairs[p]
+        _, _, _, dep, _, hit, _ = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz, rh, allow[p] * s,
+                                           segment_wise)
+        if hit and dep > tol:
+            n += 1
+    return n
+
+
+@njit(inline="always", cache=True)
+def _inward(vx, vy, vz, mx, my, mz, length):
+    """Velocity after a correction m (a displacement) of a link of ``length``: the part of
+    the velocity against m is removed (the bounce-free rule of DESIGN §4.4; the correction
+    itself never becomes velocity). Corrections below 1e-6 of the length remove only that
+    fraction of it, so the velocity does not jump with round-off-sized corrections."""
+    mn = math.sqrt(mx * mx + my * my + mz * mz)
+    if mn > 0.0:
+        f = min(1.0, mn / (1e-6 * length)) / mn
+        mx, my, mz = mx / mn, my / mn, mz / mn
+        vn = vx * mx + vy * my + vz * mz
+        if vn < 0.0:
+            vn *= f * mn
+            vx, vy, vz = vx - vn * mx, vy - vn * my, vz - vn * mz
+    return vx, vy, vz
