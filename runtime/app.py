@@ -29,7 +29,7 @@ from .config import RunConfig
 from .drive import DriveOptions
 from .loop import FrameInfo, Loop
 from .metrics import LiveMetrics
-from .outputs import check_port, check_writable, default_outputs, needs_window, open_sinks, parse_outputs
+from .outputs import check_writable, default_outputs, needs_window, open_sinks, parse_outputs
 from .rig import AvatarRig
 from .sources import open_pose_input
 
@@ -301,8 +301,12 @@ class App:
             self.renderer.set_avatar(avatar)
             self.renderer.reframe(self._camera_options(), world=self.rig.world)
             if cfg.service:
+                # bound now (a busy port fails before any output file is opened), served below
+                from .service import ControlService
+
                 try:
-                    check_port(cfg.port)
+                    self.service = ControlService(self, port=cfg.port, avatar_dir=Path(cfg.avatar_dir)
+                                                  if cfg.avatar_dir else None)
                 except OSError as exc:
                     raise RunError(f"control service: cannot listen on 127.0.0.1:{cfg.port} ({exc.strerror}); "
                                    "choose another --port") from None
@@ -316,15 +320,8 @@ class App:
             self.loop = Loop(self.rig, self.pose_input, max_substeps=cfg.max_substeps if live else 1_000_000,
                              metrics=self.metrics,
                              draw=self._draw)
-            if cfg.service:
-                from .service import ControlService
-
-                try:
-                    self.service = ControlService(self, port=cfg.port, avatar_dir=Path(cfg.avatar_dir)
-                                                  if cfg.avatar_dir else None).start()
-                except OSError as exc:
-                    raise RunError(f"control service: cannot listen on 127.0.0.1:{cfg.port} ({exc.strerror}); "
-                                   "choose another --port") from None
+            if self.service is not None:
+                self.service.start()
                 self.say(f"control service: http://127.0.0.1:{self.service.address[1]}/status")
             t_start = time.perf_counter()
             with _sigterm_as_interrupt() as sig:

@@ -50,18 +50,6 @@ def _probe_file(p: Path) -> None:
         p.unlink()
 
 
-def check_port(port: int) -> None:
-    """Raise OSError when 127.0.0.1:``port`` cannot be listened on (checked before any output
-    file is opened, so a busy port never leaves a truncated video behind)."""
-    import socket
-
-    if port == 0:
-        return
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind(("127.0.0.1", port))
-
-
 def check_writable(outputs: list[OutputSpec]) -> list[str]:
     """Create output folders and check they can be written, before anything runs.
 

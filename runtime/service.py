@@ -87,9 +87,11 @@ class ControlService:
         return self
 
     def close(self) -> None:
-        self.server.shutdown()
+        """Stop serving (if started) and release the port."""
+        if self._thread.is_alive():
+            self.server.shutdown()
+            self._thread.join(timeout=5)
         self.server.server_close()
-        self._thread.join(timeout=5)
 
     def __enter__(self):
         return self.start()
