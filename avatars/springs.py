@@ -116,6 +116,16 @@ JOINT_RANGES = {"hitRadius": (0.0, np.inf), "stiffness": (0.0, np.inf), "dragFor
                 "gravityPower": (0.0, np.inf)}
 
 
+def _in_range(doc, where: str, key: str, v: float, what: str) -> float:
+    """``v`` clamped to :data:`JOINT_RANGES` [key], with a warning at ``where`` when it was not in it."""
+    lo, hi = JOINT_RANGES[key]
+    if lo <= v <= hi:
+        return v
+    c = min(max(v, lo), hi)
+    doc.issues.warn(where, f"{v:g} is outside {what} [{lo:g}, {hi:g}]; {c:g} is used")
+    return c
+
+
 def _joint(doc, j: dict, node: int, elem: str, defaults: dict) -> SpringJoint:
     vals = {}
     for key, attr in (("hitRadius", "hit_radius"), ("stiffness", "stiffness"), ("dragForce", "drag_force"),
@@ -123,12 +133,7 @@ def _joint(doc, j: dict, node: int, elem: str, defaults: dict) -> SpringJoint:
         v = j.get(key, defaults[attr])
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
             raise doc.issues.error(f"{elem}.{key}", f"{v!r} is not a finite number")
-        lo, hi = JOINT_RANGES[key]
-        if not lo <= v <= hi:
-            c = min(max(float(v), lo), hi)
-            doc.issues.warn(f"{elem}.{key}", f"{v:g} is outside the spec's range [{lo:g}, {hi:g}]; {c:g} is used")
-            v = c
-        vals[attr] = float(v)
+        vals[attr] = _in_range(doc, f"{elem}.{key}", key, float(v), "the spec's range")
     gdir = _vec(j.get("gravityDir"), 3, defaults["gravity_dir"])
     if gdir is None:
         raise doc.issues.error(f"{elem}.gravityDir", f"{j.get('gravityDir')!r} is not 3 finite numbers")
@@ -209,13 +214,11 @@ def build_springs_0(doc: GltfDocument, sec: dict, skeleton: Skeleton):
             "dragForce": bg.get("dragForce", 0.4), "gravityPower": bg.get("gravityPower", 0.0),
             "gravityDir": [gd.get("x", 0.0), gd.get("y", -1.0), gd.get("z", 0.0)],
         }
-        for key, (lo, hi) in JOINT_RANGES.items():   # once per group, not once per expanded joint
+        for key in JOINT_RANGES:   # once per group, not once per expanded joint
             v = params[key]
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) and not lo <= v <= hi:
-                c = min(max(float(v), lo), hi)
-                doc.issues.warn(f"{gelem}.{'stiffiness' if key == 'stiffness' else key}",
-                                f"{v:g} is outside the valid range [{lo:g}, {hi:g}]; {c:g} is used")
-                params[key] = c
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v):
+                params[key] = _in_range(doc, f"{gelem}.{'stiffiness' if key == 'stiffness' else key}", key,
+                                        float(v), "the valid range")
         refs = _group_refs(doc, bg.get("colliderGroups"), len(groups), f"{gelem}.colliderGroups")
         center = bg.get("center", -1)
         if center != -1 and check_node(doc, center, f"{gelem}.center", optional=True) is None:
