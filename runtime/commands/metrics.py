@@ -31,32 +31,31 @@ EARTH_G = 9.81
 
 
 def _avatars(specs, gravity=None):
+    """{row name: avatar, or (avatar, [hair] settings) when a gravity replaces the file's}."""
     from pathlib import Path
 
     from avatars import load_avatar
     from avatars.generate import default_avatar_path, layered_avatar_path
 
+    runs = [(s, gravity) for s in specs or ()]
     if not specs:
-        out = {}
         godette = Path(__file__).resolve().parents[2] / ".." / "shared" / "assets" / "vrm" / "Godette_vrm_v4.vrm"
-        if godette.exists() and gravity is None:
-            a = load_avatar(godette)
-            name = a.meta.name or godette.stem
-            out[name] = a
-            out[f"{name}, g = {EARTH_G:g} m/s²"] = (a, {"gravity": [0.0, -EARTH_G, 0.0]})
-        elif godette.exists():
-            out.update(_avatars([str(godette)], gravity))
-        out.update(_avatars(["default", "layered"], gravity))
-        return out
-    out = {}
-    for s in specs:
-        path = default_avatar_path() if s == "default" else layered_avatar_path() if s == "layered" else s
-        a = load_avatar(path)
+        if godette.exists():
+            runs.append((str(godette), gravity))
+            if gravity is None:
+                runs.append((str(godette), EARTH_G))
+        runs += [("default", gravity), ("layered", gravity)]
+    loaded, out = {}, {}
+    for s, g in runs:
+        if s not in loaded:
+            loaded[s] = load_avatar(default_avatar_path() if s == "default" else
+                                    layered_avatar_path() if s == "layered" else s)
+        a = loaded[s]
         name = {"default": "swaycam default", "layered": "swaycam layered"}.get(s, a.meta.name or Path(s).stem)
-        if gravity is not None:
-            out[f"{name}, g = {gravity:g} m/s²"] = (a, {"gravity": [0.0, -gravity, 0.0]})
-        else:
+        if g is None:
             out[name] = a
+        else:
+            out[f"{name}, g = {g:g} m/s²"] = (a, {"gravity": [0.0, -g, 0.0]})
     return out
 
 
