@@ -91,18 +91,12 @@ class App:
             path = default_avatar_path()
         return load_avatar(path)
 
-    def _make_rig_checked(self, avatar: Avatar, solver: str) -> AvatarRig:
-        try:
-            return self._make_rig(avatar, solver)
-        except ValueError as exc:
-            raise RunError(str(exc)) from None
-
-    def _make_rig(self, avatar: Avatar, solver: str) -> AvatarRig:
-        return AvatarRig(avatar, solver=solver, drive=self._drive_options(), hair=self.cfg.hair or None,
+    def _make_rig(self, avatar: Avatar, solver: str, hair: dict | None = None) -> AvatarRig:
+        """A rig with the run's drive options and ``hair`` settings (default: the config's).
+        Raises ValueError for an avatar it cannot drive or bad hair settings."""
+        hair = self.cfg.hair if hair is None else hair
+        return AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=hair or None,
                          mirror=self.cfg.mirror)
-
-    def _drive_options(self) -> DriveOptions:
-        return DriveOptions(**self.cfg.drive)
 
     # ------------------------------------------------------------------ controller (service thread)
     def _call(self, fn, timeout: float = 10.0):
@@ -127,7 +121,7 @@ class App:
 
     def set_hair(self, solver: str | None, params: dict) -> dict:
         def do():
-            rig = self._make_rig_with(self.rig.avatar, solver or self.rig.solver, params)
+            rig = self._make_rig(self.rig.avatar, solver or self.rig.solver, params)
             self.loop.set_rig(rig, self.loop.driver.last_time_ns)
             self.rig = rig
             return {"solver": rig.solver, "params": rig.hair_params}
@@ -143,10 +137,6 @@ class App:
         buf = io.BytesIO()
         Image.fromarray(self._last_rgba, "RGBA").save(buf, format="PNG", compress_level=1)
         return buf.getvalue()
-
-    def _make_rig_with(self, avatar, solver, params) -> AvatarRig:
-        return AvatarRig(avatar, solver=solver, drive=self._drive_options(), hair=params or None,
-                         mirror=self.cfg.mirror)
 
     def _swap_avatar(self, avatar: Avatar) -> None:
         rig = self._make_rig(avatar, self.rig.solver)  # ValueError (no head): refused, old avatar kept
@@ -284,7 +274,10 @@ class App:
         for note in check_writable(outputs):
             self.say(note)
         avatar = self._load_avatar(cfg.avatar)
-        self.rig = self._make_rig_checked(avatar, cfg.solver)
+        try:
+            self.rig = self._make_rig(avatar, cfg.solver)
+        except ValueError as exc:
+            raise RunError(str(exc)) from None
         self.rig.warm_up()
         self._companion = None
         self.pose_input, live, duration_ns = open_pose_input(cfg, metrics=self.metrics)
