@@ -29,7 +29,7 @@ def point_segment(px, py, pz, ax, ay, az, bx, by, bz):
     return math.sqrt(dx * dx + dy * dy + dz * dz), qx, qy, qz
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def segment_segment(p0x, p0y, p0z, p1x, p1y, p1z, q0x, q0y, q0z, q1x, q1y, q1z):
     """Closest points of p(u) = p0 + u (p1 - p0) and q(v) = q0 + v (q1 - q0), u, v in [0, 1].
 
@@ -75,7 +75,7 @@ def segment_segment(p0x, p0y, p0z, p1x, p1y, p1z, q0x, q0y, q0z, q1x, q1y, q1z):
     return math.sqrt(dx * dx + dy * dy + dz * dz), u, px, py, pz, qx, qy, qz
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, segment_wise):
     """Contact of link o-x with collider row ``c`` (world data in ``col``).
 
@@ -201,7 +201,7 @@ def rotate_out_q(ox, oy, oz, xx, xy, xz, length, nx, ny, nz, depth, u, u_min):
             (dy * tz - dz * ty) * sh, (dz * tx - dx * tz) * sh, (dx * ty - dy * tx) * sh, math.cos(0.5 * phi))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pair_depth(shape, col, c, ox, oy, oz, xx, xy, xz, rh, segment_wise):
     """Overlap depth (metres, > 0 overlapping) of link o-x with collider ``c`` as
     :func:`contact` tests it (no allowance)."""

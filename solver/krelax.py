@@ -83,7 +83,7 @@ def _root_of(seg, segi, i):
     return seg[i, S_O], seg[i, S_O + 1], seg[i, S_O + 2]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passes, bend_max, bend_cos, wp, maxit,
            u_min, tol):
     """Rest-shape chain relaxation after a contact (one chain, segments [s0, s1)).

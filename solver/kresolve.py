@@ -17,7 +17,7 @@ from numba import njit
 
 from .kaffine import EPS, qmul
 from .kcontact import contact, point_segment, rotate_out_q
-from .layout import CI_SHAPE, C_WA, C_WB, C_WR, SHAPE_CAPSULE, SHAPE_SPHERE, SI_P0, SI_P1
+from .layout import CI_SHAPE, C_BC, C_BR, C_WA, C_WB, C_WR, SHAPE_CAPSULE, SHAPE_SPHERE, SI_P0, SI_P1
 
 
 @njit(inline="always", cache=True)
@@ -85,7 +85,10 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
     """Contact projection of link o-h against its candidate references (DESIGN §4.4): up to
     ``maxit`` passes, each turning the link about its root out of every collider it overlaps
     (:func:`rotate_out_q`); after each non-zero correction with unit direction m the inward
-    part of the velocity is removed (bounce-free). Returns (h (3), v (3), corrections,
+    part of the velocity is removed (bounce-free). A candidate whose bounding sphere lies
+    beyond the ball around the link's middle (radius L/2 + r_h) is skipped without the exact
+    test: no point of the link can reach it (the test is redone at every new position, so
+    the result is the same as testing all candidates). Returns (h (3), v (3), corrections,
     converged, last m (3), pairs whose root is inside, the total turn as a quaternion (4))."""
     hits = 0
     converged = False
@@ -94,10 +97,21 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
     qx, qy, qz, qw = 0.0, 0.0, 0.0, 1.0
     for _it in range(maxit):
         moved = False
+        # the ball around the link's middle (every link point lies in it)
+        bmx, bmy, bmz = 0.5 * (ox + hx), 0.5 * (oy + hy), 0.5 * (oz + hz)
+        bnd = (0.5 * length + rh) * (1.0 + 1e-9)
         for q in range(n_cand):
             p = cand[q]
             c = pairs[p]
-            cnx, cny, cnz, dep, uu, hit, rin = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz,
+            shape = coli[c, CI_SHAPE]
+            if shape == SHAPE_SPHERE or shape == SHAPE_CAPSULE:
+                ex = col[c, C_BC] - bmx
+                ey = col[c, C_BC + 1] - bmy
+                ez = col[c, C_BC + 2] - bmz
+                rr = bnd + col[c, C_BR]
+                if ex * ex + ey * ey + ez * ez > rr * rr:
+                    continue      # exact: no point of the link is within r_h + r of the collider
+            cnx, cny, cnz, dep, uu, hit, rin = contact(shape, col, c, ox, oy, oz,
                                                         hx, hy, hz, rh, allow[p] * s, segment_wise)
             if _it == 0 and rin:
                 n_rin += 1
