@@ -95,11 +95,11 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
     n_rin = 0
     mx, my, mz = 0.0, 0.0, 0.0
     qx, qy, qz, qw = 0.0, 0.0, 0.0, 1.0
+    # the ball around the link's middle (every link point lies in it), moved with the link
+    bmx, bmy, bmz = 0.5 * (ox + hx), 0.5 * (oy + hy), 0.5 * (oz + hz)
+    bnd = (0.5 * length + rh) * (1.0 + 1e-9)
     for _it in range(maxit):
         moved = False
-        # the ball around the link's middle (every link point lies in it)
-        bmx, bmy, bmz = 0.5 * (ox + hx), 0.5 * (oy + hy), 0.5 * (oz + hz)
-        bnd = (0.5 * length + rh) * (1.0 + 1e-9)
         for q in range(n_cand):
             p = cand[q]
             c = pairs[p]
@@ -128,6 +128,7 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
             moved = True
             hits += 1
             hx, hy, hz = nhx, nhy, nhz
+            bmx, bmy, bmz = 0.5 * (ox + hx), 0.5 * (oy + hy), 0.5 * (oz + hz)
             qx, qy, qz, qw = qmul(rx, ry, rz, rw, qx, qy, qz, qw)
             # bounce-free: remove only the inward part of the rebuilt velocity
             mx, my, mz = ddx / dd, ddy / dd, ddz / dd
