@@ -23,6 +23,7 @@ contact in :mod:`solver.krelax`.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -30,6 +31,7 @@ from numba import njit
 from .kaffine import (
     EPS, IDENT, arc_quat, det3, inv34, inv_vec, mul34, pt, put34, qmul, rotate_frame, row34, vec, world34,
 )
+from .kcache import ensure_fresh, kernel_cache_dir, kernel_sources
 from .kcontact import contact, pair_depth
 from .krelax import _relax
 from .kresolve import _candidates, _no_radial, _residual, _resolve
@@ -499,3 +501,9 @@ def step_many_kernel(worlds, F, I):
     for n in range(worlds.shape[0]):
         r += step_kernel(worlds[n], F, I)
     return r
+
+
+# a change to an inlined helper module must not leave an old compiled kernel in use
+_cache_dir = kernel_cache_dir(step_kernel)
+if _cache_dir is not None:
+    ensure_fresh(_cache_dir, kernel_sources(Path(__file__).parent))
