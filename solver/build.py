@@ -365,8 +365,9 @@ def pack_avatar(
         segi[i, L.SI_P0] = len(p_flat)
         p_flat.extend(refs)
         segi[i, L.SI_P1] = len(p_flat)
-        if len(colliders) <= 63:
-            segi[i, L.SI_REFMASK] = sum(1 << int(c) for c in set(refs))
+        if len(colliders) <= 63 and len(set(refs)) == len(refs):
+            # sorted, unique: the broad phase finds pair indices by rank in this mask
+            segi[i, L.SI_REFMASK] = sum(1 << int(c) for c in refs)
     # nodes moved by the solver: simulated joints and all their descendants
     aff = []
     for n in range(sk.node_count):

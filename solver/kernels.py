@@ -91,7 +91,8 @@ def _sections(F, I):
 @njit(inline="always", cache=True)
 def _update_colliders(world, col, coli, C, cb):
     """World head/tail/radius/normal of every collider, and the compact bounding spheres
-    ``cb`` (C, 4): centre and radius (infinite for planes)."""
+    ``cb`` (4 C,), struct of arrays: centre x (C), y (C), z (C), radius (C) (infinite for
+    planes), so that the broad phase tests four colliders per vector instruction."""
     prev = -2
     m = IDENT
     sc = 1.0
@@ -116,10 +117,10 @@ def _update_colliders(world, col, coli, C, cb):
             for j in range(3):
                 col[c, C_WN + j] = n[j] / nn
             col[c, C_BR] = -1.0
-            cb[4 * c] = a[0]
-            cb[4 * c + 1] = a[1]
-            cb[4 * c + 2] = a[2]
-            cb[4 * c + 3] = np.inf
+            cb[c] = a[0]
+            cb[C + c] = a[1]
+            cb[2 * C + c] = a[2]
+            cb[3 * C + c] = np.inf
         else:
             hx, hy, hz = 0.5 * (b[0] - a[0]), 0.5 * (b[1] - a[1]), 0.5 * (b[2] - a[2])
             br = math.sqrt(hx * hx + hy * hy + hz * hz) + r
@@ -127,10 +128,10 @@ def _update_colliders(world, col, coli, C, cb):
             col[c, C_BC + 1] = a[1] + hy
             col[c, C_BC + 2] = a[2] + hz
             col[c, C_BR] = br
-            cb[4 * c] = a[0] + hx
-            cb[4 * c + 1] = a[1] + hy
-            cb[4 * c + 2] = a[2] + hz
-            cb[4 * c + 3] = br
+            cb[c] = a[0] + hx
+            cb[C + c] = a[1] + hy
+            cb[2 * C + c] = a[2] + hz
+            cb[3 * C + c] = br
 
 
 @njit(inline="always", cache=True)

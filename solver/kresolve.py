@@ -24,34 +24,42 @@ from .layout import CI_SHAPE, C_BC, C_BR, C_WA, C_WB, C_WR, SHAPE_CAPSULE, SHAPE
 def _candidates(cb, C, refm, ox, oy, oz, bnd, segi, i, pairs, cand):
     """Collider references of segment i whose bounding sphere can touch the link's ball
     (centre o, radius ``bnd`` = L + r_h: every tail the step can produce lies in it).
-    Writes pair indices into ``cand``; returns their count. With at most 63 colliders a
-    branchless pass over the compact bounds ``cb`` (C, 4) builds a bit mask first."""
+    Writes pair indices into ``cand`` in reference order; returns their count.
+
+    ``cb`` (4 C,) holds the bounding spheres as struct of arrays (x, y, z, radius). When
+    ``refm`` (the segment's referenced colliders as a bit mask, set when there are at most
+    63 colliders and the segment's references are sorted and unique) is non-zero, one
+    branchless (vectorised) pass over all colliders builds a bit mask, and the pair index of
+    collider c is the segment's first pair plus the number of referenced colliders below c."""
     n = 0
     p0 = segi[i, SI_P0]
     p1 = segi[i, SI_P1]
     if refm != 0:
         m = np.int64(0)
         for c in range(C):
-            ex = cb[4 * c] - ox
-            ey = cb[4 * c + 1] - oy
-            ez = cb[4 * c + 2] - oz
-            rr = bnd + cb[4 * c + 3]
-            if ex * ex + ey * ey + ez * ez <= rr * rr:
-                m |= np.int64(1) << np.int64(c)
+            ex = cb[c] - ox
+            ey = cb[C + c] - oy
+            ez = cb[2 * C + c] - oz
+            rr = bnd + cb[3 * C + c]
+            m |= np.int64(ex * ex + ey * ey + ez * ez <= rr * rr) << np.int64(c)
         m &= refm
-        if m == 0:
-            return 0
-        for p in range(p0, p1):
-            if (m >> np.int64(pairs[p])) & np.int64(1):
-                cand[n] = p
-                n += 1
+        while m != 0:
+            low = m & -m
+            below = refm & (low - np.int64(1))
+            r = 0
+            while below != 0:
+                below &= below - np.int64(1)
+                r += 1
+            cand[n] = p0 + r
+            n += 1
+            m ^= low
         return n
     for p in range(p0, p1):
         c = pairs[p]
-        ex = cb[4 * c] - ox
-        ey = cb[4 * c + 1] - oy
-        ez = cb[4 * c + 2] - oz
-        rr = bnd + cb[4 * c + 3]
+        ex = cb[c] - ox
+        ey = cb[C + c] - oy
+        ez = cb[2 * C + c] - oz
+        rr = bnd + cb[3 * C + c]
         if ex * ex + ey * ey + ez * ez <= rr * rr:
             cand[n] = p
             n += 1

@@ -39,7 +39,7 @@ H_N_UNRESOLVED = 20   # last substep: links still overlapping a collider after t
 H_N_ROOT_INSIDE = 21  # last substep: (link, collider) pairs whose root is inside (tail-only test)
 H_N_CONTACT_TOTAL = 22  # counter: contact corrections since construction
 H_OF_PAIRF = 23       # F offset of the per-reference contact allowances (P,)
-H_OF_CB = 24          # F offset of the compact collider bounds (C, 4): centre, radius
+H_OF_CB = 24          # F offset of the compact collider bounds (4 C): centre x, y, z and radius, each (C,)
 H_OI_CAND = 25        # I offset of the per-segment candidate scratch (C + 1,)
 H_RELAX = 26          # rest-shape: chain relaxation passes after a contact (0: off)
 HDR = 32
@@ -84,7 +84,8 @@ SI_AUTH = 5    # 1: authored (animation drives it; the solver follows, never ove
 SI_FAST = 6    # 1: rest-shape joint sitting at its simulated parent's tail: its root is that
                #    tail, no frame needs to be composed (the fast path)
 SI_NEEDW = 7   # 1: its solved frame S_W is needed in the substep (a child reads it)
-SI_REFMASK = 8  # bit c set: collider c is referenced (0 when there are more than 63 colliders)
+SI_REFMASK = 8  # bit c set: collider c is referenced (0 when there are more than 63 colliders
+               #    or a collider is referenced twice: the broad phase then walks the references)
 SI = 9
 
 # ------------------------------------------------------------------ per segment, pose scratch F (PF wide)
