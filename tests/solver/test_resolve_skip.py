@@ -1,4 +1,6 @@
-"""The contact projection skips a candidate collider without its exact test when the ball
+"""Exactness of this session's broad-phase and projection shortcuts (solver/kresolve.py).
+
+The contact projection skips a candidate collider without its exact test when the ball
 around the link's middle cannot reach the collider's bounding sphere (solver/kresolve.py).
 The skip must never change a result: here the projection is compared, bit for bit, with a
 reference that runs the exact test on every candidate, on random configurations of spheres
@@ -15,7 +17,7 @@ from numba import njit
 from solver import layout as L
 from solver.kaffine import qmul
 from solver.kcontact import contact, rotate_out_q
-from solver.kresolve import _resolve
+from solver.kresolve import _candidates, _resolve
 
 MAXIT = 16
 U_MIN = 0.05
@@ -96,3 +98,28 @@ def test_the_skip_never_changes_the_projection():
         assert got == want
         pushed_twice += got[6] >= 2
     assert pushed_twice > 100     # the configurations do exercise chained pushes
+
+
+@njit(cache=False)
+def _kernel_candidates(cb, C, refm, o, bnd, segi, pairs, cand):
+    return _candidates(cb, C, refm, o[0], o[1], o[2], bnd, segi, 0, pairs, cand)
+
+
+def test_candidates_by_rank_in_the_mask_equal_the_walk_over_the_references():
+    """The broad phase's fast path (pair index = first pair + rank of the collider in the
+    segment's reference mask) lists exactly what walking the references finds, in order."""
+    rng = np.random.default_rng(11)
+    C = 16
+    for _ in range(2000):
+        refs = np.sort(rng.choice(C, size=int(rng.integers(1, C + 1)), replace=False)).astype(np.int64)
+        pairs = np.concatenate([np.zeros(3, np.int64), refs])     # the segment's pairs start at 3
+        segi = np.zeros((1, L.SI), np.int64)
+        segi[0, L.SI_P0], segi[0, L.SI_P1] = 3, 3 + len(refs)
+        cb = np.concatenate([rng.uniform(-0.3, 0.3, 3 * C), rng.uniform(0.02, 0.15, C)])
+        o = rng.uniform(-0.3, 0.3, 3)
+        refm = int(sum(1 << int(c) for c in refs))
+        fast, walk = np.zeros(C + 1, np.int64), np.zeros(C + 1, np.int64)
+        n_fast = _kernel_candidates(cb, C, refm, o, 0.05, segi, pairs, fast)
+        n_walk = _kernel_candidates(cb, C, 0, o, 0.05, segi, pairs, walk)
+        assert n_fast == n_walk
+        assert list(fast[:n_fast]) == list(walk[:n_walk])
