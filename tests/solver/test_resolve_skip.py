@@ -1,7 +1,8 @@
-"""Exactness of this session's broad-phase and projection shortcuts (solver/kresolve.py).
+"""Exactness of the broad-phase and contact-projection shortcuts (solver/kresolve.py).
 
-The contact projection skips a candidate collider without its exact test when the ball
-around the link's middle cannot reach the collider's bounding sphere (solver/kresolve.py).
+The broad phase finds a segment's candidate pairs by rank in its reference mask; that must
+list exactly what walking the references finds. The contact projection skips a candidate collider without its exact test when the ball
+around the link's middle cannot reach the collider's bounding sphere.
 The skip must never change a result: here the projection is compared, bit for bit, with a
 reference that runs the exact test on every candidate, on random configurations of spheres
 and capsules around a link, many of them pushed several times in one pass (the ball moves
