@@ -97,6 +97,8 @@ class Packed:
         report: the :class:`BuildReport`.
         rest_tails: (S, 3) rest-pose tails, metres.
         anchor_rest_inv: (K, 4, 4) inverse rest world matrix of each chain's anchor.
+        fast_eligible: (S,) bool, the joint sits at its simulated parent's tail in the
+            rest-shape solver, so its root is that tail whenever it is not authored.
     """
 
     F: np.ndarray
@@ -111,6 +113,7 @@ class Packed:
     report: BuildReport
     rest_tails: np.ndarray
     anchor_rest_inv: np.ndarray
+    fast_eligible: np.ndarray
 
 
 def pack_avatar(
@@ -234,6 +237,7 @@ def pack_avatar(
     chain_rows, chaini_rows, chain_names, chain_anchor = [], [], [], []
     seg_nodes, seg_chain, rest_lengths, seg_tail_node = [], [], [], []
     node_to_seg: dict[int, int] = {}
+    fast_ok: list[bool] = []
     torso_chains, rest_overlaps = [], []
     mode = L.MODES[solver]
     authored = set(int(n) for n in authored_nodes)
@@ -308,7 +312,8 @@ def pack_avatar(
             irow[L.SI_AUTH] = 1 if n in authored else 0
             # the joint sits at its simulated parent's tail (the spring's next joint)
             tail_child = sp >= 0 and seg_tail_node[sp] == n
-            irow[L.SI_FAST] = 1 if (mode == L.MODE_REST_SHAPE and tail_child and n not in authored) else 0
+            fast_ok.append(mode == L.MODE_REST_SHAPE and tail_child)
+            irow[L.SI_FAST] = 1 if (fast_ok[-1] and n not in authored) else 0
             irow[L.SI_NEEDW] = 0 if mode == L.MODE_REST_SHAPE else 1
             if sp >= 0 and not irow[L.SI_FAST]:
                 segi_rows[sp][L.SI_NEEDW] = 1
@@ -430,6 +435,7 @@ def pack_avatar(
         chain_anchor=np.array(chain_anchor, np.int64), rest_lengths=np.array(rest_lengths), report=report,
         rest_tails=np.array([row[L.S_X:L.S_X + 3] for row in seg_rows]).reshape(S, 3),
         anchor_rest_inv=np.array([np.linalg.inv(rest[a]) if a >= 0 else np.eye(4) for a in chain_anchor]),
+        fast_eligible=np.array(fast_ok, bool),
     )
 
 

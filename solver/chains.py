@@ -94,6 +94,7 @@ class ChainSet:
                  rest_lengths=packed.rest_lengths, report=packed.report)
         cs._rest_tails = packed.rest_tails
         cs._anchor_rest_inv = packed.anchor_rest_inv
+        cs._fast_eligible = packed.fast_eligible
         cs.reset(avatar.skeleton.rest_world)
         return cs
 
@@ -220,11 +221,25 @@ class ChainSet:
     def set_authored(self, nodes, authored: bool = True) -> None:
         """Mark joint ``nodes`` as driven by an animation (authored motion wins): the solver
         follows their animated pose, never writes their rotation, and keeps their tails and
-        velocities consistent so that simulation resumes smoothly when released."""
+        velocities consistent so that simulation resumes smoothly when released.
+
+        An authored joint's root comes from its animated frame, so it leaves the fast path
+        (root = the simulated parent's tail) and its simulated parent keeps its solved frame
+        for it; released joints go back."""
         nodes = set(int(n) for n in nodes)
+        segi = self._segi
         for i, n in enumerate(self.segment_nodes):
             if int(n) in nodes:
-                self._segi[i, L.SI_AUTH] = 1 if authored else 0
+                segi[i, L.SI_AUTH] = 1 if authored else 0
+        eligible = getattr(self, "_fast_eligible", None)
+        if eligible is None:
+            eligible = segi[:, L.SI_FAST] != 0     # built without the flags: only leave the fast path
+        fast = eligible & (segi[:, L.SI_AUTH] == 0)
+        segi[:, L.SI_FAST] = fast
+        needw = np.full(len(fast), self.mode != "rest-shape")
+        sp = segi[:, L.SI_SPAR]
+        needw[sp[(sp >= 0) & ~fast]] = True
+        segi[:, L.SI_NEEDW] = needw
 
     # ------------------------------------------------------------------ per substep
     def step(self, world: np.ndarray) -> bool:

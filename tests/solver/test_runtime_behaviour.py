@@ -95,6 +95,36 @@ def test_authored_joints_are_left_to_the_animation(smoke):
     np.testing.assert_allclose(local[:3, :3], loc[:3, :3], atol=1e-12)
 
 
+
+def test_joints_authored_at_run_time_behave_like_joints_authored_at_build(smoke):
+    """set_authored on a running chain set: the joint leaves the fast path (its root is no
+    longer its parent's tail; it used to collapse onto it) and the result is the same as
+    marking it at build time; released, the chain set is flagged as built."""
+    from solver import layout as L
+    sk = smoke.skeleton
+    j0, j1 = smoke.springs[0].joints[0].node, smoke.springs[0].joints[1].node
+    built = ChainSet.from_avatar(smoke, authored_nodes=[j1])
+    late = ChainSet.from_avatar(smoke)
+    flags = late._segi[:, [L.SI_FAST, L.SI_NEEDW]].copy()
+    late.set_authored([j1])
+    np.testing.assert_array_equal(late._segi, built._segi)
+    poser = SubtreePoser(sk, smoke.head_node())
+    q_anim = quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), 0.6)
+    for n in range(1, 121):
+        w = poser.world(head_turn_rotation(n / 120)).copy()
+        loc = sk.rest_local[j1].copy()
+        loc[:3, :3] = quat_to_mat3(quat_mul(sk.rest_rotation[j1], q_anim))
+        w[j1] = w[j0] @ loc
+        for c in sk.descendants(j1)[1:]:
+            w[c] = w[sk.parents[c]] @ sk.rest_local[c]
+        built.step(w)
+        late.step(w)
+        assert np.array_equal(late.tails, built.tails)
+    i1 = list(late.segment_nodes).index(j1)
+    np.testing.assert_allclose(np.linalg.norm(late.tails[i1] - late.tails[i1 - 1]), late.rest_lengths[i1], rtol=1e-12)
+    late.set_authored([j1], False)
+    np.testing.assert_array_equal(late._segi[:, [L.SI_FAST, L.SI_NEEDW]], flags)
+
 def _link_inside(cs, roots):
     """Deepest overlap (m) of any link with a collider it references, measured independently;
     links whose root is already inside a collider are checked at the tail only."""
