@@ -313,10 +313,6 @@ def pack_avatar(
             # the joint sits at its simulated parent's tail (the spring's next joint)
             tail_child = sp >= 0 and seg_tail_node[sp] == n
             fast_ok.append(mode == L.MODE_REST_SHAPE and tail_child)
-            irow[L.SI_FAST] = 1 if (fast_ok[-1] and n not in authored) else 0
-            irow[L.SI_NEEDW] = 0 if mode == L.MODE_REST_SHAPE else 1
-            if sp >= 0 and not irow[L.SI_FAST]:
-                segi_rows[sp][L.SI_NEEDW] = 1
             row[L.S_L0] = length
             prow = np.zeros(L.PF)
             prow[L.P_RQ:L.P_RQ + 4] = sk.rest_rotation[n]
@@ -365,6 +361,7 @@ def pack_avatar(
     # CSR collider references
     p_flat: list[int] = []
     segi = np.array(segi_rows, np.int64).reshape(S, L.SI)
+    path_flags(segi, np.array(fast_ok, bool), mode == L.MODE_REST_SHAPE)
     for i, refs in enumerate(pairs):
         refs.sort()
         segi[i, L.SI_P0] = len(p_flat)
@@ -437,6 +434,23 @@ def pack_avatar(
         anchor_rest_inv=np.array([np.linalg.inv(rest[a]) if a >= 0 else np.eye(4) for a in chain_anchor]),
         fast_eligible=np.array(fast_ok, bool),
     )
+
+
+def path_flags(segi: np.ndarray, fast_eligible: np.ndarray, rest_shape: bool) -> None:
+    """Set ``SI_FAST`` and ``SI_NEEDW`` of the segment rows ``segi`` (S, SI) from their
+    ``SI_AUTH`` flags, in place.
+
+    A joint takes the fast path (its root is its simulated parent's tail) when it is
+    eligible (``fast_eligible`` (S,) bool: it sits at that tail, rest-shape solver) and not
+    authored; a joint's solved frame is kept (``SI_NEEDW``) when a child off the fast path
+    reads it, and always outside the rest-shape solver. Used at build and by
+    :meth:`ChainSet.set_authored`."""
+    fast = fast_eligible & (segi[:, L.SI_AUTH] == 0)
+    segi[:, L.SI_FAST] = fast
+    needw = np.full(len(fast), not rest_shape)
+    sp = segi[:, L.SI_SPAR]
+    needw[sp[(sp >= 0) & ~fast]] = True
+    segi[:, L.SI_NEEDW] = needw
 
 
 def _writable(world: np.ndarray) -> np.ndarray:

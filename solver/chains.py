@@ -26,7 +26,7 @@ from . import layout as L
 from .build import (  # noqa: F401 - re-exported build options and report
     BEND_LIMIT_DEG, BEND_PARENT_SHARE, CONTACT_PASSES, CONTACT_TOLERANCE, CONTACT_U_MIN, RELAX_PASSES,
     REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, SUBSTEP_SECONDS, TELEPORT_DISTANCE, BuildReport, Packed, _writable,
-    pack_avatar,
+    pack_avatar, path_flags,
 )
 
 
@@ -45,7 +45,8 @@ class ChainSet:
 
     def __init__(self, F: np.ndarray, I: np.ndarray, *, mode: str, node_count: int,  # noqa: E741
                  segment_nodes: np.ndarray, segment_chain: np.ndarray, chain_names: tuple[str, ...],
-                 chain_anchor: np.ndarray, rest_lengths: np.ndarray, report: BuildReport):
+                 chain_anchor: np.ndarray, rest_lengths: np.ndarray, report: BuildReport,
+                 fast_eligible: np.ndarray):
         self._F = F
         self._I = I
         self.mode = mode
@@ -56,6 +57,7 @@ class ChainSet:
         self.chain_anchor = chain_anchor
         self.rest_lengths = rest_lengths
         self.report = report
+        self._fast_eligible = fast_eligible
         S = self.segment_count
         C = int(I[L.H_C])
         Kc = int(I[L.H_K])
@@ -91,10 +93,9 @@ class ChainSet:
         cs = cls(packed.F, packed.I, mode=packed.mode, node_count=packed.node_count,
                  segment_nodes=packed.segment_nodes, segment_chain=packed.segment_chain,
                  chain_names=packed.chain_names, chain_anchor=packed.chain_anchor,
-                 rest_lengths=packed.rest_lengths, report=packed.report)
+                 rest_lengths=packed.rest_lengths, report=packed.report, fast_eligible=packed.fast_eligible)
         cs._rest_tails = packed.rest_tails
         cs._anchor_rest_inv = packed.anchor_rest_inv
-        cs._fast_eligible = packed.fast_eligible
         cs.reset(avatar.skeleton.rest_world)
         return cs
 
@@ -227,19 +228,10 @@ class ChainSet:
         (root = the simulated parent's tail) and its simulated parent keeps its solved frame
         for it; released joints go back."""
         nodes = set(int(n) for n in nodes)
-        segi = self._segi
         for i, n in enumerate(self.segment_nodes):
             if int(n) in nodes:
-                segi[i, L.SI_AUTH] = 1 if authored else 0
-        eligible = getattr(self, "_fast_eligible", None)
-        if eligible is None:
-            eligible = segi[:, L.SI_FAST] != 0     # built without the flags: only leave the fast path
-        fast = eligible & (segi[:, L.SI_AUTH] == 0)
-        segi[:, L.SI_FAST] = fast
-        needw = np.full(len(fast), self.mode != "rest-shape")
-        sp = segi[:, L.SI_SPAR]
-        needw[sp[(sp >= 0) & ~fast]] = True
-        segi[:, L.SI_NEEDW] = needw
+                self._segi[i, L.SI_AUTH] = 1 if authored else 0
+        path_flags(self._segi, self._fast_eligible, self.mode == "rest-shape")
 
     # ------------------------------------------------------------------ per substep
     def step(self, world: np.ndarray) -> bool:
