@@ -22,6 +22,7 @@ import numpy as np
 from avatars import Avatar
 
 from . import kernels as K
+from . import kpose
 from . import layout as L
 from .build import (  # noqa: F401 - re-exported build options and report
     BEND_LIMIT_DEG, BEND_PARENT_SHARE, CONTACT_PASSES, CONTACT_TOLERANCE, CONTACT_U_MIN, RELAX_PASSES,
@@ -262,7 +263,7 @@ class ChainSet:
     def interpolated_tails(self, alpha: float, out: np.ndarray | None = None) -> np.ndarray:
         """(S, 3) tails between the last two substeps: prev + alpha (tails − prev), alpha in [0, 1]."""
         out = np.empty((self.segment_count, 3)) if out is None else out
-        K.interpolate_kernel(self._F, self._I, float(alpha), out)
+        kpose.interpolate_kernel(self._F, self._I, float(alpha), out)
         return out
 
     def write_local_rotations(self, world: np.ndarray, out_rotations: np.ndarray, alpha: float = 1.0) -> None:
@@ -277,14 +278,14 @@ class ChainSet:
             out_rotations: (N, 4) local rotations; only simulated, non-authored joints are written.
             alpha: interpolation between the last two substeps (the driver's alpha).
         """
-        K.pose_kernel(_writable(world), self._F, self._I, float(alpha), out_rotations)
+        kpose.pose_kernel(_writable(world), self._F, self._I, float(alpha), out_rotations)
 
     def apply(self, world: np.ndarray, alpha: float = 1.0) -> None:
         """Patch ``world`` (N, 4, 4) in place: simulated joints get their solved frames (from
         tails interpolated by ``alpha``) and every descendant follows. Simulation state is
         not modified, so rendering never changes the physics."""
-        K.pose_kernel(world, self._F, self._I, float(alpha), self._no_q)
-        K.apply_kernel(world, self._F, self._I)
+        kpose.pose_kernel(world, self._F, self._I, float(alpha), self._no_q)
+        kpose.apply_kernel(world, self._F, self._I)
 
     @property
     def local_rotations(self) -> np.ndarray:

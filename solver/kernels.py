@@ -6,8 +6,9 @@ int64 described in :mod:`solver.layout`):
 
 - :func:`step_kernel` advances one substep of h = F[G_H] seconds (DESIGN §4.1-§4.4);
 - :func:`reset_kernel` puts every tail at rest under ``world`` with zero velocity;
-- :func:`pose_kernel` turns (interpolated) tails into joint rotations for skinning,
-  writing world matrices and/or local rotations without touching the simulation state.
+- :func:`step_many_kernel` runs several substeps in one call.
+
+The drawing side (tails -> joint frames for skinning) is :mod:`solver.kpose`.
 
 Small 3x4 affine matrices travel as 12-tuples (row-major, column-vector convention) and
 vectors as 3-tuples, which numba keeps in registers: the substep path allocates nothing.
@@ -29,21 +30,21 @@ import numpy as np
 from numba import njit
 
 from .kaffine import (
-    EPS, IDENT, arc_quat, det3, inv34, inv_vec, mul34, pt, put34, qmul, rotate_frame, row34, vec, world34,
+    EPS, IDENT, arc_quat, det3, inv34, inv_vec, mul34, pt, put34, rotate_frame, row34, vec, world34,
 )
 from .kcache import ensure_fresh, kernel_cache_dir, kernel_sources
 from .kcontact import contact, pair_depth
 from .krelax import _relax
 from .kresolve import _candidates, _no_radial, _residual, _resolve
 from .layout import (
-    AI, A_NODE, A_SEG, CF, CI, CI_NODE, CI_SHAPE, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN, C_WR,
-    GF, G_BEND_COS, G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE,
-    H_N_AUTO_RESET, H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH,
-    H_OF_COL, H_OF_G, H_OF_PAIRF, H_OF_POSE, H_OF_SEG, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
-    H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S,
-    MODE_REST_SHAPE, MODE_VRM, PF, P_D, P_Q, P_RQ, P_W, SF, SHAPE_PLANE, SI, SI_AUTH,
-    SI_FAST, SI_NEEDW, SI_NODE, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_HIT, S_K, S_L0,
-    S_LEN, S_NCONV, S_O, S_REL, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
+    AI, CF, CI, CI_NODE, CI_SHAPE, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN, C_WR, GF, G_BEND_COS,
+    G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE, H_N_AUTO_RESET,
+    H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH, H_OF_COL, H_OF_G,
+    H_OF_PAIRF, H_OF_SEG, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG, H_P, H_RELAX, H_S, KF, KI,
+    KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S, MODE_REST_SHAPE, MODE_VRM, SF,
+    SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_NODE, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G,
+    S_GPRE, S_HIT, S_K, S_L0, S_LEN, S_NCONV, S_O, S_REL, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X,
+    S_XP,
 )
 
 
@@ -415,83 +416,6 @@ def step_kernel(world, F, I):
     I[H_N_CONTACT_TOTAL] += n_contact
     I[H_N_UNRESOLVED] = n_unresolved
     I[H_N_ROOT_INSIDE] = n_root_inside
-    return 0
-
-
-# ============================================================== pose for rendering
-@njit(cache=True, _nrt=False)
-def pose_kernel(world, F, I, alpha, out_q):
-    """Joint frames from tails interpolated as x_prev + alpha (x - x_prev), alpha in [0, 1].
-
-    ``world`` (N, 4, 4) is the frame's animated pose (hair at rest local rotations); it is
-    only read. The frames go to the pose scratch section (see :func:`apply_kernel`).
-    ``out_q`` (N, 4) receives the local rotations (xyzw) of the simulated, non-authored
-    joints when it has N rows (pass a (0, 4) array to skip). The simulation state is never
-    modified.
-    """
-    seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
-    S = I[H_S]
-    M = I[H_M]
-    pose = F[I[H_OF_POSE]:I[H_OF_POSE] + S * PF].reshape((S, PF))
-    for i in range(S):
-        sp = segi[i, SI_SPAR]
-        node = segi[i, SI_NODE]
-        win = world34(world, node)
-        if sp < 0:
-            hm = win
-        elif segi[i, SI_AUTH] != 0:
-            hm = mul34(row34(pose, sp, P_D), win)
-        else:
-            hm = mul34(row34(pose, sp, P_W), row34(seg, i, S_REL))
-        if segi[i, SI_AUTH] != 0:
-            w = hm
-            q = (0.0, 0.0, 0.0, 1.0)
-        else:
-            xx = seg[i, S_XP] + alpha * (seg[i, S_X] - seg[i, S_XP])
-            xy = seg[i, S_XP + 1] + alpha * (seg[i, S_X + 1] - seg[i, S_XP + 1])
-            xz = seg[i, S_XP + 2] + alpha * (seg[i, S_X + 2] - seg[i, S_XP + 2])
-            w, q = _solved_frame(hm, seg, i, hm[3], hm[7], hm[11], xx, xy, xz)
-            lq = qmul(pose[i, P_RQ], pose[i, P_RQ + 1], pose[i, P_RQ + 2], pose[i, P_RQ + 3],
-                       q[0], q[1], q[2], q[3])
-            for j in range(4):
-                pose[i, P_Q + j] = lq[j]
-            if out_q.shape[0] > node:
-                for j in range(4):
-                    out_q[node, j] = lq[j]
-        put34(pose, i, P_W, w)
-        put34(pose, i, P_D, mul34(w, inv34(win)))
-    return 0
-
-
-@njit(cache=True, _nrt=False)
-def apply_kernel(world, F, I):
-    """Patch ``world`` (N, 4, 4) in place with the frames of the last :func:`pose_kernel`:
-    the simulated joints get their frames, every descendant follows."""
-    seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
-    S = I[H_S]
-    M = I[H_M]
-    pose = F[I[H_OF_POSE]:I[H_OF_POSE] + S * PF].reshape((S, PF))
-    for a in range(M):
-        n = aff[a, A_NODE]
-        sg = aff[a, A_SEG]
-        if segi[sg, SI_NODE] == n:
-            m = row34(pose, sg, P_W)      # the joint itself: its frame, root exact
-        else:
-            m = mul34(row34(pose, sg, P_D), world34(world, n))
-        for r in range(3):
-            for cc in range(4):
-                world[n, r, cc] = m[4 * r + cc]
-    return 0
-
-
-@njit(cache=True, _nrt=False)
-def interpolate_kernel(F, I, alpha, out):
-    """out (S, 3) = x_prev + alpha (x - x_prev)."""
-    S = I[H_S]
-    seg = F[I[H_OF_SEG]:I[H_OF_SEG] + S * SF].reshape((S, SF))
-    for i in range(S):
-        for j in range(3):
-            out[i, j] = seg[i, S_XP + j] + alpha * (seg[i, S_X + j] - seg[i, S_XP + j])
     return 0
 
 
