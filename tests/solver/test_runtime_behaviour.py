@@ -68,21 +68,27 @@ def test_reset_and_automatic_reset_on_teleport(godette):
     assert cs2.auto_resets == 0
 
 
+def _animated_world(sk, poser, j0, j1, n):
+    """World matrices at substep n of the head turn with an animation driving joint j1's
+    local rotation (0.6 rad about X on top of its rest rotation): FK below j1 uses the
+    animated local. Returns (world, j1's animated local matrix)."""
+    w = poser.world(head_turn_rotation(n / 120)).copy()
+    loc = sk.rest_local[j1].copy()
+    loc[:3, :3] = quat_to_mat3(quat_mul(sk.rest_rotation[j1], quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), 0.6)))
+    w[j1] = w[j0] @ loc
+    for c in sk.descendants(j1)[1:]:
+        w[c] = w[sk.parents[c]] @ sk.rest_local[c]
+    return w, loc
+
+
 def test_authored_joints_are_left_to_the_animation(smoke):
     sk = smoke.skeleton
     j0, j1 = smoke.springs[0].joints[0].node, smoke.springs[0].joints[1].node
     cs = ChainSet.from_avatar(smoke, authored_nodes=[j1])
     poser = SubtreePoser(sk, smoke.head_node())
-    q_anim = quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), 0.6)
     out_q = np.tile([0.0, 0.0, 0.0, 1.0], (sk.node_count, 1))
     for n in range(1, 241):
-        w = poser.world(head_turn_rotation(n / 120)).copy()
-        # the animation drives j1's local rotation: FK below it uses the animated local
-        loc = sk.rest_local[j1].copy()
-        loc[:3, :3] = quat_to_mat3(quat_mul(sk.rest_rotation[j1], q_anim))
-        w[j1] = w[j0] @ loc
-        for c in sk.descendants(j1)[1:]:
-            w[c] = w[sk.parents[c]] @ sk.rest_local[c]
+        w, loc = _animated_world(sk, poser, j0, j1, n)
         # the runtime's FK would put j1 under the solved j0; the solver handles that itself
         cs.step(w)
         out_q[j1] = [9.0, 9.0, 9.0, 9.0]
@@ -109,14 +115,8 @@ def test_joints_authored_at_run_time_behave_like_joints_authored_at_build(smoke)
     late.set_authored([j1])
     np.testing.assert_array_equal(late._segi, built._segi)
     poser = SubtreePoser(sk, smoke.head_node())
-    q_anim = quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), 0.6)
     for n in range(1, 121):
-        w = poser.world(head_turn_rotation(n / 120)).copy()
-        loc = sk.rest_local[j1].copy()
-        loc[:3, :3] = quat_to_mat3(quat_mul(sk.rest_rotation[j1], q_anim))
-        w[j1] = w[j0] @ loc
-        for c in sk.descendants(j1)[1:]:
-            w[c] = w[sk.parents[c]] @ sk.rest_local[c]
+        w, _ = _animated_world(sk, poser, j0, j1, n)
         built.step(w)
         late.step(w)
         assert np.array_equal(late.tails, built.tails)
