@@ -93,10 +93,13 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
     """Contact projection of link o-h against its candidate references (DESIGN §4.4): up to
     ``maxit`` passes, each turning the link about its root out of every collider it overlaps
     (:func:`rotate_out_q`); after each non-zero correction with unit direction m the inward
-    part of the velocity is removed (bounce-free). A candidate whose bounding sphere lies
-    beyond the ball around the link's middle (radius L/2 + r_h) is skipped without the exact
-    test: no point of the link can reach it (the test is redone at every new position, so
-    the result is the same as testing all candidates). Returns (h (3), v (3), corrections,
+    part of the velocity is removed (bounce-free). Outside spheres and capsules that no point
+    of the link can reach are skipped without the exact test: the ball around the link's
+    middle (radius L/2 + r_h) misses the collider's bounding sphere or, for a capsule, lies
+    farther than its radius from the capsule's axis; for a sphere, the link's own closest
+    point to the centre is farther than r + r_h (both with a relative margin of 1e-9, so a
+    skipped pair is one the exact test would find separated; the tests are redone at every
+    new position, so the result is the same as testing all candidates). Returns (h (3), v (3), corrections,
     converged, last m (3), pairs whose root is inside, the total turn as a quaternion (4))."""
     hits = 0
     converged = False
@@ -119,6 +122,24 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
                 rr = bnd + col[c, C_BR]
                 if ex * ex + ey * ey + ez * ez > rr * rr:
                     continue      # exact: no point of the link is within r_h + r of the collider
+                if shape == SHAPE_CAPSULE:
+                    # the same ball against the capsule's axis (tighter than its bounding sphere)
+                    da, _, _, _ = point_segment(bmx, bmy, bmz, col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2],
+                                                col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2])
+                    if da > (bnd + col[c, C_WR]) * (1.0 + 1e-9):
+                        continue
+                else:
+                    # sphere: the link's own closest point to the centre, with a relative margin
+                    ax, ay, az = col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2]
+                    lx, ly, lz = hx - ox, hy - oy, hz - oz
+                    ll = lx * lx + ly * ly + lz * lz
+                    t = 0.0
+                    if ll > 1e-30:
+                        t = min(1.0, max(0.0, ((ax - ox) * lx + (ay - oy) * ly + (az - oz) * lz) / ll))
+                    fx, fy, fz = ox + t * lx - ax, oy + t * ly - ay, oz + t * lz - az
+                    rs = (col[c, C_WR] + rh) * (1.0 + 1e-9)
+                    if fx * fx + fy * fy + fz * fz > rs * rs:
+                        continue
             cnx, cny, cnz, dep, uu, hit, rin = contact(shape, col, c, ox, oy, oz,
                                                         hx, hy, hz, rh, allow[p] * s, segment_wise)
             if _it == 0 and rin:
