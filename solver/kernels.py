@@ -271,13 +271,18 @@ def step_kernel(world, F, I):
         ma = world34(world, chi[k, KI_ANCHOR])
         chain_hits = 0
         chain_unres = 0
+        lhx, lhy, lhz = 0.0, 0.0, 0.0
         for i in range(s0, s1):
             fast = segi[i, SI_FAST] != 0
             if fast:
                 # rest-shape, root at the simulated parent's tail: no frame composition
                 node_h = IDENT
                 sp = segi[i, SI_SPAR]
-                ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
+                if sp == i - 1 and i > s0:
+                    # the previous link's final tail, still in registers (no store -> load)
+                    ox, oy, oz = lhx, lhy, lhz
+                else:
+                    ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
                 length = s * seg[i, S_L0]
                 px, py, pz = 0.0, 0.0, 0.0
             else:
@@ -303,6 +308,7 @@ def step_kernel(world, F, I):
                 seg[i, S_UNR] = 0.0
                 seg[i, S_NCONV] = 0.0
                 put34(seg, i, S_W, node_h)
+                lhx, lhy, lhz = nx_, ny_, nz_
                 continue
             rh = seg[i, S_HIT] * s
             n_cand = 0
@@ -348,13 +354,16 @@ def step_kernel(world, F, I):
                     gpx, gpy, gpz = 0.0, 0.0, 0.0
                 kk = seg[i, S_K]
                 damp = seg[i, S_DAMP]
-                fx = kk * (ox + ax_ - xx) + s * seg[i, S_G] - gpx
-                fy = kk * (oy + ay_ - xy) + s * seg[i, S_G + 1] - gpy
-                fz = kk * (oz + az_ - xz) + s * seg[i, S_G + 2] - gpz
-                ux = damp * (seg[i, S_V] + h * fx)
-                uy = damp * (seg[i, S_V + 1] + h * fy)
-                uz = damp * (seg[i, S_V + 2] + h * fz)
-                dx, dy, dz = xx + h * ux - ox, xy + h * uy - oy, xz + h * uz - oz
+                # x + h u - o with u = damp (v + h f), f = k (o + a - x) + s g - g_pre, written
+                # as P + Q o: the root o (the parent's new tail, on the serial path down the
+                # chain) enters with one multiply-add instead of seven dependent operations
+                hd = h * damp
+                hhd = h * hd
+                qo = hhd * kk - 1.0
+                px_ = xx + hd * seg[i, S_V] + hhd * (kk * (ax_ - xx) + s * seg[i, S_G] - gpx)
+                py_ = xy + hd * seg[i, S_V + 1] + hhd * (kk * (ay_ - xy) + s * seg[i, S_G + 1] - gpy)
+                pz_ = xz + hd * seg[i, S_V + 2] + hhd * (kk * (az_ - xz) + s * seg[i, S_G + 2] - gpz)
+                dx, dy, dz = px_ + qo * ox, py_ + qo * oy, pz_ + qo * oz
                 dn = math.sqrt(dx * dx + dy * dy + dz * dz)
                 if dn > 1e-9 * length and dn > 1e-300:
                     sc = length / dn
@@ -390,6 +399,7 @@ def step_kernel(world, F, I):
             seg[i, S_X] = hx
             seg[i, S_X + 1] = hy
             seg[i, S_X + 2] = hz
+            lhx, lhy, lhz = hx, hy, hz
             seg[i, S_V] = vx
             seg[i, S_V + 1] = vy
             seg[i, S_V + 2] = vz
