@@ -132,9 +132,24 @@ def bench_avatar(avatar: Avatar, motion: Motion, *, samples: int = SAMPLES, solv
     }
 
 
+#: three-vrm frames run before the timed ones (V8 compiles the update in the first hundreds)
+REFERENCE_WARMUP = 500
+
+
+def bench_threevrm(avatar: Avatar, motion: Motion, *, frames: int) -> dict:
+    """three-vrm 3.5.5's ``VRMSpringBoneManager.update`` on the same avatar and motion, one
+    Verlet step per 60 fps frame (:func:`solver.reference.run_threevrm`): frame stats (µs)
+    after :data:`REFERENCE_WARMUP` untimed frames."""
+    from .reference import run_threevrm
+
+    r = run_threevrm(avatar, motion, frames=REFERENCE_WARMUP + frames, rate_hz=60.0)
+    return _percentiles(r["frame_ns"][REFERENCE_WARMUP:].astype(np.float64))
+
+
 def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
                      sets: Sequence[tuple[str, Callable[[], Avatar]]] | None = None,
-                     samples: int = SAMPLES, solver: str = "rest-shape", stream=None) -> dict:
+                     samples: int = SAMPLES, solver: str = "rest-shape", stream=None,
+                     reference: bool = False) -> dict:
     """Run the solver benchmark.
 
     Args:
@@ -144,6 +159,11 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
         sets: (name, avatar factory) pairs; :func:`default_sets` when None.
         samples: timed substeps per set (frames: half as many).
         solver: "rest-shape", "legacy" or "vrm".
+        reference: also time three-vrm 3.5.5 on each set right after ours
+            (:func:`bench_threevrm`; needs Node.js and npm, see :mod:`solver.reference`) and
+            report our one-call frame as a ratio of three-vrm's frame: this machine is
+            shared and its speed changes from minute to minute, a ratio measured seconds
+            apart much less.
 
     Returns:
         {"machine": ..., "solver": ..., "sets": {name: bench_avatar(...)}}.
@@ -159,7 +179,12 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
         "sets": {},
     }
     for name, factory in (default_sets() if sets is None else sets):
-        res = bench_avatar(factory(), motion, samples=samples, solver=solver)
+        avatar = factory()
+        res = bench_avatar(avatar, motion, samples=samples, solver=solver)
+        if reference:
+            ref = bench_threevrm(avatar, motion, frames=samples // 2)
+            res["threevrm_frame_us"] = ref
+            res["ratio_to_threevrm"] = res["frame_60fps_one_call_us"]["median"] / ref["median"]
         out["sets"][name] = res
         log.info("%s: %s", name, res)
     stream = stream or sys.stdout
@@ -169,12 +194,17 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
     else:
         stream.write(f"solver bench ({solver}), µs: median / p95\n")
         stream.write(f"{'set':<16}{'joints':>7}{'coll':>6}{'substep':>18}{'60 fps frame':>20}"
-                     f"{'frame, 1 call':>20}{'µs/joint':>10}\n")
+                     f"{'frame, 1 call':>20}{'µs/joint':>10}"
+                     + (f"{'three-vrm frame':>20}{'ours/three-vrm':>16}" if reference else "") + "\n")
         for name, r in out["sets"].items():
             s, f, b = r["substep_us"], r["frame_60fps_us"], r["frame_60fps_one_call_us"]
-            stream.write(f"{name:<16}{r['joints']:>7}{r['colliders']:>6}{s['median']:>9.2f} /{s['p95']:>7.2f}"
-                         f"{f['median']:>11.2f} /{f['p95']:>7.2f}{b['median']:>11.2f} /{b['p95']:>7.2f}"
-                         f"{r['per_joint_frame_us']:>10.3f}\n")
+            line = (f"{name:<16}{r['joints']:>7}{r['colliders']:>6}{s['median']:>9.2f} /{s['p95']:>7.2f}"
+                    f"{f['median']:>11.2f} /{f['p95']:>7.2f}{b['median']:>11.2f} /{b['p95']:>7.2f}"
+                    f"{r['per_joint_frame_us']:>10.3f}")
+            if reference:
+                t = r["threevrm_frame_us"]
+                line += f"{t['median']:>11.2f} /{t['p95']:>7.2f}{r['ratio_to_threevrm']:>16.3f}"
+            stream.write(line + "\n")
     return out
 
 
@@ -184,8 +214,11 @@ def main(argv: list[str] | None = None, motion: Motion | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print JSON")
     ap.add_argument("--samples", type=int, default=SAMPLES, help="timed substeps per set")
     ap.add_argument("--solver", default="rest-shape", choices=("rest-shape", "legacy", "vrm"))
+    ap.add_argument("--reference", action="store_true",
+                    help="also time three-vrm 3.5.5 (Node.js) on each set and report the ratio")
     args = ap.parse_args(argv)
-    run_solver_bench(json_out=args.json, motion=motion, samples=args.samples, solver=args.solver)
+    run_solver_bench(json_out=args.json, motion=motion, samples=args.samples, solver=args.solver,
+                     reference=args.reference)
     return 0
 
 
