@@ -16,9 +16,15 @@ The compiled entry points are built without numba's reference counting (``_nrt=F
 they only index views of the arrays they are given, and the NRT incref/decref calls numba
 puts around every inlined helper that takes an array cost ~13 % of a substep (measured
 with ``perf``; results bit-identical). An allocation in a kernel now fails to compile.
-The algebra lives in :mod:`solver.kaffine`, the contact geometry in :mod:`solver.kcontact`,
-the per-link contact resolution in :mod:`solver.kresolve` and the chain relaxation after a
-contact in :mod:`solver.krelax`.
+The algebra lives in :mod:`solver.kaffine`, the per-link spring step in :mod:`solver.kspring`,
+the contact geometry in :mod:`solver.kcontact`, the per-link contact resolution in
+:mod:`solver.kresolve` and the chain relaxation after a contact in :mod:`solver.krelax`.
+
+A chain is stepped in two loops: a short one (root, spring step, broad phase and an exact
+"can anything touch?" test) for the links that need no contact work — most links in most
+substeps — and the full one from the first link that does. Both use the same inlined
+pieces, so they give the same bits; the split exists because the contact code inlined in a
+loop slows the whole loop (~20 % of the spring step, measured).
 """
 
 from __future__ import annotations
@@ -35,16 +41,16 @@ from .kaffine import (
 from .kcache import ensure_fresh, kernel_cache_dir, kernel_sources
 from .kcontact import contact, pair_depth
 from .krelax import _relax
-from .kresolve import _candidates, _no_radial, _residual, _resolve
+from .kspring import joint_frame, link_root, spring_tail, store_link
+from .kresolve import _candidates, _in_reach, _no_radial, _residual, _resolve
 from .layout import (
     AI, CF, CI, CI_NODE, CI_SHAPE, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN, C_WR, GF, G_BEND_COS,
     G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE, H_N_AUTO_RESET,
     H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH, H_OF_COL, H_OF_G,
     H_OF_PAIRF, H_OF_SEG, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG, H_P, H_RELAX, H_S, KF, KI,
     KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S, MODE_REST_SHAPE, MODE_VRM, SF,
-    SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_NODE, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_DAMP, S_G,
-    S_GPRE, S_HIT, S_K, S_L0, S_LEN, S_NCONV, S_O, S_REL, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X,
-    S_XP,
+    SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, S_HIT, S_TLOC, S_UNR, S_V, S_VDRAG,
+    S_VEXT, S_VST, S_W, S_X, S_XP,
 )
 
 
@@ -136,21 +142,6 @@ def _update_colliders(world, col, coli, C, cb):
 
 
 @njit(inline="always", cache=True)
-def _frame(world, seg, segi, i):
-    """World frame H of joint i with its rest local rotation: from the body when it hangs from
-    the body, else carried by its solved simulated ancestor (authored joints: exact)."""
-    sp = segi[i, SI_SPAR]
-    node = segi[i, SI_NODE]
-    if sp < 0:
-        return world34(world, node)
-    if segi[i, SI_AUTH] != 0:
-        # authored: keep the animated local transforms below the solved ancestor
-        d = mul34(row34(seg, sp, S_W), inv34(world34(world, segi[sp, SI_NODE])))
-        return mul34(d, world34(world, node))
-    return mul34(row34(seg, sp, S_W), row34(seg, i, S_REL))
-
-
-@njit(inline="always", cache=True)
 def _solved_frame(h, seg, i, ox, oy, oz, xx, xy, xz):
     """Joint frame after the shortest-arc rotation from the rest axis to the tail direction
     (three-vrm's local formulation, exact for scaled frames); returns (frame, local quat)."""
@@ -179,7 +170,7 @@ def reset_kernel(world, F, I):
         ch[k, K_S] = (abs(det3(m)) / ch[k, K_DET0]) ** (1.0 / 3.0)
         put34(ch, k, K_CPREV, world34(world, chi[k, KI_CENTER]))
         for i in range(chi[k, KI_SEG0], chi[k, KI_SEG1]):
-            hm = _frame(world, seg, segi, i)
+            hm = joint_frame(world, seg, segi, i)
             x = pt(hm, seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2])
             for j in range(3):
                 seg[i, S_X + j] = x[j]
@@ -271,49 +262,57 @@ def step_kernel(world, F, I):
         ma = world34(world, chi[k, KI_ANCHOR])
         chain_hits = 0
         chain_unres = 0
-        lhx, lhy, lhz = 0.0, 0.0, 0.0
-        for i in range(s0, s1):
+        lhx, lhy, lhz = 0.0, 0.0, 0.0      # the previous link's final tail
+        first = s0
+        handed = False                     # the short loop hands over a link in contact reach
+        if mode != MODE_VRM:
+            # ---- the short loop: links that need no contact work (most links, most substeps).
+            # It stops at the first link that is authored or has a child reading its solved
+            # frame (the full loop below does all of that link), or that may touch a collider
+            # (its spring step and candidates are handed over). Kept apart because the
+            # contact code in a loop slows all of it (~20 %).
+            while first < s1:
+                i = first
+                if segi[i, SI_AUTH] != 0 or segi[i, SI_NEEDW] != 0:
+                    break
+                _, ox, oy, oz, px, py, pz, length = link_root(world, seg, segi, i, s, s0, lhx, lhy, lhz)
+                xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
+                hx, hy, hz = spring_tail(seg, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length)
+                if segi[i, SI_P1] > segi[i, SI_P0]:
+                    rh = seg[i, S_HIT] * s
+                    n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
+                    if n_cand > 0 and _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length, rh):
+                        handed = True
+                        break
+                store_link(seg, i, hx, hy, hz, (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h, ox, oy, oz,
+                           length, 0.0, 0.0)
+                lhx, lhy, lhz = hx, hy, hz
+                first += 1
+        # ---- the full loop, from the first link that needs more than the spring step
+        for i in range(first, s1):
             fast = segi[i, SI_FAST] != 0
-            if fast:
-                # rest-shape, root at the simulated parent's tail: no frame composition
-                node_h = IDENT
-                sp = segi[i, SI_SPAR]
-                if sp == i - 1 and i > s0:
-                    # the previous link's final tail, still in registers (no store -> load)
-                    ox, oy, oz = lhx, lhy, lhz
-                else:
-                    ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
-                length = s * seg[i, S_L0]
-                px, py, pz = 0.0, 0.0, 0.0
-            else:
-                node_h = _frame(world, seg, segi, i)
-                ox, oy, oz = node_h[3], node_h[7], node_h[11]
-                # rest offset carried by the joint's current (parent-relative) frame
-                px, py, pz = vec(node_h, seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2])
-                length = math.sqrt(px * px + py * py + pz * pz)
-            xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
             unr = 0
             nconv = 0.0
-            if segi[i, SI_AUTH] != 0:
-                # authored motion wins: follow the animated tail, keep a consistent velocity
-                nx_, ny_, nz_ = ox + px, oy + py, oz + pz
-                for j in range(3):
-                    seg[i, S_XP + j] = seg[i, S_X + j]
-                seg[i, S_X] = nx_
-                seg[i, S_X + 1] = ny_
-                seg[i, S_X + 2] = nz_
-                seg[i, S_V] = (nx_ - xx) * inv_h
-                seg[i, S_V + 1] = (ny_ - xy) * inv_h
-                seg[i, S_V + 2] = (nz_ - xz) * inv_h
-                seg[i, S_UNR] = 0.0
-                seg[i, S_NCONV] = 0.0
-                put34(seg, i, S_W, node_h)
-                lhx, lhy, lhz = nx_, ny_, nz_
-                continue
-            rh = seg[i, S_HIT] * s
-            n_cand = 0
-            if segi[i, SI_P1] > segi[i, SI_P0]:
-                n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
+            stepped = handed
+            if handed:
+                # root, spring step and candidate list come from the short loop
+                handed = False
+                node_h = IDENT
+            else:
+                node_h, ox, oy, oz, px, py, pz, length = link_root(world, seg, segi, i, s, s0, lhx, lhy, lhz)
+                xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
+                if segi[i, SI_AUTH] != 0:
+                    # authored motion wins: follow the animated tail, keep a consistent velocity
+                    nx_, ny_, nz_ = ox + px, oy + py, oz + pz
+                    store_link(seg, i, nx_, ny_, nz_, (nx_ - xx) * inv_h, (ny_ - xy) * inv_h, (nz_ - xz) * inv_h,
+                               ox, oy, oz, length, 0.0, 0.0)
+                    put34(seg, i, S_W, node_h)
+                    lhx, lhy, lhz = nx_, ny_, nz_
+                    continue
+                rh = seg[i, S_HIT] * s
+                n_cand = 0
+                if segi[i, SI_P1] > segi[i, SI_P0]:
+                    n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
             if mode == MODE_VRM:
                 # ---- three-vrm / UniVRM Verlet, one step of h (stiffness and gravity per step)
                 inv_l = 1.0 / length if length > EPS else 0.0
@@ -343,36 +342,9 @@ def step_kernel(world, F, I):
                             hx, hy, hz = ox + dx * (length / dn), oy + dy * (length / dn), oz + dz * (length / dn)
                 vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
             else:
-                # ---- DESIGN §4.1 / §4.2 spring step
-                if mode == MODE_REST_SHAPE:
-                    # restoring offset from the saved rest arc carried by the anchor frame
-                    ax_, ay_, az_ = vec(ma, seg[i, S_B], seg[i, S_B + 1], seg[i, S_B + 2])
-                    gpx, gpy, gpz = vec(ma, seg[i, S_GPRE], seg[i, S_GPRE + 1], seg[i, S_GPRE + 2])
-                else:
-                    # legacy: from the parent's current (already deflected) frame
-                    ax_, ay_, az_ = px, py, pz
-                    gpx, gpy, gpz = 0.0, 0.0, 0.0
-                kk = seg[i, S_K]
-                damp = seg[i, S_DAMP]
-                # x + h u - o with u = damp (v + h f), f = k (o + a - x) + s g - g_pre, written
-                # as P + Q o: the root o (the parent's new tail, on the serial path down the
-                # chain) enters with one multiply-add instead of seven dependent operations
-                hd = h * damp
-                hhd = h * hd
-                qo = hhd * kk - 1.0
-                px_ = xx + hd * seg[i, S_V] + hhd * (kk * (ax_ - xx) + s * seg[i, S_G] - gpx)
-                py_ = xy + hd * seg[i, S_V + 1] + hhd * (kk * (ay_ - xy) + s * seg[i, S_G + 1] - gpy)
-                pz_ = xz + hd * seg[i, S_V + 2] + hhd * (kk * (az_ - xz) + s * seg[i, S_G + 2] - gpz)
-                dx, dy, dz = px_ + qo * ox, py_ + qo * oy, pz_ + qo * oz
-                dn = math.sqrt(dx * dx + dy * dy + dz * dz)
-                if dn > 1e-9 * length and dn > 1e-300:
-                    sc = length / dn
-                    hx, hy, hz = ox + dx * sc, oy + dy * sc, oz + dz * sc
-                else:
-                    # degenerate: the rest direction
-                    an = math.sqrt(ax_ * ax_ + ay_ * ay_ + az_ * az_)
-                    sc = length / an if an > EPS else 0.0
-                    hx, hy, hz = ox + ax_ * sc, oy + ay_ * sc, oz + az_ * sc
+                # ---- DESIGN §4.1 / §4.2 spring step, then contact (§4.4)
+                if not stepped:
+                    hx, hy, hz = spring_tail(seg, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length)
                 # velocity rebuilt from the length-projected position (DESIGN §4.4)
                 vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
                 if n_cand > 0:
@@ -394,24 +366,11 @@ def step_kernel(world, F, I):
                         unr = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s, tol,
                                         segment_wise)
                         chain_unres += unr
-            for j in range(3):
-                seg[i, S_XP + j] = seg[i, S_X + j]
-            seg[i, S_X] = hx
-            seg[i, S_X + 1] = hy
-            seg[i, S_X + 2] = hz
+            store_link(seg, i, hx, hy, hz, vx, vy, vz, ox, oy, oz, length, unr, nconv)
             lhx, lhy, lhz = hx, hy, hz
-            seg[i, S_V] = vx
-            seg[i, S_V + 1] = vy
-            seg[i, S_V + 2] = vz
-            seg[i, S_O] = ox
-            seg[i, S_O + 1] = oy
-            seg[i, S_O + 2] = oz
-            seg[i, S_LEN] = length
-            seg[i, S_UNR] = unr
-            seg[i, S_NCONV] = nconv
             if segi[i, SI_NEEDW] != 0:
                 if fast:
-                    node_h = _frame(world, seg, segi, i)
+                    node_h = joint_frame(world, seg, segi, i)
                 w, _ = _solved_frame(node_h, seg, i, ox, oy, oz, hx, hy, hz)
                 put34(seg, i, S_W, w)
         if chain_hits > 0 and relax > 0 and mode == MODE_REST_SHAPE:

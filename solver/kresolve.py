@@ -88,6 +88,51 @@ def _touches(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, rh):
 
 
 @njit(inline="always", cache=True)
+def _skips(col, coli, c, ox, oy, oz, hx, hy, hz, bmx, bmy, bmz, bnd, rh):
+    """Exact: no point of link o-h (inside the ball around its middle b, radius ``bnd``) can
+    be within r_h + r of outside sphere or capsule ``c`` — the ball misses the collider's
+    bounding sphere or, for a capsule, lies farther than its radius from the axis; for a
+    sphere, the link's own closest point to the centre is farther than r + r_h (both with a
+    relative margin of 1e-9). Inside shapes and planes are never skipped."""
+    shape = coli[c, CI_SHAPE]
+    if shape != SHAPE_SPHERE and shape != SHAPE_CAPSULE:
+        return False
+    ex = col[c, C_BC] - bmx
+    ey = col[c, C_BC + 1] - bmy
+    ez = col[c, C_BC + 2] - bmz
+    rr = bnd + col[c, C_BR]
+    if ex * ex + ey * ey + ez * ez > rr * rr:
+        return True
+    if shape == SHAPE_CAPSULE:
+        da, _, _, _ = point_segment(bmx, bmy, bmz, col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2],
+                                    col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2])
+        return da > (bnd + col[c, C_WR]) * (1.0 + 1e-9)
+    ax, ay, az = col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2]
+    lx, ly, lz = hx - ox, hy - oy, hz - oz
+    ll = lx * lx + ly * ly + lz * lz
+    t = 0.0
+    if ll > 1e-30:
+        t = min(1.0, max(0.0, ((ax - ox) * lx + (ay - oy) * ly + (az - oz) * lz) / ll))
+    fx, fy, fz = ox + t * lx - ax, oy + t * ly - ay, oz + t * lz - az
+    rs = (col[c, C_WR] + rh) * (1.0 + 1e-9)
+    return fx * fx + fy * fy + fz * fz > rs * rs
+
+
+@njit(inline="always", cache=True)
+def _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length, rh):
+    """Whether the first pass of :func:`_resolve` on link o-h would run an exact contact
+    test at all: some candidate is an inside shape or a plane, or is not ruled out by
+    :func:`_skips` (the same tests with the same arithmetic). When not, the projection
+    leaves the tail and the velocity as they are, corrects nothing and finds no root inside."""
+    bmx, bmy, bmz = 0.5 * (ox + hx), 0.5 * (oy + hy), 0.5 * (oz + hz)
+    bnd = (0.5 * length + rh) * (1.0 + 1e-9)
+    for q in range(n_cand):
+        if not _skips(col, coli, pairs[cand[q]], ox, oy, oz, hx, hy, hz, bmx, bmy, bmz, bnd, rh):
+            return True
+    return False
+
+
+@njit(inline="always", cache=True)
 def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s, maxit,
              segment_wise, u_min):
     """Contact projection of link o-h against its candidate references (DESIGN §4.4): up to
@@ -115,31 +160,8 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
             p = cand[q]
             c = pairs[p]
             shape = coli[c, CI_SHAPE]
-            if shape == SHAPE_SPHERE or shape == SHAPE_CAPSULE:
-                ex = col[c, C_BC] - bmx
-                ey = col[c, C_BC + 1] - bmy
-                ez = col[c, C_BC + 2] - bmz
-                rr = bnd + col[c, C_BR]
-                if ex * ex + ey * ey + ez * ez > rr * rr:
-                    continue      # exact: no point of the link is within r_h + r of the collider
-                if shape == SHAPE_CAPSULE:
-                    # the same ball against the capsule's axis (tighter than its bounding sphere)
-                    da, _, _, _ = point_segment(bmx, bmy, bmz, col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2],
-                                                col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2])
-                    if da > (bnd + col[c, C_WR]) * (1.0 + 1e-9):
-                        continue
-                else:
-                    # sphere: the link's own closest point to the centre, with a relative margin
-                    ax, ay, az = col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2]
-                    lx, ly, lz = hx - ox, hy - oy, hz - oz
-                    ll = lx * lx + ly * ly + lz * lz
-                    t = 0.0
-                    if ll > 1e-30:
-                        t = min(1.0, max(0.0, ((ax - ox) * lx + (ay - oy) * ly + (az - oz) * lz) / ll))
-                    fx, fy, fz = ox + t * lx - ax, oy + t * ly - ay, oz + t * lz - az
-                    rs = (col[c, C_WR] + rh) * (1.0 + 1e-9)
-                    if fx * fx + fy * fy + fz * fz > rs * rs:
-                        continue
+            if _skips(col, coli, c, ox, oy, oz, hx, hy, hz, bmx, bmy, bmz, bnd, rh):
+                continue
             cnx, cny, cnz, dep, uu, hit, rin = contact(shape, col, c, ox, oy, oz,
                                                         hx, hy, hz, rh, allow[p] * s, segment_wise)
             if _it == 0 and rin:
