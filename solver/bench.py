@@ -217,6 +217,13 @@ def main(argv: list[str] | None = None, motion: Motion | None = None) -> int:
     ap.add_argument("--reference", action="store_true",
                     help="also time three-vrm 3.5.5 (Node.js) on each set and report the ratio")
     args = ap.parse_args(argv)
+    if args.reference:
+        from .reference import ReferenceUnavailable, ensure_installed
+        try:
+            ensure_installed()      # before any set runs: fail in a second, not after a minute
+        except ReferenceUnavailable as exc:
+            print(f"swaycam bench solver --reference: {exc}", file=sys.stderr)
+            return 2
     run_solver_bench(json_out=args.json, motion=motion, samples=args.samples, solver=args.solver,
                      reference=args.reference)
     return 0

@@ -16,6 +16,7 @@ import shutil
 import numpy as np
 import pytest
 
+from solver.bench import main as bench_main
 from solver.bench import run_solver_bench
 from solver.chains import ChainSet
 from solver.posing import SubtreePoser
@@ -23,7 +24,7 @@ from solver.reference import run_threevrm
 from solver.synthetic import hair_cap_avatar
 from tracking.head_turn import head_turn_rotation
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 
 #: our vrm mode against three-vrm, metres (both double precision, same operations)
 ROUND_OFF = 1e-12
@@ -33,6 +34,7 @@ def _still(t: float) -> np.ndarray:
     return np.array([0.0, 0.0, 0.0, 1.0])
 
 
+@needs_node
 def test_vrm_mode_gives_threevrms_tails_with_gravity_and_colliders():
     """32 one-joint strands (VRM 0.x virtual tails) under gravity, resting on 16 sphere and
     capsule colliders, head still: 240 steps at 120 Hz of three-vrm (update(1/120)) and of our
@@ -57,6 +59,7 @@ def test_vrm_mode_gives_threevrms_tails_with_gravity_and_colliders():
     assert contacts > 1000
 
 
+@needs_node
 def test_threevrm_reference_times_every_frame(godette):
     ref = run_threevrm(godette, head_turn_rotation, frames=30, rate_hz=60.0, keep_tails=2)
     assert ref["frame_ns"].shape == (30,) and (ref["frame_ns"] > 0).all()
@@ -64,6 +67,7 @@ def test_threevrm_reference_times_every_frame(godette):
     assert sorted(ref["nodes"].tolist()) == sorted(ChainSet.from_avatar(godette).segment_nodes.tolist())
 
 
+@needs_node
 def test_bench_reports_the_ratio_to_threevrm(godette):
     buf = io.StringIO()
     out = run_solver_bench(motion=head_turn_rotation, sets=[("godette", lambda: godette)], samples=40,
@@ -73,3 +77,15 @@ def test_bench_reports_the_ratio_to_threevrm(godette):
     assert r["ratio_to_threevrm"] == pytest.approx(r["frame_60fps_one_call_us"]["median"]
                                                    / r["threevrm_frame_us"]["median"])
     assert "ours/three-vrm" in buf.getvalue()
+
+
+def test_reference_without_node_is_one_clear_error(monkeypatch, tmp_path, capsys):
+    """No Node.js on PATH and nothing installed: exit 2 with one line saying what is missing,
+    before any benchmark set runs."""
+    monkeypatch.setenv("SWAYCAM_THREEVRM_DIR", str(tmp_path / "none"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert bench_main(["--reference", "--samples", "10"]) == 2
+    err = capsys.readouterr()
+    assert err.err.strip() == ("swaycam bench solver --reference: node is not on PATH; "
+                               "the three-vrm reference needs Node.js and npm")
+    assert err.out == ""
