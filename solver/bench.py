@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None, motion: Motion | None = None) -> int:
         try:
             ensure_installed()      # before any set runs: fail in a second, not after a minute
         except ReferenceUnavailable as exc:
-            print(f"swaycam bench solver --reference: {exc}", file=sys.stderr)
+            sys.stderr.write(f"swaycam bench solver --reference: {exc}\n")
             return 2
     run_solver_bench(json_out=args.json, motion=motion, samples=args.samples, solver=args.solver,
                      reference=args.reference)
