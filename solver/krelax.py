@@ -11,7 +11,7 @@ import math
 from numba import njit
 
 from .kaffine import arc_quat, vec
-from .kresolve import _candidates, _inward, _no_radial, _residual, _resolve, _touches
+from .kresolve import _candidates, _in_reach, _inward, _no_radial, _residual, _resolve
 from .layout import (
     SI_AUTH, SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_HIT, S_LEN, S_NCONV, S_O, S_UNR, S_V, S_X,
 )
@@ -186,7 +186,7 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
             seg[i, S_UNR] = 0.0
             seg[i, S_NCONV] = 0.0
             qx, qy, qz, qw = 0.0, 0.0, 0.0, 1.0
-            if n_cand > 0 and _touches(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, rh):
+            if n_cand > 0 and _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length, rh):
                 hx, hy, hz, vx, vy, vz, hits, converged, _, _, _, _, qx, qy, qz, qw = _resolve(
                     col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s,
                     maxit, True, u_min)

@@ -1,7 +1,9 @@
 """Per-link contact resolution inside a substep (numba, inlined into the kernels).
 
-The broad phase (:func:`_candidates`: the collider pairs a link can reach), the repeated
-contact projection with the bounce-free velocity rule (:func:`_resolve`, DESIGN §4.4),
+The broad phase (:func:`_candidates`: the collider pairs a link can reach), the exact
+skips of the projection (:func:`_skips`) and whether any candidate is in reach at all
+(:func:`_in_reach`), the repeated contact projection with the bounce-free velocity rule
+(:func:`_resolve`, DESIGN §4.4),
 radial velocity removal (:func:`_no_radial`) and what is left unresolved
 (:func:`_residual`). The geometry of one link against one collider is
 :func:`solver.kcontact.contact`; the step that calls these is :func:`solver.kernels.step_kernel`.
@@ -64,27 +66,6 @@ def _candidates(cb, C, refm, ox, oy, oz, bnd, segi, i, pairs, cand):
             cand[n] = p
             n += 1
     return n
-
-
-@njit(inline="always", cache=True)
-def _touches(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, rh):
-    """Whether the link o-h can overlap any candidate collider: the ball around its middle
-    (radius L/2 + r_h) reaches the collider (outside spheres and capsules: their axis within
-    the ball radius + r; inside shapes and planes: always). When it reaches none, the link
-    overlaps nothing and the contact projection would leave it and its velocity as they are."""
-    mx, my, mz = 0.5 * (ox + hx), 0.5 * (oy + hy), 0.5 * (oz + hz)
-    lx, ly, lz = hx - ox, hy - oy, hz - oz
-    bnd = (0.5 * math.sqrt(lx * lx + ly * ly + lz * lz) + rh) * (1.0 + 1e-9)
-    for q in range(n_cand):
-        c = pairs[cand[q]]
-        shape = coli[c, CI_SHAPE]
-        if shape != SHAPE_SPHERE and shape != SHAPE_CAPSULE:
-            return True
-        d, _, _, _ = point_segment(mx, my, mz, col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2],
-                                   col[c, C_WB], col[c, C_WB + 1], col[c, C_WB + 2])
-        if d <= bnd + col[c, C_WR]:
-            return True
-    return False
 
 
 @njit(inline="always", cache=True)
