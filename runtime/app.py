@@ -23,19 +23,19 @@ from pathlib import Path
 import numpy as np
 
 from avatars import Avatar, AvatarError, load_avatar
+from solver.modes import SolverMode
 
 from .clock import MonotonicClock, frame_times
 from .config import RunConfig
 from .drive import DriveOptions
 from .loop import FrameInfo, Loop
-from .metrics import LiveMetrics
 from .outputs import check_writable, default_outputs, needs_window, open_sinks, parse_outputs
+from .pose_inputs import open_pose_input
 from .rig import AvatarRig
-from .sources import open_pose_input
+from .telemetry import Telemetry
 
 log = logging.getLogger(__name__)
 
-SOLVER_CYCLE = ("rest-shape", "legacy", "vrm")
 KEY_HELP = ("r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side · "
             "space pause · p screenshot · q/esc quit")
 
@@ -73,7 +73,7 @@ class App:
         self.say = say
         self.on_frame = on_frame
         self.service = None
-        self.metrics = LiveMetrics()
+        self.metrics = Telemetry()
         self._commands: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self.overlays = cfg.overlays and not cfg.kiosk
@@ -241,7 +241,7 @@ class App:
         elif key == "space":
             self.loop.paused = not self.loop.paused
         elif key == "s":
-            nxt = SOLVER_CYCLE[(SOLVER_CYCLE.index(self.rig.solver) + 1) % len(SOLVER_CYCLE)]
+            nxt = SolverMode(self.rig.solver).next().value
             rig = self._make_rig(self.rig.avatar, nxt)
             self.loop.set_rig(rig, self.loop.driver.last_time_ns)
             self.rig = rig

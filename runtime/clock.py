@@ -1,17 +1,164 @@
-"""One clock owns time (DESIGN §2, §7): the monotonic clock live, a replay clock offline.
+"""One clock owns time (DESIGN §2, §7): the clock, the fixed-step driver and the substep rate.
 
 Times are integer nanoseconds. The loop asks the clock for "now" and to wait for the next
 frame; with :class:`ReplayClock` nothing sleeps and frame times come from a schedule, so
 offline runs are deterministic whatever the machine is doing.
+
+The fixed-step driver (:class:`FixedStepDriver`): substeps of exactly h = 1/rate seconds on an integer-nanosecond grid.
+
+Substep n of a run started at t0 happens at ``t_n = t0 + (n * 1_000_000_000) // rate_hz``
+nanoseconds: t_n is computed from n (never by accumulating a rounded h, since 1e9/120 is
+not an integer), so every run that starts at the same t0 visits the same substep times
+whatever the render rate, frame-time jitter or dropped frames (DESIGN §2). The physics uses
+h = 1/rate_hz as a float exactly; the step function receives t_n so the caller samples the
+pose at t_n.
+
+When a frame owes more than ``max_substeps`` substeps (a stall), the oldest debt is dropped
+and counted: the substep index jumps forward and only the newest ``max_substeps`` substeps
+are simulated, so the state is fresh and the grid stays aligned to t0.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Iterator, Protocol
 
+from solver.params import RATE_HZ, SUBSTEP_SECONDS  # noqa: F401 - the one statement of the rate
+
 NS_PER_S = 1_000_000_000
+#: 8 substeps = 66.7 ms of debt at 120 Hz: a 15 fps frame still runs in full.
+DEFAULT_MAX_SUBSTEPS = 8
+
+
+@dataclass(frozen=True)
+class Advance:
+    """Result of one :meth:`FixedStepDriver.advance` (unpacks as ``(substeps, alpha)``).
+
+    Attributes:
+        substeps: substeps run by this call.
+        alpha: render interpolation in [0, 1): (t_now − t_last) / (t_next − t_last), where
+            t_last is the time of the newest substep; draw prev + alpha·(state − prev).
+        dropped: substeps skipped by this call because of the cap.
+    """
+
+    substeps: int
+    alpha: float
+    dropped: int = 0
+
+    def __iter__(self):
+        yield self.substeps
+        yield self.alpha
+
+
+class FixedStepDriver:
+    """Calls ``step_fn(t_n_ns)`` for every substep time t_n that has come due.
+
+    Args:
+        step_fn: called once per substep with the substep time (int nanoseconds).
+        rate_hz: substeps per second (integer; 120 for the runtime).
+        max_substeps: cap on substeps per :meth:`advance` call (≥ 1).
+        t0_ns: start of the run; when None the first :meth:`advance` starts it.
+
+    Raises:
+        ValueError: a non-positive rate or cap.
+    """
+
+    def __init__(self, step_fn: Callable[[int], object], *, rate_hz: int = RATE_HZ,
+                 max_substeps: int = DEFAULT_MAX_SUBSTEPS, t0_ns: int | None = None):
+        if int(rate_hz) != rate_hz or rate_hz <= 0:
+            raise ValueError(f"rate_hz must be a positive integer, not {rate_hz!r}")
+        if max_substeps < 1:
+            raise ValueError(f"max_substeps must be at least 1, not {max_substeps!r}")
+        self.step_fn = step_fn
+        self.rate_hz = int(rate_hz)
+        self.max_substeps = int(max_substeps)
+        #: h in seconds, exactly the float 1/rate_hz used by the physics.
+        self.h = 1.0 / self.rate_hz
+        self._t0: int | None = None
+        self._n = 0
+        self.dropped_substeps = 0
+        self.substeps_run = 0
+        if t0_ns is not None:
+            self.start(t0_ns)
+
+    # ------------------------------------------------------------------ grid
+    @property
+    def started(self) -> bool:
+        return self._t0 is not None
+
+    @property
+    def t0_ns(self) -> int:
+        if self._t0 is None:
+            raise RuntimeError("the driver has not started")
+        return self._t0
+
+    @property
+    def substep_index(self) -> int:
+        """n of the newest substep (0: the initial state at t0, no step run yet)."""
+        return self._n
+
+    def substep_time_ns(self, n: int) -> int:
+        """t_n = t0 + (n · 1e9) // rate_hz, integer nanoseconds."""
+        return self.t0_ns + (n * NS_PER_S) // self.rate_hz
+
+    @property
+    def last_time_ns(self) -> int:
+        """Time of the newest substep."""
+        return self.substep_time_ns(self._n)
+
+    def start(self, t0_ns: int) -> None:
+        """Start (or restart) the grid at ``t0_ns``: substep 0 is the current state at t0."""
+        self._t0 = int(t0_ns)
+        self._n = 0
+
+    def reset(self, t0_ns: int) -> None:
+        """Restart the grid at ``t0_ns`` (after a solver reset / teleport); counters kept."""
+        self.start(t0_ns)
+
+    # ------------------------------------------------------------------ stepping
+    def advance(self, t_now_ns: int) -> Advance:
+        """Run every substep with t_n ≤ ``t_now_ns`` (at most ``max_substeps``).
+
+        The first call of an unstarted driver starts it at ``t_now_ns`` and runs nothing.
+        A ``t_now_ns`` earlier than the newest substep runs nothing (alpha 0).
+
+        Returns:
+            :class:`Advance` (substeps run, alpha, dropped substeps).
+        """
+        t_now = int(t_now_ns)
+        if self._t0 is None:
+            self.start(t_now)
+            return Advance(0, 0.0, 0)
+        # newest due substep: largest n with t0 + n*1e9//rate <= t_now
+        elapsed = t_now - self._t0
+        if elapsed < 0:
+            return Advance(0, 0.0, 0)
+        n_due = (elapsed * self.rate_hz) // NS_PER_S
+        # floor division above can be one too high or low near grid points: correct exactly
+        while self.substep_time_ns(n_due) > t_now:
+            n_due -= 1
+        while self.substep_time_ns(n_due + 1) <= t_now:
+            n_due += 1
+        owed = n_due - self._n
+        dropped = 0
+        if owed > self.max_substeps:
+            dropped = owed - self.max_substeps
+            self._n += dropped
+            self.dropped_substeps += dropped
+            owed = self.max_substeps
+        ran = 0
+        while ran < owed:
+            self._n += 1
+            self.step_fn(self.substep_time_ns(self._n))
+            ran += 1
+        self.substeps_run += ran
+        t_last = self.substep_time_ns(self._n)
+        t_next = self.substep_time_ns(self._n + 1)
+        alpha = 0.0 if t_now <= t_last else min((t_now - t_last) / (t_next - t_last), 1.0)
+        return Advance(ran, alpha, dropped)
 
 
 class Clock(Protocol):

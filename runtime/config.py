@@ -13,7 +13,8 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-SOLVERS = ("rest-shape", "legacy", "vrm")
+from solver.modes import SOLVER_NAMES
+
 FRAMINGS = ("bust", "full")
 
 
@@ -123,8 +124,8 @@ def _check_types(cfg: RunConfig, where: str) -> None:
 
 def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     _check_types(cfg, where)
-    if cfg.solver not in SOLVERS:
-        raise ConfigError(f"{where} solver: {cfg.solver!r} is not one of {', '.join(SOLVERS)}")
+    if cfg.solver not in SOLVER_NAMES:
+        raise ConfigError(f"{where} solver: {cfg.solver!r} is not one of {', '.join(SOLVER_NAMES)}")
     if cfg.framing not in FRAMINGS:
         raise ConfigError(f"{where} framing: {cfg.framing!r} is not one of {', '.join(FRAMINGS)}")
     if cfg.fps is not None and not 1 <= cfg.fps <= 1000:

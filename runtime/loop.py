@@ -22,15 +22,14 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from solver.driver import FixedStepDriver
 from tracking.pose_track import PoseSample
 
-from .metrics import LiveMetrics
+from .clock import RATE_HZ, FixedStepDriver
+from .telemetry import Telemetry
 from .rig import AvatarRig
 
 log = logging.getLogger(__name__)
 
-RATE_HZ = 120
 
 
 class PoseInput(Protocol):
@@ -66,12 +65,12 @@ class Loop:
     """
 
     def __init__(self, rig: AvatarRig, pose_input: PoseInput, *, max_substeps: int = 8,
-                 metrics: LiveMetrics | None = None,
+                 metrics: Telemetry | None = None,
                  on_substep: Callable[[int, int, AvatarRig], None] | None = None,
                  draw: Callable[[FrameInfo], None] | None = None):
         self.rig = rig
         self.pose_input = pose_input
-        self.metrics = metrics or LiveMetrics()
+        self.metrics = metrics or Telemetry()
         self.on_substep = on_substep
         self.draw = draw
         self.driver = FixedStepDriver(self._substep, rate_hz=RATE_HZ, max_substeps=max_substeps)

@@ -61,7 +61,7 @@ def replay(avatar: Avatar, track: PoseTrack, fps: float, *, solver: str = "rest-
            hair: dict | None = None) -> HairStates:
     """Replay ``track`` rendered at ``fps`` (physics only) and return the hair at every substep.
     ``hair``: ``[hair]`` settings (:mod:`runtime.hair_params`) replacing the avatar's own."""
-    from .inputs import TrackInput
+    from .pose_inputs import TrackInput
 
     rig = AvatarRig(avatar, solver=solver, hair=hair)
     times, tails, vels = [], [], []

@@ -24,6 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Protocol
 
+from solver.modes import SOLVER_NAMES
+
 log = logging.getLogger(__name__)
 
 AVATAR_SUFFIXES = (".vrm", ".glb", ".gltf")
@@ -67,7 +69,7 @@ class ControlService:
     """A ThreadingHTTPServer on 127.0.0.1:``port`` (0 picks a free port) in a daemon thread."""
 
     def __init__(self, controller: Controller, *, port: int = 8765, avatar_dir: Path | None = None,
-                 solvers: tuple[str, ...] = ("rest-shape", "legacy", "vrm")):
+                 solvers: tuple[str, ...] = SOLVER_NAMES):
         self.controller = controller
         self.avatar_dir = Path(avatar_dir) if avatar_dir else None
         self.solvers = solvers

@@ -18,15 +18,13 @@ import numpy as np
 
 from avatars import Avatar, Collider
 
-from . import kernels as K
+from .kernels import step as K
 from . import layout as L
 from .colliders import collider_world, fit_torso_capsule, point_segment_distance
-from .params import DEFAULT_MAPPING, Overrides, VrmMapping, override_for
+from .params import DEFAULT_MAPPING, SUBSTEP_SECONDS, Overrides, VrmMapping, override_for
 
 log = logging.getLogger(__name__)
 
-#: The runtime's substep: DESIGN §2, 1/120 s exactly.
-SUBSTEP_SECONDS = 1.0 / 120.0
 #: Automatic reset when a chain's anchor moves farther than this in one substep (model metres:
 #: 0.5 m in 1/120 s is 60 m/s, a teleport, not a head movement).
 TELEPORT_DISTANCE = 0.5
@@ -152,7 +150,7 @@ def pack_avatar(
             rest arc is the equilibrium of a still head (gravity acts on head tilts).
         contact_passes: contact projection passes per substep.
         relax_passes: rest-shape only: relaxation passes of a chain that touched a collider
-            in the substep (0: off; :func:`solver.kernels.step_kernel`).
+            in the substep (0: off; :func:`solver.kernels.step.step_kernel`).
         bend_limit_deg: rest-shape, relaxed chains: the largest bend of a link off its
             parent's rest continuation (degrees, 0 < limit < 180).
         teleport_distance: automatic reset when an anchor jumps farther than this

@@ -5,7 +5,7 @@ packs, for all chains at once (struct of arrays, :mod:`solver.layout`): tails x,
 v, previous tails, rest offsets a_i (in the joint frame and in the anchor frame, i.e. R_i^0
 a_i), rest lengths, per-joint k, c, g, hit radii, links to simulated parents, each chain's
 anchor (the frame its rest arc is carried by) and the colliders. Every substep is then one
-compiled call (:func:`solver.kernels.step_kernel`) that reads the animated world matrices.
+compiled call (:func:`solver.kernels.step.step_kernel`) that reads the animated world matrices.
 
 Terms. A *segment* is a simulated joint: joint i of a spring with a tail (joint i+1, or the
 VRM 0.x virtual tail); VRM 1.0 last joints have no segment and follow their parent. Rows of
@@ -21,8 +21,8 @@ import numpy as np
 
 from avatars import Avatar
 
-from . import kernels as K
-from . import kpose
+from .kernels import step as K
+from .kernels import pose as kpose
 from . import layout as L
 from .build import (  # noqa: F401 - re-exported build options and report
     BEND_LIMIT_DEG, BEND_PARENT_SHARE, CONTACT_PASSES, CONTACT_TOLERANCE, CONTACT_U_MIN, RELAX_PASSES,

@@ -1,4 +1,4 @@
-"""Packed-array layout shared by the compiled kernels (:mod:`solver.kernels`) and the Python
+"""Packed-array layout shared by the compiled kernels (:mod:`solver.kernels`, a folder) and the Python
 side (:mod:`solver.chains`).
 
 All solver state and parameters live in two flat buffers so that one substep is one compiled
@@ -47,7 +47,7 @@ HDR = 32
 MODE_REST_SHAPE = 0
 MODE_LEGACY = 1
 MODE_VRM = 2
-MODES = {"rest-shape": MODE_REST_SHAPE, "legacy": MODE_LEGACY, "vrm": MODE_VRM}
+MODES = {"rest-shape": MODE_REST_SHAPE, "legacy": MODE_LEGACY, "vrm": MODE_VRM}  # keys: solver.modes.SolverMode
 
 # ------------------------------------------------------------------ per segment, F (SF wide)
 S_X = 0        # (3) tail position x, world metres

@@ -17,7 +17,7 @@ two at the reference frame rate f_ref = 1/Δ gives the analytic mapping
 
 :data:`DEFAULT_MAPPING` multiplies these by gains fitted so that the rest-shape solver at
 120 Hz follows the 60 fps Verlet reference on the standard head turn with the smallest
-trajectory RMS (see :mod:`solver.calibration` and tests/solver/test_calibration.py).
+trajectory RMS (see :mod:`solver.eval.calibration` and tests/solver/test_calibration.py).
 """
 
 from __future__ import annotations
@@ -30,6 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from avatars import SpringJoint
+
+#: The substep rate (DESIGN §2), stated once for the whole product: the chain set steps
+#: h = :data:`SUBSTEP_SECONDS` and the runtime's fixed-step driver (:mod:`runtime.clock`)
+#: runs RATE_HZ substeps per second.
+RATE_HZ = 120
+#: h in seconds, exactly the float 1/RATE_HZ.
+SUBSTEP_SECONDS = 1.0 / RATE_HZ
 
 #: dragForce is clamped below 1 so that c stays finite (a drag of 1 stops the tail dead).
 MAX_DRAG = 0.9999
@@ -54,7 +61,7 @@ class VrmMapping:
 
     method: str = "discrete"
     ref_fps: float = 60.0
-    rate_hz: float = 120.0
+    rate_hz: float = float(RATE_HZ)
     k_gain: float = 1.0
     c_gain: float = 1.0
     g_gain: float = 1.0
@@ -78,7 +85,7 @@ class VrmMapping:
 
 
 def discrete_kcg(stiffness: float, drag: float, length: float, *, ref_fps: float = 60.0,
-                 rate_hz: float = 120.0) -> tuple[float, float, float]:
+                 rate_hz: float = float(RATE_HZ)) -> tuple[float, float, float]:
     """Exact discrete-time match of one link, small angles: returns (k, c, g per gravityPower).
 
     Linearised across the link (y = L θ, target 0), one Verlet frame of Δ = 1/ref_fps first
@@ -123,7 +130,7 @@ def discrete_kcg(stiffness: float, drag: float, length: float, *, ref_fps: float
 ANALYTIC_MAPPING = VrmMapping(method="analytic")
 
 #: The default mapping (DESIGN §4.3): the discrete match, with the gains fitted by
-#: :func:`solver.calibration.fit_vrm_mapping` on the standard head turn.
+#: :func:`solver.eval.calibration.fit_vrm_mapping` on the standard head turn.
 DEFAULT_MAPPING = VrmMapping(method="discrete")
 
 

@@ -9,27 +9,15 @@ so a checkout without them cannot pass vacuously.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from avatars.assets import assets_dir
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _find_assets() -> Path:
-    env = os.environ.get("SWAYCAM_ASSETS")
-    if env:
-        return Path(env).resolve()
-    for base in (REPO, *REPO.parents):
-        cand = base.parent / "shared" / "assets" if base == REPO else base / "shared" / "assets"
-        if cand.is_dir():
-            return cand.resolve()
-    return (REPO / ".." / "shared" / "assets").resolve()
-
-
-ASSETS = _find_assets()
+ASSETS = assets_dir()
 VRM_DIR = ASSETS / "vrm"
 FACE_DIR = ASSETS / "face"
 MODEL_DIR = ASSETS / "models"
@@ -85,7 +73,7 @@ class Tracked:
 
 def track_clip(path: Path, model: Path, **options) -> Tracked:
     from tracking.face_tracker import FaceTracker, FaceTrackerOptions
-    from tracking.sources import open_source
+    from tracking.frame_sources import open_source
 
     ts, chosen, faces = [], [], []
     with FaceTracker(FaceTrackerOptions(model_path=model, **options)) as tracker, open_source(path) as src:

@@ -24,7 +24,7 @@ from .expressions import NUM_BLENDSHAPES
 from .face_select import FaceSelectOptions, FaceSelector
 from .observation import NUM_LANDMARKS, FaceObservation
 from .rotations import quat_from_matrix
-from .sources import Frame
+from .frame_sources import Frame
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ class FaceTracker:
         return faces[i]
 
     def process_frame(self, frame: Frame) -> FaceObservation:
-        """:meth:`process` for a :class:`~tracking.sources.Frame`."""
+        """:meth:`process` for a :class:`~tracking.frame_sources.Frame`."""
         return self.process(frame.image, frame.timestamp_ns, index=frame.index)
 
     def close(self) -> None:

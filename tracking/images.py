@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import SourceError
-from .sources import IMAGE_SUFFIXES, Frame, FrameSource, SourceInfo, as_rgb, check_file
+from .frame_sources import IMAGE_SUFFIXES, Frame, FrameSource, SourceInfo, as_rgb, check_file
 from .video import Pacer
 
 GIF_DEFAULT_DURATION_MS = 100
@@ -107,7 +107,7 @@ def _natural_key(p: Path):
 
 
 class ImageFolderSource(FrameSource):
-    """The images of a folder (suffixes in :data:`~tracking.sources.IMAGE_SUFFIXES`), in
+    """The images of a folder (suffixes in :data:`~tracking.frame_sources.IMAGE_SUFFIXES`), in
     natural order, at ``fps``. Every image must have the size of the first."""
 
     def __init__(self, path: str | os.PathLike, *, fps: float = 25.0, realtime: bool = False) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from .face_tracker import FaceTracker, FaceTrackerOptions
 from .observation import FaceObservation
 from .pose_filter import PoseFilter, PoseFilterOptions
-from .sources import FrameSource
+from .frame_sources import FrameSource
 
 log = logging.getLogger(__name__)
 

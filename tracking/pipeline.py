@@ -24,7 +24,7 @@ from .face_tracker import FaceTracker, FaceTrackerOptions
 from .pose_filter import PoseFilter, PoseFilterOptions
 from .pose_track import PoseSample, TrackHeader
 from .rotations import euler_from_quat
-from .sources import FrameSource
+from .frame_sources import FrameSource
 from .track_io import PoseTrackWriter
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ Tracks are stored as JSON Lines (:mod:`tracking.track_io`). ``frame`` says which
 rotations/translations are in: ``"avatar"`` (mirror, recenter and limits applied — what
 the runtime drives the head with) or ``"camera"`` (raw MediaPipe camera frame).
 
-The standard head-turn test (DESIGN §4.5) is :func:`tracking.head_turn.head_turn_rotation`
-(pure function) and :func:`head_turn_track` (a synthetic avatar-frame track).
+:func:`synthetic_track` samples any rotation function into a track (the runtime's
+``turn-test`` source is the standard head turn of :mod:`solver.eval.head_turn`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from typing import Callable
 import numpy as np
 
 from .expressions import NUM_BLENDSHAPES
-from .head_turn import DURATION_S as HEAD_TURN_DURATION_S
-from .head_turn import head_turn_rotation
 from .rotations import quat_slerp
 
 SCHEMA = "swaycam.posetrack"
@@ -196,9 +194,3 @@ def synthetic_track(rotation_fn: Callable[[float], np.ndarray], *, duration_s: f
     tr = None if translation_fn is None else np.array([translation_fn(t * 1e-9) for t in t_ns.tolist()])
     header = TrackHeader(frame="avatar", source=source, settings={"rate_hz": rate_hz, "duration_s": duration_s})
     return PoseTrack(t_ns, rot, tr, header=header)
-
-
-def head_turn_track(rate_hz: int = 120) -> PoseTrack:
-    """The standard head-turn test (12 s) as an avatar-frame :class:`PoseTrack`."""
-    return synthetic_track(head_turn_rotation, duration_s=HEAD_TURN_DURATION_S, rate_hz=rate_hz,
-                           source="synthetic:head_turn")  # fmt: skip

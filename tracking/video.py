@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 
 from .errors import SourceError
-from .sources import Frame, FrameSource, SourceInfo, check_file
+from .frame_sources import Frame, FrameSource, SourceInfo, check_file
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import SourceError
-from .sources import Frame, FrameSource, SourceInfo
+from .frame_sources import Frame, FrameSource, SourceInfo
 
 log = logging.getLogger(__name__)
 

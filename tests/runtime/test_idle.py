@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.idle import IdlePose
+from runtime.pose_inputs.idle import IdlePose
 from tracking.pose_track import PoseSample
 from tracking.rotations import quat_angle
 

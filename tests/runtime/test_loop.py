@@ -9,8 +9,9 @@ from avatars import load_avatar
 from runtime.clock import NS_PER_S, frame_times
 from runtime.loop import Loop
 from runtime.rig import AvatarRig
-from tracking.pose_track import head_turn_track, synthetic_track
-from tracking.head_turn import head_turn_rotation
+from runtime.pose_inputs import head_turn_track
+from tracking.pose_track import synthetic_track
+from solver.eval.head_turn import head_turn_rotation
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 
 from solver.chains import ChainSet
 from solver.params import SpringOverride
-from solver.synthetic import branched_avatar, strand_avatar
+from solver.eval.synthetic import branched_avatar, strand_avatar
 
 
 def test_godette_chains(godette):
@@ -78,8 +78,8 @@ def test_state_starts_at_rest():
 
 def test_fitted_torso_capsule_collides_with_the_chains_that_reach_it():
     from avatars.transforms import quat_from_axis_angle
-    from solver.posing import SubtreePoser
-    from solver.synthetic import hair_cap_avatar
+    from solver.eval.posing import SubtreePoser
+    from solver.eval.synthetic import hair_cap_avatar
 
     from .geometry import point_segment_distance, segment_distance
 

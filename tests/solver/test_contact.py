@@ -7,7 +7,7 @@ import pytest
 
 from solver.chains import ChainSet
 from solver.params import SpringOverride
-from solver.synthetic import prop_node, strand_avatar
+from solver.eval.synthetic import prop_node, strand_avatar
 
 from .geometry import point_segment_distance, segment_distance
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from solver.chains import ChainSet
-from solver.driver import NS_PER_S, FixedStepDriver
-from solver.posing import SubtreePoser
-from tracking.head_turn import head_turn_rotation
+from runtime.clock import NS_PER_S, FixedStepDriver
+from solver.eval.posing import SubtreePoser
+from solver.eval.head_turn import head_turn_rotation
 
 T0 = 987_654_321_000
 SECONDS = 3.0

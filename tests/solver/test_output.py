@@ -7,8 +7,8 @@ import pytest
 
 from avatars.transforms import compose_trs, quat_to_mat3
 from solver.chains import ChainSet
-from solver.posing import SubtreePoser
-from tracking.head_turn import head_turn_rotation
+from solver.eval.posing import SubtreePoser
+from solver.eval.head_turn import head_turn_rotation
 
 from .conftest import run
 

@@ -7,9 +7,9 @@ import pytest
 
 from solver.chains import ChainSet
 from solver.params import SpringOverride
-from solver.posing import SubtreePoser
-from solver.synthetic import branched_avatar
-from tracking.head_turn import DURATION_S, head_turn_rotation
+from solver.eval.posing import SubtreePoser
+from solver.eval.synthetic import branched_avatar
+from solver.eval.head_turn import DURATION_S, head_turn_rotation
 
 from .conftest import run, yaw_ramp
 

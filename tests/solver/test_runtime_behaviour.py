@@ -10,9 +10,9 @@ import pytest
 
 from avatars.transforms import quat_from_axis_angle, quat_mul, quat_to_mat3
 from solver.chains import ChainSet
-from solver.posing import SubtreePoser
-from solver.synthetic import hair_cap_avatar
-from tracking.head_turn import head_turn_rotation
+from solver.eval.posing import SubtreePoser
+from solver.eval.synthetic import hair_cap_avatar
+from solver.eval.head_turn import head_turn_rotation
 
 from .geometry import point_segment_distance, segment_distance
 
@@ -220,7 +220,7 @@ def test_centre_space_removes_the_centre_motion(solver):
     motion: the strand stays exactly on its rest arc while the head turns and moves."""
     from dataclasses import replace
 
-    from solver.synthetic import strand_avatar
+    from solver.eval.synthetic import strand_avatar
 
     av = strand_avatar([(0.0, 1.5, 0.1), (0.0, 1.45, 0.12), (0.0, 1.40, 0.13)], tail_offset=(0.0, -0.05, 0.0),
                        head_position=(0.0, 1.5, 0.0))

@@ -9,8 +9,8 @@ import pytest
 
 from avatars.transforms import quat_mul, quat_to_mat3, shortest_arc
 from solver.chains import ChainSet
-from solver.posing import SubtreePoser
-from tracking.head_turn import head_turn_rotation
+from solver.eval.posing import SubtreePoser
+from solver.eval.head_turn import head_turn_rotation
 
 from .geometry import point_segment_distance
 

@@ -8,7 +8,7 @@ import pytest
 
 from tracking.bench import bench_tracker
 from tracking.face_tracker import FaceTracker, FaceTrackerOptions
-from tracking.sources import open_source
+from tracking.frame_sources import open_source
 
 
 @pytest.fixture(scope="module")

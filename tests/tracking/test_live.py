@@ -11,7 +11,7 @@ from tracking.live import LiveTracking
 from tracking.observation import FaceObservation
 from tracking.pose_filter import PoseFilterOptions
 from tracking.rotations import euler_from_quat, quat_from_euler
-from tracking.sources import Frame, open_source
+from tracking.frame_sources import Frame, open_source
 
 MS = 1_000_000
 WAIT_S = 5.0

@@ -1,0 +1,109 @@
+"""``swaycam run``: the main job (webcam or track -> avatar -> window / vcam / video)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from solver.modes import SOLVER_NAMES
+
+from ..config import ConfigError, RunConfig, load_toml, merge, parse_size
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "run", help="run the avatar: webcam (or a track) -> VRM -> window / virtual camera / video",
+        description="Track the head (webcam, video, image, pose track or the built-in turn test), drive the "
+        "avatar's head and hair at a fixed 120 Hz, and draw into a window, a virtual camera or a video file. "
+        "With no webcam the built-in head-turn track plays; with no display a video is written under ./out.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="window keys: r recenter, o overlays, h HUD, s switch solver, c compare solvers side by side, "
+        "space pause, p screenshot, q/esc quit")
+    p.add_argument("--avatar", help="a .vrm/.glb/.gltf file (default: the generated swaycam avatar)")
+    p.add_argument("--source", help="webcam index or /dev/videoN, a video/GIF/image/folder, a pose track "
+                   ".jsonl, or 'turn-test' (default: webcam 0 if present, else turn-test)")
+    p.add_argument("--output", action="append", metavar="OUT",
+                   help="window | vcam[:DEVICE] | video:PATH.mp4 | png:DIR (repeat for several)")
+    p.add_argument("--fps", type=float, help="render rate (default: vsync/60 live, 30 offline)")
+    p.add_argument("--size", help="output WIDTHxHEIGHT (default 1280x720)")
+    p.add_argument("--background", help="transparent | green | #rrggbb (default #202430)")
+    p.add_argument("--solver", choices=SOLVER_NAMES, help="hair solver (default rest-shape)")
+    p.add_argument("--mirror", dest="mirror", action="store_true", default=None, help="selfie view (default)")
+    p.add_argument("--no-mirror", dest="mirror", action="store_false")
+    p.add_argument("--framing", choices=("bust", "full"), help="camera framing (default bust)")
+    p.add_argument("--config", help="TOML settings file (command-line options win)")
+    p.add_argument("--record", metavar="POSES.jsonl", help="record the tracked head poses")
+    p.add_argument("--duration", type=float, help="seconds to run (default: the source's length)")
+    p.add_argument("--realtime", dest="realtime", action="store_true", default=None,
+                   help="play a file source live, in real time (default: offline, every frame)")
+    p.add_argument("--kiosk", action="store_true", default=None,
+                   help="fullscreen, no overlays, recenter on a new face, idle pose when nobody is there")
+    p.add_argument("--overlays", action="store_true", default=None, help="show springs, colliders, head axes")
+    p.add_argument("--hud", action="store_true", default=None, help="show fps, tracker latency, substeps")
+    p.add_argument("--service", action="store_true", default=None, help="start the local control service")
+    p.add_argument("--port", type=int, help="control service port on 127.0.0.1 (default 8765)")
+    p.add_argument("--avatar-dir", help="folder POST /avatar may load avatars from")
+    p.add_argument("--face-model", help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL "
+                   "or the verified cached download)")
+    p.add_argument("--json", action="store_true", help="print the exit summary as JSON")
+    p.set_defaults(func=run)
+
+
+def config_from_args(args) -> RunConfig:
+    base = load_toml(args.config) if args.config else RunConfig()
+    values = {k: getattr(args, k, None) for k in (
+        "avatar", "source", "fps", "background", "solver", "mirror", "framing", "record", "duration",
+        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model")}
+    if args.output:
+        values["output"] = tuple(args.output)
+    if args.size:
+        values["size"] = parse_size(args.size, "--size")
+    return merge(base, values)
+
+
+def run(args) -> int:
+    from avatars import AvatarError
+    from tracking.errors import TrackingError
+
+    try:
+        cfg = config_from_args(args)
+    except ConfigError as exc:
+        print(f"swaycam run: {exc}", file=sys.stderr)
+        return 2
+    from ..app import App, RunError
+
+    app = App(cfg, say=lambda s: print(s, flush=True))
+    try:
+        result = app.run()
+    except (AvatarError, TrackingError, ConfigError, RunError) as exc:
+        print(f"swaycam run: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"swaycam run: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        name = type(exc).__name__
+        if name in ("ContextError", "VirtualCameraUnavailable"):
+            print(f"swaycam run: {exc}", file=sys.stderr)
+            return 1
+        raise
+    s = result.summary
+    if args.json:
+        print(json.dumps({"frames": result.frames, "outputs": result.outputs, "seconds": round(result.duration_s, 3),
+                          **s}))
+    else:
+        lat = (f", latency p50 {s['latency_ms_p50']} ms p95 {s['latency_ms_p95']} ms"
+               if s.get("latency_ms_p50") is not None else "")
+        trk = f", tracker p50 {s['tracker_ms_p50']} ms" if s.get("tracker_ms_p50") is not None else ""
+        print(f"{result.frames} frames in {result.duration_s:.1f} s{lat}{trk}, "
+              f"{s['substeps_per_frame']} substeps/frame, dropped {s['dropped_frames']} frames / "
+              f"{s['dropped_substeps']} substeps" + (" (interrupted)" if result.interrupted else ""))
+        if result.tracked_frames is not None:
+            print(f"face found in {result.face_frames} of {result.tracked_frames} tracked frames"
+                  + ("" if result.face_frames else " (no face: the avatar held its neutral pose)"))
+        for o in result.outputs:
+            if o.startswith(("video:", "png:")):
+                print(f"output: {o.split(':', 1)[1]}")
+    return 128 + int(result.signal) if result.interrupted else 0

@@ -1,1 +1,0 @@
-"""swaycam subcommands (each module: add_parser(subparsers))."""

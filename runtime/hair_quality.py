@@ -1,0 +1,147 @@
+"""The hair-quality table (issue: seed articles' measurement table): runs, Markdown, JSON, plots.
+
+For every avatar and solver: :func:`solver.eval.measure.standard_run` on the standard head turn
+(DESIGN §4.5), plus the frame-rate consistency check of the product loop
+(:func:`runtime.replay.check_fps` on the head-turn track). Outputs in ``out_dir``:
+``hair_metrics.md`` (the quality table and the timing table), ``hair_metrics.json``,
+``tips_<avatar>.png`` (tip trajectories per solver) and ``stretch_<avatar>.png``
+(per-edge maximum stretch histograms).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+
+from avatars import Avatar
+from solver.eval.head_turn import head_turn_rotation
+from solver.eval.measure import RunMetrics, standard_run
+from solver.modes import SolverMode
+from tracking.pose_track import PoseTrack
+
+from .hair_params import parse_hair
+from .pose_inputs.track import head_turn_track
+from .replay import check_fps
+
+QUALITY_COLUMNS = (
+    ("avatar", "avatar", "{}"), ("solver", "solver", "{}"),
+    ("stretch_p99_pct", "p99 stretch %", "{:.2f}"), ("stretch_worst_pct", "worst edge %", "{:.2f}"),
+    ("settle_mm", "settle (mm, last 2 s)", "{:.4f}"), ("root_drift_mm", "root drift (mm)", "{:.2g}"),
+    ("link_inside_pairs", "links inside (pair·substeps)", "{}"),
+    ("link_max_depth_beyond_rest_mm", "link depth beyond rest (mm)", "{:.2f}"),
+    ("link_max_depth_mm", "link depth (mm)", "{:.2f}"),
+    ("vertex_inside", "hair vertices inside", "{}"), ("vertex_max_depth_mm", "vertex depth (mm)", "{:.2f}"),
+    ("tip_swing_mm", "tip swing (mm)", "{:.1f}"), ("tip_rest_arc_mm", "tip off rest arc at end (mm)", "{:.2f}"),
+    ("fps_identical", "fps check", "{}"),
+)
+TIMING_COLUMNS = (
+    ("avatar", "avatar", "{}"), ("solver", "solver", "{}"), ("joints", "joints", "{}"),
+    ("hair_vertices", "hair vertices", "{}"), ("substep_us_median", "substep µs (median)", "{:.1f}"),
+    ("substep_us_p95", "substep µs (p95)", "{:.1f}"), ("frame_update_us_median", "60 fps frame µs (median)", "{:.1f}"),
+    ("frame_update_us_p95", "60 fps frame µs (p95)", "{:.1f}"),
+)
+
+
+def measure(avatars: dict[str, Avatar | tuple[Avatar, dict]], solvers=(SolverMode.REST_SHAPE, SolverMode.LEGACY), *,
+            track: PoseTrack | None = None, fps_check: bool = True) -> list[RunMetrics]:
+    """Run every (avatar, solver). A value may be ``(avatar, hair)`` with ``[hair]`` settings
+    (:mod:`runtime.hair_params`, e.g. ``{"gravity": [0, -9.81, 0]}``) replacing the file's
+    spring parameters. ``track`` replaces the standard head turn (avatar frame).
+
+    Raises:
+        ValueError: bad ``hair`` settings, or an avatar without springs or head.
+    """
+    motion = head_turn_rotation
+    motion_s, still_s = 4.0, 8.0
+    if track is not None:
+        t0 = track.start_ns
+        motion = lambda t: track.sample(t0 + int(round(t * 1e9))).rotation  # noqa: E731
+        motion_s, still_s = max(track.duration_s - 2.0, 0.0), 2.0
+    rows = []
+    for name, entry in avatars.items():
+        avatar, hair = entry if isinstance(entry, tuple) else (entry, None)
+        overrides = parse_hair(hair)
+        for solver in solvers:
+            m = standard_run(avatar, motion, solver=solver, name=name, motion_s=motion_s, still_s=still_s,
+                             overrides=overrides)
+            if fps_check:
+                res = check_fps(avatar, track or head_turn_track(), solver=solver, duration_ns=4_000_000_000,
+                                hair=hair)
+                m.fps_identical = "0 (identical)" if all(r.max_position_diff == 0 and r.max_velocity_diff == 0
+                                                         for r in res) else "DIFFERS"
+            rows.append(m)
+    return rows
+
+
+def _table(rows: list[RunMetrics], columns) -> str:
+    head = "| " + " | ".join(c[1] for c in columns) + " |"
+    sep = "|" + "|".join("---" for _ in columns) + "|"
+    lines = [head, sep]
+    for r in rows:
+        d = r.row()
+        lines.append("| " + " | ".join(fmt.format(d[key]) for key, _, fmt in columns) + " |")
+    return "\n".join(lines)
+
+
+def markdown(rows: list[RunMetrics], title: str | None = None) -> str:
+    run = title or "standard head turn: 4 s of motion, 8 s still"
+    return (f"Hair quality ({run}; physics 120 Hz, mesh sampled at 30 Hz)\n\n"
+            + _table(rows, QUALITY_COLUMNS) + "\n\nTiming (this machine, CPU; a 60 fps frame = 2 substeps + "
+            "posing + skinning matrices)\n\n" + _table(rows, TIMING_COLUMNS) + "\n")
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def plots(rows: list[RunMetrics], out_dir: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = []
+    for avatar in dict.fromkeys(r.avatar for r in rows):
+        mine = [r for r in rows if r.avatar == avatar]
+        fig, axes = plt.subplots(1, len(mine), figsize=(5 * len(mine), 4), squeeze=False, sharey=True)
+        for ax, r in zip(axes[0], mine):
+            tips = r.tips - r.tips[:1]
+            for k in range(tips.shape[1]):
+                ax.plot(r.tip_times, 1e3 * np.linalg.norm(tips[:, k], axis=1), lw=0.8)
+            ax.set_title(f"{r.solver}")
+            ax.set_xlabel("time (s)")
+        axes[0][0].set_ylabel("tip distance from start (mm)")
+        fig.suptitle(f"{avatar}: tip trajectories (standard head turn)")
+        fig.tight_layout()
+        p = out_dir / f"tips_{_slug(avatar)}.png"
+        fig.savefig(p, dpi=90)
+        plt.close(fig)
+        paths.append(p)
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for r in mine:
+            if r.edge_max_ratio.size:
+                ax.hist(100 * (r.edge_max_ratio - 1), bins=60, alpha=0.5, label=r.solver)
+        ax.set_xlabel("per-edge maximum stretch (%)")
+        ax.set_ylabel("edges")
+        ax.set_yscale("log")
+        ax.legend()
+        ax.set_title(f"{avatar}: edge stretch")
+        fig.tight_layout()
+        p = out_dir / f"stretch_{_slug(avatar)}.png"
+        fig.savefig(p, dpi=90)
+        plt.close(fig)
+        paths.append(p)
+    return paths
+
+
+def write_report(rows: list[RunMetrics], out_dir: str | Path, *, title: str | None = None) -> dict[str, Path]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    md = out / "hair_metrics.md"
+    md.write_text(markdown(rows, title))
+    js = out / "hair_metrics.json"
+    js.write_text(json.dumps([r.row() for r in rows], indent=2) + "\n")
+    return {"markdown": md, "json": js, "plots": plots(rows, out)}

@@ -1,0 +1,107 @@
+"""``--source`` -> a pose input for the loop (see :mod:`runtime.pose_inputs`).
+
+    (none)            webcam 0 when one exists, else the built-in head-turn track
+    turn-test         the standard head-turn test (DESIGN §4.5): 4 s of motion, 8 s still
+    0, 1, /dev/videoN a webcam (live)
+    FILE.jsonl        a recorded pose track (avatar frame)
+    video/GIF/image/folder
+                      tracked with MediaPipe, offline (as fast as possible, deterministic)
+                      unless ``--realtime`` plays it live
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from tracking.errors import TrackingError
+from tracking.face_tracker import FaceTrackerOptions
+from tracking.head_pose import HeadPoseOptions
+from tracking.pose_filter import PoseFilterOptions
+from tracking.frame_sources import IMAGE_SUFFIXES, open_source
+from tracking.track_io import load_track
+
+from ..config import RunConfig
+from .idle import IdlePose
+from .live import LiveInput
+from .offline import OfflineTracking
+from .track import TrackInput, head_turn_track
+
+log = logging.getLogger(__name__)
+
+#: A still image (or a single-pose track) is shown this long unless --duration says otherwise.
+STILL_SECONDS = 5.0
+STILL_FPS = 25.0
+
+
+def webcam_available(index: int = 0) -> bool:
+    """True when a webcam device exists (Linux: /dev/videoN; elsewhere: OpenCV opens it)."""
+    if sys.platform.startswith("linux"):
+        return Path(f"/dev/video{index}").exists()
+    import cv2
+
+    cap = cv2.VideoCapture(index)
+    try:
+        return bool(cap.isOpened())
+    finally:
+        cap.release()
+
+
+def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
+    opts = PoseFilterOptions(head=HeadPoseOptions(mirror=cfg.mirror))
+    if cfg.pose_delay_ms is not None:
+        opts = replace(opts, delay_ns=int(cfg.pose_delay_ms * 1e6))
+    return opts
+
+
+def open_pose_input(cfg: RunConfig, *, metrics=None):
+    """(pose input, live?, duration in ns or None) for ``cfg.source``.
+
+    Raises:
+        TrackingError: the source cannot be opened (the message names it).
+    """
+    spec = cfg.source
+    if spec is None:
+        spec = "0" if webcam_available(0) else "turn-test"
+        log.info("source: %s", "webcam 0" if spec == "0" else "the built-in head-turn track (no webcam found)")
+    dur = None if cfg.duration is None else int(cfg.duration * 1e9)
+    if spec == "turn-test" or spec.endswith(".jsonl"):
+        if cfg.record:
+            raise TrackingError(f"--record {cfg.record}: the source {spec!r} is already a pose track; record "
+                                "from a webcam or a video/image source")
+        track = head_turn_track() if spec == "turn-test" else load_track(spec)
+        if track.header.frame != "avatar":
+            raise TrackingError(f"{spec}: a {track.header.frame}-frame track; record with 'swaycam track' "
+                                "(avatar frame) to drive an avatar")
+        inp = TrackInput(track)
+        live = bool(cfg.realtime)
+        if dur is None and not live:
+            dur = inp.end_ns - inp.start_ns
+            if dur <= 0:  # a single pose: hold it
+                dur = int(STILL_SECONDS * 1e9)
+                log.warning("%s holds a single pose; showing it for %g s (set --duration)", spec, STILL_SECONDS)
+    else:
+        is_cam = spec.isdigit() or spec.startswith("/dev/video")
+        realtime = bool(cfg.realtime) if cfg.realtime is not None else is_cam
+        still = Path(spec).suffix.lower() in IMAGE_SUFFIXES
+        repeat = int(round((cfg.duration or STILL_SECONDS) * STILL_FPS)) if still else 1
+        source = open_source(spec, realtime=realtime and not is_cam, repeat=repeat, fps=STILL_FPS)
+        if is_cam or realtime:
+            inp = LiveInput(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg), metrics=metrics,
+                               record=cfg.record)
+            live = True
+        else:
+            inp = OfflineTracking(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg), metrics=metrics,
+                                  record=cfg.record)
+            live = False
+            if dur is None:
+                info = source.info
+                if info.frame_count and info.fps:
+                    dur = int(round(info.frame_count * 1e9 / info.fps))
+                else:
+                    dur = int(10e9)
+    if cfg.kiosk:
+        inp = IdlePose(inp)
+    return inp, live, dur

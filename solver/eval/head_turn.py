@@ -1,0 +1,41 @@
+"""The standard head-turn test motion (DESIGN §4.5), used by metrics, benchmarks and fps checks.
+
+For 0 <= t <= 4 s the head's world rotation is Ry(yaw)·Rx(pitch)·Rz(roll) applied to its
+rest world rotation, with
+
+    yaw   = 60° · w · sin(2π · 0.5 · t)
+    pitch = 15° · w · sin(2π · 0.7 · t)
+    roll  = 10° · w · sin(2π · 0.3 · t)
+    w     = sin²(π t / 4)
+
+(the envelope starts and ends at rest with zero speed), then 8 s still at rest: 12 s in all.
+Rotations are (x, y, z, w) quaternions in the avatar frame (+Y up, avatar facing +Z).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tracking.rotations import quat_from_euler
+
+MOTION_S = 4.0
+STILL_S = 8.0
+DURATION_S = MOTION_S + STILL_S
+
+
+def head_turn_angles(t: float) -> tuple[float, float, float]:
+    """(yaw, pitch, roll) in radians at time ``t`` seconds of the standard head-turn test."""
+    if t <= 0.0 or t >= MOTION_S:
+        return 0.0, 0.0, 0.0
+    w = math.sin(math.pi * t / MOTION_S) ** 2
+    yaw = math.radians(60.0) * w * math.sin(2 * math.pi * 0.5 * t)
+    pitch = math.radians(15.0) * w * math.sin(2 * math.pi * 0.7 * t)
+    roll = math.radians(10.0) * w * math.sin(2 * math.pi * 0.3 * t)
+    return yaw, pitch, roll
+
+
+def head_turn_rotation(t: float) -> np.ndarray:
+    """Head rotation (4,) xyzw relative to rest at ``t`` seconds of the standard head-turn test."""
+    return quat_from_euler(*head_turn_angles(t))
