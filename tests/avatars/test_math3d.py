@@ -1,0 +1,149 @@
+"""avatars.math3d: parity with the two modules it replaced, and the functions new to it.
+
+Parity: every case of :mod:`tests.avatars.math3d_parity` (old computation -> new one, exact
+or a named tolerance) on its seeded inputs, against avatars/transforms.py and
+tracking/rotations.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from avatars import math3d as M
+
+from . import math3d_parity as P
+
+EXACT = 1e-12  # identities that hold to rounding
+GEOM = 1e-12  # geometric properties of look-at / perspective / frames on unit-scale inputs
+
+import avatars.transforms as OLD_T  # the old modules, until they are deleted
+import tracking.rotations as OLD_R
+
+SAME_PLATFORM = True
+
+
+def _compare(case: P.Case, new: np.ndarray, old: np.ndarray) -> None:
+    assert new.shape == old.shape, f"{case.name}: shape {new.shape} != {old.shape}"
+    if case.check == "exact":
+        if SAME_PLATFORM or not case.platform:
+            bad = ~((new == old) | (np.isnan(new) & np.isnan(old)))
+            assert not bad.any(), (f"{case.name}: {int(bad.sum())} of {bad.size} values differ from the old "
+                                   f"module (max {np.nanmax(np.abs(new - old)):.3g}); first at {np.argwhere(bad)[0]}")
+        else:
+            np.testing.assert_allclose(new, old, rtol=0, atol=P.PLATFORM_TOL, equal_nan=True,
+                                       err_msg=f"{case.name} (another platform: libm/LAPACK differ from the golden's)")
+    else:
+        tol = P.TOLERANCES[case.check]
+        err = float(np.nanmax(np.abs(new - old)))
+        assert err <= tol, f"{case.name}: {err:.3g} > {case.check} = {tol:g}"
+
+
+_LIVE_INPUTS = P.make_inputs()
+_LIVE_OLD = P.old_outputs(OLD_T, OLD_R, _LIVE_INPUTS)
+
+
+@pytest.mark.parametrize("case", P.CASES, ids=lambda c: c.name)
+def test_parity_with_old_modules(case):
+    _compare(case, P.new_output(case, _LIVE_INPUTS), _LIVE_OLD[case.name])
+
+
+def test_parity_checks_can_fail():
+    """A one-ulp change of an exact output, and a tolerance case beyond its bound, are caught."""
+    case = next(c for c in P.CASES if c.name == "mul/T")
+    old = _LIVE_OLD[case.name].copy()
+    new = P.new_output(case, _LIVE_INPUTS)
+    new[3, 1] = np.nextafter(new[3, 1], np.inf)
+    with pytest.raises(AssertionError, match="differ"):
+        _compare(case, new, old)
+    slerp = next(c for c in P.CASES if c.check == "SLERP_FORM_TOL")
+    with pytest.raises(AssertionError, match="SLERP_FORM_TOL"):
+        _compare(slerp, _LIVE_OLD[slerp.name] + 2 * P.TOLERANCES["SLERP_FORM_TOL"], _LIVE_OLD[slerp.name])
+
+
+# ----------------------------------------------------------------------------- properties
+
+
+def test_out_may_alias_inputs():
+    rng = np.random.default_rng(3)
+    a, b = P._unit(rng.normal(size=(2, 4)))
+    want = M.quat_mul(a, b)
+    buf = a.copy()
+    assert M.quat_mul(buf, b, out=buf) is buf and np.array_equal(buf, want)
+    many_a, many_b = P._unit(rng.normal(size=(2, 5, 4)))
+    want = M.quat_mul(many_a, many_b)
+    assert np.array_equal(M.quat_mul(many_a, many_b, out=many_b), want)
+    buf = a.copy()
+    want = M.quat_slerp_scalar(a, b, 0.3)
+    assert np.array_equal(M.quat_slerp_scalar(buf, b, 0.3, out=buf), want)
+
+
+def test_identity_is_read_only():
+    assert np.array_equal(M.QUAT_IDENTITY, [0, 0, 0, 1])
+    with pytest.raises(ValueError):
+        M.QUAT_IDENTITY[0] = 1.0
+
+
+def test_compose_decompose_round_trip():
+    rng = np.random.default_rng(5)
+    q = M.quat_normalize(rng.normal(size=(50, 4)))
+    q[q[:, 3] < 0] *= -1
+    t, s = rng.normal(size=(50, 3)), rng.uniform(0.2, 2.0, (50, 3))
+    t2, q2, s2 = M.mat_decompose(M.mat_compose(t, q, s))
+    assert np.allclose(t2, t, atol=EXACT) and np.allclose(s2, s, atol=EXACT) and np.allclose(q2, q, atol=EXACT)
+
+
+def test_axis_angle_and_rotvec_agree():
+    q = M.quat_from_axis_angle([0.0, 0.0, 2.0], 0.5)  # any axis length
+    assert np.allclose(q, [0, 0, math.sin(0.25), math.cos(0.25)], atol=EXACT)
+    assert np.allclose(M.rotvec_from_quat(q), [0, 0, 0.5], atol=EXACT)
+    assert np.allclose(M.quat_from_rotvec([0, 0, 0.5]), q, atol=EXACT)
+    assert np.array_equal(M.quat_from_axis_angle([0.0, 0.0, 0.0], 1.0), M.QUAT_IDENTITY)
+    assert np.array_equal(M.quat_from_axis_angle(np.zeros((2, 3)), [1.0, 2.0]), [M.QUAT_IDENTITY] * 2)
+
+
+def test_rotate_forms_agree_and_validate():
+    q = M.quat_from_euler(0.3, -0.2, 0.5)
+    v = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 0.5]])
+    r = M.mat3_from_quat(q)
+    assert np.allclose(M.vec_transform_quat(v, q), v @ r.T, atol=EXACT)
+    assert np.allclose(M.vec_transform_quat(v, q, via_matrix=True), v @ r.T, atol=EXACT)
+    with pytest.raises(ValueError, match="one quaternion"):
+        M.vec_transform_quat(v, np.stack([q, q]), via_matrix=True)
+
+
+def test_quat_from_mat_rejects_other_shapes():
+    with pytest.raises(ValueError, match=r"3, 3\) or"):
+        M.quat_from_mat(np.eye(2))
+
+
+def test_z_axis_frame():
+    for axis in ([0, 0, 2.0], [3.0, 0, 0], [0.2, -0.5, 0.1], [-1.0, 0.9, 0.0], [0.0, 0.0, 0.0]):
+        m = M.mat3_from_z_axis(axis)
+        assert np.allclose(m.T @ m, np.eye(3), atol=GEOM) and np.linalg.det(m) == pytest.approx(1.0, abs=GEOM)
+        n = np.linalg.norm(axis)
+        assert np.allclose(m[:, 2], np.asarray(axis) / n if n else [0, 1, 0], atol=GEOM)
+
+
+def test_look_at_and_perspective():
+    eye, target = np.array([0.3, 1.5, 2.0]), np.array([0.0, 1.4, 0.0])
+    v = M.mat_look_at(eye, target, [0.0, 1.0, 0.0])
+    assert np.allclose(v[:3, :3] @ v[:3, :3].T, np.eye(3), atol=GEOM)
+    assert np.allclose(v @ np.append(eye, 1.0), [0, 0, 0, 1], atol=GEOM)
+    p = v @ np.append(target, 1.0)
+    assert np.allclose(p[:2], 0.0, atol=GEOM) and p[2] == pytest.approx(-np.linalg.norm(target - eye))
+    assert (v @ [0.0, 1.0, 0.0, 0.0])[1] > 0.9  # world up stays up
+    down = M.mat_look_at([0, 2.0, 0], [0, 0, 0.0], [0, 1.0, 0])  # up parallel to the view: +Z hint
+    assert np.all(np.isfinite(down)) and np.allclose(down[:3, :3] @ down[:3, :3].T, np.eye(3), atol=GEOM)
+    proj = M.mat_perspective(math.radians(60), 2.0, 0.1, 10.0)
+    for z, ndc in ((-0.1, -1.0), (-10.0, 1.0)):
+        c = proj @ [0.0, 0.0, z, 1.0]
+        assert c[2] / c[3] == pytest.approx(ndc, abs=GEOM)
+    c = proj @ [math.tan(math.radians(30)) * 2.0 * 5.0, math.tan(math.radians(30)) * 5.0, -5.0, 1.0]
+    assert np.allclose(c[:2] / c[3], [1.0, 1.0], atol=GEOM)  # the frustum's corner at depth 5
+    buf = np.full((4, 4), np.nan)
+    assert M.mat_perspective(1.0, 1.5, 0.1, 10.0, out=buf) is buf
+    assert np.array_equal(buf, M.mat_perspective(1.0, 1.5, 0.1, 10.0))
+    assert M.mat_look_at(eye, target, [0, 1.0, 0], out=buf) is buf and np.array_equal(buf, v)
