@@ -1,8 +1,9 @@
 """avatars.math3d: parity with the two modules it replaced, and the functions new to it.
 
 Parity: every case of :mod:`tests.avatars.math3d_parity` (old computation -> new one, exact
-or a named tolerance) on its seeded inputs, against avatars/transforms.py and
-tracking/rotations.py.
+or a named tolerance) on the seeded inputs frozen in golden/math3d_parity.npz, whose old
+outputs come from avatars/transforms.py and tracking/rotations.py (see that module for how
+the file is regenerated).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from . import math3d_parity as P
 EXACT = 1e-12  # identities that hold to rounding
 GEOM = 1e-12  # geometric properties of look-at / perspective / frames on unit-scale inputs
 
-import avatars.transforms as OLD_T  # the old modules, until they are deleted
-import tracking.rotations as OLD_R
-
-SAME_PLATFORM = True
+STORED_INPUTS, STORED_OLD, STORED_PLATFORM = P.read_golden()
+SAME_PLATFORM = all(
+    np.array_equal(STORED_PLATFORM[k], v, equal_nan=True) for k, v in P.platform_probe().items()
+)
 
 
 def _compare(case: P.Case, new: np.ndarray, old: np.ndarray) -> None:
@@ -41,6 +42,19 @@ def _compare(case: P.Case, new: np.ndarray, old: np.ndarray) -> None:
         assert err <= tol, f"{case.name}: {err:.3g} > {case.check} = {tol:g}"
 
 
+def test_golden_inputs_are_the_seeded_ones():
+    """The stored inputs are what make_inputs() builds (no silent drift of the case set)."""
+    fresh = P.make_inputs()
+    assert set(fresh) == set(STORED_INPUTS)
+    for k, v in fresh.items():
+        assert np.array_equal(v, STORED_INPUTS[k]), k
+    assert set(STORED_OLD) == {c.name for c in P.CASES}
+
+
+# the old modules themselves, until they are deleted: the golden file holds their outputs
+import avatars.transforms as OLD_T  # noqa: E402
+import tracking.rotations as OLD_R  # noqa: E402
+
 _LIVE_INPUTS = P.make_inputs()
 _LIVE_OLD = P.old_outputs(OLD_T, OLD_R, _LIVE_INPUTS)
 
@@ -50,17 +64,34 @@ def test_parity_with_old_modules(case):
     _compare(case, P.new_output(case, _LIVE_INPUTS), _LIVE_OLD[case.name])
 
 
+def test_golden_holds_the_old_modules_outputs():
+    for name, v in _LIVE_OLD.items():
+        assert np.array_equal(STORED_OLD[name], v, equal_nan=True), name
+
+
+@pytest.mark.parametrize("case", P.CASES, ids=lambda c: c.name)
+def test_parity_with_golden(case):
+    _compare(case, P.new_output(case, STORED_INPUTS), STORED_OLD[case.name])
+
+
+def test_platform_probe_reported():
+    """Not a check of math3d: says whether exact platform cases ran exactly here."""
+    if not SAME_PLATFORM:
+        pytest.skip("libm/LAPACK/BLAS results differ from the golden's platform: "
+                    f"platform cases compared to PLATFORM_TOL = {P.PLATFORM_TOL:g}")
+
+
 def test_parity_checks_can_fail():
     """A one-ulp change of an exact output, and a tolerance case beyond its bound, are caught."""
     case = next(c for c in P.CASES if c.name == "mul/T")
-    old = _LIVE_OLD[case.name].copy()
-    new = P.new_output(case, _LIVE_INPUTS)
+    old = STORED_OLD[case.name].copy()
+    new = P.new_output(case, STORED_INPUTS)
     new[3, 1] = np.nextafter(new[3, 1], np.inf)
     with pytest.raises(AssertionError, match="differ"):
         _compare(case, new, old)
     slerp = next(c for c in P.CASES if c.check == "SLERP_FORM_TOL")
     with pytest.raises(AssertionError, match="SLERP_FORM_TOL"):
-        _compare(slerp, _LIVE_OLD[slerp.name] + 2 * P.TOLERANCES["SLERP_FORM_TOL"], _LIVE_OLD[slerp.name])
+        _compare(slerp, STORED_OLD[slerp.name] + 2 * P.TOLERANCES["SLERP_FORM_TOL"], STORED_OLD[slerp.name])
 
 
 # ----------------------------------------------------------------------------- properties
