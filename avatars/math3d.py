@@ -39,9 +39,10 @@ frame of both MediaPipe's camera space and the avatar (glTF). Hence:
 
 Where two arithmetics coexist
 -----------------------------
-The module replaces ``avatars/transforms.py`` and ``tracking/rotations.py``. Callers whose
-results are compared bit for bit (hair states, pose tracks) keep the exact operation order
-they had, so a few behaviours exist twice, by name or by option:
+The module replaces two earlier ones, ``transforms.py`` in avatars (vectorised numpy) and
+``rotations.py`` in tracking (scalar, SVD projection). Callers whose results are compared
+bit for bit (hair states, pose tracks) keep the exact operation order they had, so a few
+behaviours exist twice, by name or by option:
 
 - :func:`quat_slerp` (vectorised; sin θ < 1e-9 -> lerp; always renormalised; extrapolates
   outside [0, 1]) and :func:`quat_slerp_scalar` (one pair, Python floats, clamped,
