@@ -1,7 +1,7 @@
 """Parity cases of :mod:`avatars.math3d` against the two modules it replaced.
 
-``avatars/transforms.py`` (vectorised numpy) and ``tracking/rotations.py`` (scalar, with an
-SVD projection) existed until the commit that introduced math3d; both exist at
+``transforms.py`` in avatars (vectorised numpy) and ``rotations.py`` in tracking (scalar,
+with an SVD projection) existed until math3d replaced them; both exist at
 :data:`OLD_COMMIT`. Each :class:`Case` names an old computation and the new one that must
 reproduce it, on the seeded inputs of :func:`make_inputs`:
 
@@ -40,7 +40,7 @@ import numpy as np
 from avatars import math3d as M
 
 OLD_COMMIT = "6c6a79cd0ecd0b3cbdad893503dc845d398ca4ab"
-OLD_FILES = {"transforms": "avatars/transforms.py", "rotations": "tracking/rotations.py"}
+OLD_FILES = {"transforms": ("avatars", "transforms.py"), "rotations": ("tracking", "rotations.py")}  # (dir, file)
 GOLDEN = Path(__file__).resolve().parent / "golden" / "math3d_parity.npz"
 SEED = 20260613
 N = 160  # random rows per input set (plus the hand-picked edge cases)
@@ -164,8 +164,9 @@ def make_inputs(seed: int = SEED) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class Case:
-    """``old(T, R, x)`` (T = old avatars/transforms, R = old tracking/rotations) must match
-    ``new(x)`` per ``check``; ``platform``: goes through libm / LAPACK / BLAS."""
+    """``old(T, R, x)`` must match ``new(x)`` per ``check`` (T = the old transforms.py of
+    avatars, R = the old rotations.py of tracking); ``platform``: goes through libm / LAPACK /
+    BLAS."""
 
     name: str
     old: Callable
@@ -267,7 +268,7 @@ CASES: list[Case] = [
          platform=False),
     Case("mat3/R-rows", lambda T, R, x: _rows(R.quat_to_matrix, x["q"]),
          lambda x: _rows_out(M.mat3_from_quat, (3, 3), x["q"]), platform=False),
-    # --- avatars/transforms behaviours
+    # --- behaviours of the old transforms.py (avatars)
     Case("rotate/T", lambda T, R, x: T.quat_rotate(x["q"], x["v"]), lambda x: M.vec_transform_quat(x["v"], x["q"]),
          platform=False),
     Case("rotate/T-rows", lambda T, R, x: _rows(T.quat_rotate, x["q"], x["v"]),
@@ -309,7 +310,7 @@ CASES: list[Case] = [
          lambda x: M.quat_from_vecs(x["va"], x["vb"])),
     Case("shortest_arc/T-rows", lambda T, R, x: _rows(T.shortest_arc, x["va"], x["vb"]),
          lambda x: _rows_out(M.quat_from_vecs, (4,), x["va"], x["vb"])),
-    # --- tracking/rotations behaviours
+    # --- behaviours of the old rotations.py (tracking)
     Case("axis_angle/R-rows", lambda T, R, x: _rows(R.quat_from_axis_angle, x["axis_any"], x["angle"]),
          lambda x: _rows_out(M.quat_from_axis_angle, (4,), x["axis_any"], x["angle"])),
     Case("axis_angle/R-batch", lambda T, R, x: _rows(R.quat_from_axis_angle, x["axis_any"], x["angle"]),
@@ -395,10 +396,11 @@ def platform_probe() -> dict[str, np.ndarray]:
 
 
 def load_old_modules(rev: str = OLD_COMMIT, repo: Path | None = None) -> tuple[types.ModuleType, types.ModuleType]:
-    """The old ``avatars/transforms.py`` and ``tracking/rotations.py`` at git revision ``rev``."""
+    """The old transforms.py (avatars) and rotations.py (tracking) modules at git revision ``rev``."""
     repo = repo or Path(__file__).resolve().parents[2]
     mods = []
-    for name, path in OLD_FILES.items():
+    for name, parts in OLD_FILES.items():
+        path = "/".join(parts)
         src = subprocess.run(["git", "-C", str(repo), "show", f"{rev}:{path}"], check=True, capture_output=True,
                              text=True).stdout
         mod = types.ModuleType(f"old_{name}")

@@ -2,8 +2,8 @@
 
 Parity: every case of :mod:`tests.avatars.math3d_parity` (old computation -> new one, exact
 or a named tolerance) on the seeded inputs frozen in golden/math3d_parity.npz, whose old
-outputs come from avatars/transforms.py and tracking/rotations.py (see that module for how
-the file is regenerated).
+outputs come from the two modules math3d replaced (transforms.py in avatars, rotations.py
+in tracking; see math3d_parity for how the file is regenerated from git).
 """
 
 from __future__ import annotations
@@ -49,24 +49,6 @@ def test_golden_inputs_are_the_seeded_ones():
     for k, v in fresh.items():
         assert np.array_equal(v, STORED_INPUTS[k]), k
     assert set(STORED_OLD) == {c.name for c in P.CASES}
-
-
-# the old modules themselves, until they are deleted: the golden file holds their outputs
-import avatars.transforms as OLD_T  # noqa: E402
-import tracking.rotations as OLD_R  # noqa: E402
-
-_LIVE_INPUTS = P.make_inputs()
-_LIVE_OLD = P.old_outputs(OLD_T, OLD_R, _LIVE_INPUTS)
-
-
-@pytest.mark.parametrize("case", P.CASES, ids=lambda c: c.name)
-def test_parity_with_old_modules(case):
-    _compare(case, P.new_output(case, _LIVE_INPUTS), _LIVE_OLD[case.name])
-
-
-def test_golden_holds_the_old_modules_outputs():
-    for name, v in _LIVE_OLD.items():
-        assert np.array_equal(STORED_OLD[name], v, equal_nan=True), name
 
 
 @pytest.mark.parametrize("case", P.CASES, ids=lambda c: c.name)
