@@ -21,6 +21,15 @@ never renormalised silently. The single-quaternion paths of :func:`quat_mul`,
 :func:`mat3_from_quat` and :func:`quat_slerp_scalar` compute with Python floats, so with
 ``out=`` they allocate no array (the 120 Hz paths).
 
+Index
+-----
+quaternions   quat_normalize, quat_mul, quat_conj, quat_angle, quat_slerp, quat_slerp_scalar,
+              quat_from_axis_angle, quat_from_vecs, quat_from_euler / euler_from_quat,
+              quat_from_rotvec / rotvec_from_quat, quat_from_mat, QUAT_IDENTITY
+vectors       vec_transform_quat
+matrices      mat3_from_quat, mat3_from_z_axis, mat_compose / mat_decompose (T·R·S),
+              mat_look_at (view), mat_perspective (projection)
+
 Yaw / pitch / roll
 ------------------
 One Euler convention, used by tracking limits, tests, the CLI and the standard head-turn
@@ -294,7 +303,8 @@ def quat_slerp_scalar(a, b, u, /, *, out=None) -> np.ndarray:
 
     ``u`` is clamped: u <= 0 returns exactly ``a``, u >= 1 exactly ``b`` (or ``−b``, the same
     rotation, when the arc crosses hemispheres). When cos θ > 0.9995 the normalised lerp
-    is used (off the arc by at most ~1.0e-6 rad of rotation). ``out`` ``(4,)`` may alias ``a`` or ``b``.
+    is used (off the arc by at most ~1.0e-6 rad of rotation). ``out`` ``(4,)`` may alias
+    ``a`` or ``b``.
     Source: Shoemake, "Animating rotation with quaternion curves", SIGGRAPH 1985.
     """
     if out is None:
