@@ -160,3 +160,32 @@ def test_look_at_and_perspective():
     assert M.mat_perspective(1.0, 1.5, 0.1, 10.0, out=buf) is buf
     assert np.array_equal(buf, M.mat_perspective(1.0, 1.5, 0.1, 10.0))
     assert M.mat_look_at(eye, target, [0, 1.0, 0], out=buf) is buf and np.array_equal(buf, v)
+
+
+def test_every_function_writes_into_out():
+    """Each public function returns ``out`` when given, holding the same bits as without it."""
+    rng = np.random.default_rng(11)
+    q, q2 = P._unit(rng.normal(size=(2, 6, 4)))
+    v, axis = rng.normal(size=(2, 6, 3))
+    calls = {
+        "quat_normalize": (M.quat_normalize, (q * 3.0,)), "quat_mul": (M.quat_mul, (q, q2)),
+        "quat_conj": (M.quat_conj, (q,)), "quat_angle": (M.quat_angle, (q, q2)),
+        "quat_slerp": (M.quat_slerp, (q, q2, 0.3)), "quat_slerp_scalar": (M.quat_slerp_scalar, (q[0], q2[0], 0.3)),
+        "quat_from_axis_angle": (M.quat_from_axis_angle, (axis, rng.normal(size=6))),
+        "quat_from_vecs": (M.quat_from_vecs, (P._unit(v), P._unit(axis))),
+        "quat_from_euler": (M.quat_from_euler, (0.1, 0.2, 0.3)), "euler_from_quat": (M.euler_from_quat, (q,)),
+        "rotvec_from_quat": (M.rotvec_from_quat, (q[0],)), "quat_from_rotvec": (M.quat_from_rotvec, (v[0],)),
+        "quat_from_mat": (M.quat_from_mat, (M.mat3_from_quat(q),)),
+        "vec_transform_quat": (M.vec_transform_quat, (v, q)),
+        "mat3_from_quat": (M.mat3_from_quat, (q,)), "mat_compose": (M.mat_compose, (v, q, axis)),
+        "mat3_from_z_axis": (M.mat3_from_z_axis, (v[0],)),
+        "mat_look_at": (M.mat_look_at, (v[0], axis[0], [0.0, 1.0, 0.0])),
+        "mat_perspective": (M.mat_perspective, (1.0, 1.5, 0.1, 10.0)),
+    }
+    public = {n for n in M.__all__ if n != "QUAT_IDENTITY"}
+    assert public == set(calls) | {"mat_decompose"}
+    for name, (f, args) in calls.items():
+        want = f(*args)
+        buf = np.full(np.shape(want), np.nan)
+        assert f(*args, out=buf) is buf, name
+        assert np.array_equal(buf, want), name
