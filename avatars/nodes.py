@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .gltf_io import GltfDocument
+from .math3d import mat_decompose, quat_normalize
 from .skeleton import Skeleton
-from .transforms import decompose_trs, quat_normalize
 
 
 def build_skeleton(doc: GltfDocument) -> Skeleton:
@@ -42,7 +42,7 @@ def build_skeleton(doc: GltfDocument) -> Skeleton:
                 raise issues.error(f"{elem}.matrix", f"needs 16 numbers, got {m.size}")
             if not np.all(np.isfinite(m)):
                 raise issues.error(f"{elem}.matrix", "contains NaN or inf")
-            ti, ri, si = decompose_trs(m.reshape(4, 4).T)
+            ti, ri, si = mat_decompose(m.reshape(4, 4).T)
             t[i], r[i], s[i] = ti, ri, si
         else:
             for key, arr, size in (("translation", t, 3), ("rotation", r, 4), ("scale", s, 3)):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .transforms import compose_trs
+from .math3d import mat_compose
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,7 +103,7 @@ class Skeleton:
             translation: (N, 3) metres.
             scale: (N, 3).
         """
-        return compose_trs(
+        return mat_compose(
             self.rest_translation if translation is None else translation,
             self.rest_rotation if rotation is None else rotation,
             self.rest_scale if scale is None else scale,

@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 
 from avatars import Avatar
+from avatars.math3d import mat_look_at, mat_perspective
 
 Framing = Literal["bust", "full"]
 
@@ -43,28 +44,11 @@ class Camera:
 
     def view_matrix(self) -> np.ndarray:
         """World -> view (4, 4) (right-handed look-at; the camera looks down its -Z)."""
-        eye = np.asarray(self.position, np.float64)
-        f = np.asarray(self.target, np.float64) - eye
-        f /= np.linalg.norm(f)
-        s = np.cross(f, self.up)
-        if np.linalg.norm(s) < 1e-9:
-            s = np.cross(f, [0.0, 0.0, 1.0])
-        s /= np.linalg.norm(s)
-        u = np.cross(s, f)
-        m = np.eye(4)
-        m[0, :3], m[1, :3], m[2, :3] = s, u, -f
-        m[:3, 3] = -m[:3, :3] @ eye
-        return m
+        return mat_look_at(self.position, self.target, self.up)
 
     def projection_matrix(self, aspect: float) -> np.ndarray:
         """View -> clip (4, 4), OpenGL conventions (NDC z in [-1, 1]); ``aspect`` = width / height."""
-        t = 1.0 / math.tan(self.fov_y / 2)
-        n, f = self.near, self.far
-        m = np.zeros((4, 4))
-        m[0, 0], m[1, 1] = t / aspect, t
-        m[2, 2], m[2, 3] = (f + n) / (n - f), 2 * f * n / (n - f)
-        m[3, 2] = -1.0
-        return m
+        return mat_perspective(self.fov_y, aspect, self.near, self.far)
 
     def project(self, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
         """World points (..., 3) -> pixel coordinates (..., 2) of a ``size`` = (w, h) image

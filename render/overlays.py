@@ -15,6 +15,7 @@ import numpy as np
 from ._gl import GL
 
 from avatars import Avatar
+from avatars.math3d import mat3_from_z_axis
 
 from .gpu import Buffer, Ledger, VertexArray
 
@@ -63,15 +64,6 @@ def _circle(center, u, v, r, n=CIRCLE_SEGMENTS, start=0.0, stop=2 * np.pi) -> np
     return np.stack([p[:-1], p[1:]], axis=1).reshape(-1, 3)
 
 
-def _basis(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    n = np.linalg.norm(axis)
-    w = axis / n if n > 1e-9 else np.array([0.0, 1.0, 0.0])
-    a = np.array([1.0, 0.0, 0.0]) if abs(w[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    u = np.cross(w, a)
-    u /= np.linalg.norm(u)
-    return u, np.cross(w, u), w
-
-
 def collider_lines(kind: str, center, tail, radius: float) -> np.ndarray:
     """Wireframe segment endpoints (2S, 3): three great circles for a sphere; for a capsule,
     rings at both ends, four side lines and the two end caps' half circles."""
@@ -81,7 +73,7 @@ def collider_lines(kind: str, center, tail, radius: float) -> np.ndarray:
     if "capsule" not in kind or np.linalg.norm(t - c) < 1e-9:
         ex, ey, ez = np.eye(3)
         return np.concatenate([_circle(c, ex, ey, r), _circle(c, ey, ez, r), _circle(c, ez, ex, r)])
-    u, v, w = _basis(t - c)
+    u, v, w = mat3_from_z_axis(t - c).T
     parts = [_circle(c, u, v, r), _circle(t, u, v, r)]
     for d in (u, -u, v, -v):
         parts.append(np.stack([c + r * d, t + r * d]))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from avatars import Avatar
-from avatars.transforms import decompose_trs, quat_conj, quat_mul, quat_rotate, quat_slerp, shortest_arc
+from avatars.math3d import mat_decompose, quat_conj, quat_from_vecs, quat_mul, quat_slerp, vec_transform_quat
 
 IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -56,7 +56,7 @@ class HeadDrive:
         if self.neck >= 0 and int(sk.parents[self.head]) != self.neck:
             self.neck = -1  # a gap between neck and head: drive the head alone
         self.hips = avatar.humanoid.get("hips", -1)
-        rest_rot = decompose_trs(sk.rest_world)[1]
+        rest_rot = mat_decompose(sk.rest_world)[1]
         self._r0_head = rest_rot[self.head]
         self._r0_neck = rest_rot[self.neck] if self.neck >= 0 else None
         p = int(sk.parents[self.neck if self.neck >= 0 else self.head])
@@ -74,7 +74,7 @@ class HeadDrive:
             return out
         sk = avatar.skeleton
         rest = sk.rest_world
-        rest_rot = decompose_trs(rest)[1]
+        rest_rot = mat_decompose(rest)[1]
         for side, sx in (("left", 1.0), ("right", -1.0)):
             ua, la = avatar.humanoid.get(f"{side}UpperArm", -1), avatar.humanoid.get(f"{side}LowerArm", -1)
             if ua < 0 or la < 0:
@@ -84,7 +84,7 @@ class HeadDrive:
             if n < 1e-9 or -d[1] / n > np.sin(np.radians(45.0)):
                 continue  # degenerate, or already hanging down (A-pose)
             target = np.array([sx * np.cos(angle), -np.sin(angle), 0.0])
-            q = shortest_arc(d / n, target)
+            q = quat_from_vecs(d / n, target)
             p = int(sk.parents[ua])
             r0p = rest_rot[p] if p >= 0 else IDENTITY_Q
             out[ua] = quat_mul(quat_conj(r0p), quat_mul(q, rest_rot[ua]))
@@ -112,4 +112,4 @@ class HeadDrive:
             else:
                 lean = np.clip(np.asarray(translation, np.float64) * self.options.lean_share,
                                -self.options.max_lean, self.options.max_lean)
-                local_t[self.hips] = self._rest_hips_t + quat_rotate(quat_conj(self._hips_parent_rot), lean)
+                local_t[self.hips] = self._rest_hips_t + vec_transform_quat(lean, quat_conj(self._hips_parent_rot))

@@ -16,7 +16,7 @@ import logging
 import numpy as np
 
 from avatars import Avatar
-from avatars.transforms import compose_trs
+from avatars.math3d import mat_compose
 from solver.chains import ChainSet
 from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
 from tracking.pose_track import PoseSample
@@ -55,7 +55,7 @@ class AvatarRig:
         self._local = np.ascontiguousarray(sk.rest_local, dtype=np.float64).copy()
         for node, q in self.drive.relaxed_arms(avatar).items():  # a static pose: set once
             self._rot[node] = q
-            self._local[node] = compose_trs(sk.rest_translation[node], q, sk.rest_scale[node])
+            self._local[node] = mat_compose(sk.rest_translation[node], q, sk.rest_scale[node])
         self._driven = np.array(self.drive.nodes, dtype=np.int64)
         self.world = np.ascontiguousarray(sk.rest_world, dtype=np.float64).copy()
         self.draw_world = self.world.copy()
@@ -70,7 +70,7 @@ class AvatarRig:
         d = self._driven
         self.drive.apply(sample.rotation, sample.translation, self._rot, self._t)
         # only the driven bones differ from the rest pose: recompose just their locals
-        self._local[d] = compose_trs(self._t[d], self._rot[d], sk.rest_scale[d])
+        self._local[d] = mat_compose(self._t[d], self._rot[d], sk.rest_scale[d])
         return sk.world_matrices(self._local, out=out)
 
     def substep(self, sample: PoseSample) -> bool:

@@ -28,7 +28,6 @@ from .pipeline import TrackOptions, TrackSummary, run_track
 from .pose_filter import PoseFilter, PoseFilterOptions, filter_observations
 from .pose_track import PoseSample, PoseTrack, TrackHeader, synthetic_track
 from .preview import PreviewWriter, draw_observation
-from .rotations import euler_from_quat, quat_from_euler
 from .frame_sources import ArraySource, Frame, FrameSource, SourceInfo, open_source
 from .track_io import PoseTrackWriter, load_track, record, save_track
 from .video import VideoFileSource
@@ -43,9 +42,9 @@ __all__ = [
     "PoseTrack", "PoseTrackWriter", "PreviewWriter", "QuaternionOneEuro", "SourceError", "SourceInfo",
     "TrackFormatError", "TrackHeader", "TrackOptions", "TrackSummary", "TrackerTiming", "TrackingError",
     "VRM_PRESETS", "VideoFileSource", "WebcamOptions", "WebcamSource", "bench_tracker", "draw_observation",
-    "ensure_face_model", "euler_from_quat", "filter_observations", "filter_report",
+    "ensure_face_model", "filter_observations", "filter_report",
     "lag_ms", "load_track", "mirror_pose", "open_source",
-    "quat_from_euler", "record", "rotation_jitter_deg", "run_track", "save_track", "synthetic_track",
+    "record", "rotation_jitter_deg", "run_track", "save_track", "synthetic_track",
 ]  # fmt: skip
 
 

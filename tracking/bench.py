@@ -21,8 +21,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from avatars.math3d import euler_from_quat, quat_angle
+
 from .observation import FaceObservation
-from .rotations import euler_from_quat, quat_angle
 
 log = logging.getLogger(__name__)
 

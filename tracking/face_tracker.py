@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from avatars.math3d import quat_from_mat
+
 from .errors import TrackingError
 from .expressions import NUM_BLENDSHAPES
 from .face_select import FaceSelectOptions, FaceSelector
 from .observation import NUM_LANDMARKS, FaceObservation
-from .rotations import quat_from_matrix
 from .frame_sources import Frame
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ def face_from_result(result, i: int, t_ns: int, image_size: tuple[int, int], ind
     inside = float(np.mean(np.all((xy >= 0.0) & (xy <= 1.0), axis=1)))
     box = np.array([xy[:, 0].min(), xy[:, 1].min(), xy[:, 0].max(), xy[:, 1].max()])
     return FaceObservation(
-        timestamp_ns=int(t_ns), found=True, rotation=quat_from_matrix(m), translation=m[:3, 3] * CM,
+        timestamp_ns=int(t_ns), found=True, rotation=quat_from_mat(m, project=True), translation=m[:3, 3] * CM,
         blendshapes=bs, landmarks=lms, confidence=inside, face_box=box, image_size=image_size,
         transform=m, index=index,
     )  # fmt: skip

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rotations import quat_conj, quat_log, quat_mul, quat_slerp
+from avatars.math3d import quat_conj, quat_mul, quat_slerp_scalar, rotvec_from_quat
 
 
 @dataclass(frozen=True)
@@ -167,11 +167,11 @@ class QuaternionOneEuro:
             p = self.params
             dt = (int(t_ns) - self._t) * 1e-9
             # world-frame angular velocity between consecutive raw samples (shortest arc)
-            omega = quat_log(quat_mul(q, quat_conj(self._raw))) / dt
+            omega = rotvec_from_quat(quat_mul(q, quat_conj(self._raw))) / dt
             a_d = _alpha(p.d_cutoff_hz, dt)
             self._w += a_d * (omega - self._w)
             cutoff = p.min_cutoff_hz + p.beta * float(np.linalg.norm(self._w))
-            quat_slerp(self._q, q, _alpha(cutoff, dt), out=self._q)
+            quat_slerp_scalar(self._q, q, _alpha(cutoff, dt), out=self._q)
             self._raw[:] = q
             self._t = int(t_ns)
         if out is None:

@@ -3,7 +3,7 @@
 Frames. MediaPipe's camera frame has x right, y up, z toward the viewer; the avatar frame
 (glTF) has +Y up and the avatar facing +Z, toward the viewer. The axes coincide, so
 without mirroring the avatar copies the face exactly as the camera sees it (an unmirrored
-video). Yaw/pitch/roll follow :mod:`tracking.rotations`: yaw > 0 turns the nose toward +X
+video). Yaw/pitch/roll follow :mod:`avatars.math3d`: yaw > 0 turns the nose toward +X
 (the avatar's own left, the screen's right), pitch > 0 looks down, roll > 0 tilts the
 head counter-clockwise as seen on screen.
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rotations import euler_from_quat, quat_conj, quat_from_euler, quat_mul, quat_rotate
+from avatars.math3d import euler_from_quat, quat_conj, quat_from_euler, quat_mul, vec_transform_quat
 
 MIRROR_Q = np.array([1.0, -1.0, -1.0, 1.0])
 MIRROR_T = np.array([-1.0, 1.0, 1.0])
@@ -99,7 +99,7 @@ class HeadPoseMapper:
         q = quat_mul(self._q0_inv, q)
         if q[3] < 0:
             q = -q
-        d = quat_rotate(self._q0_inv, t - self._t0) * o.translation_scale
+        d = vec_transform_quat(t - self._t0, self._q0_inv, via_matrix=True) * o.translation_scale
         np.clip(d, -o.translation_limit, o.translation_limit, out=d)
         yaw, pitch, roll = euler_from_quat(q)
         if abs(yaw) > o.yaw_limit or abs(pitch) > o.pitch_limit or abs(roll) > o.roll_limit:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .rotations import IDENTITY, quat_slerp
+from avatars.math3d import QUAT_IDENTITY, quat_slerp_scalar
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def blend_into(rot_a, tr_a, bs_a, rot_b, tr_b, bs_b, w: float, rot_out, tr_out, 
 
     The outputs may alias A (not B).
     """
-    quat_slerp(rot_a, rot_b, w, out=rot_out)
+    quat_slerp_scalar(rot_a, rot_b, w, out=rot_out)
     for a, b, out in ((tr_a, tr_b, tr_out), (bs_a, bs_b, bs_out)):
         if out is not a:
             out[:] = a
@@ -79,7 +79,7 @@ def blend_into(rot_a, tr_a, bs_a, rot_b, tr_b, bs_b, w: float, rot_out, tr_out, 
 
 def ease_to_neutral(rot, tr, bs, w: float, rot_out, tr_out, bs_out) -> None:
     """The held pose eased toward neutral by weight ``w``, into the outputs (may alias)."""
-    quat_slerp(rot, IDENTITY, w, out=rot_out)
+    quat_slerp_scalar(rot, QUAT_IDENTITY, w, out=rot_out)
     if tr_out is not tr:
         tr_out[:] = tr
     tr_out *= 1.0 - w

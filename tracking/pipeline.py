@@ -20,10 +20,11 @@ from typing import Callable
 
 import numpy as np
 
+from avatars.math3d import euler_from_quat
+
 from .face_tracker import FaceTracker, FaceTrackerOptions
 from .pose_filter import PoseFilter, PoseFilterOptions
 from .pose_track import PoseSample, TrackHeader
-from .rotations import euler_from_quat
 from .frame_sources import FrameSource
 from .track_io import PoseTrackWriter
 

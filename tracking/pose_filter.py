@@ -28,13 +28,14 @@ from typing import Iterable
 
 import numpy as np
 
+from avatars.math3d import QUAT_IDENTITY, quat_conj, quat_from_rotvec, quat_mul, rotvec_from_quat
+
 from .expressions import NUM_BLENDSHAPES
 from .filters import OneEuroFilter, OneEuroParams, QuaternionOneEuro
 from .head_pose import HeadPoseMapper, HeadPoseOptions
 from .lost_face import LostFaceOptions, blend_into, ease_to_neutral, ease_weight, reacquire_weight
 from .observation import FaceObservation
 from .pose_track import PoseSample, PoseTrack, TrackHeader
-from .rotations import IDENTITY, quat_conj, quat_exp, quat_log, quat_mul
 
 #: Default filter settings, chosen by measurement (tests/tracking/test_real_pipeline.py):
 #: rotation jitter on a still face with sensor noise 0.39° -> 0.12° RMS, lag 42 ms on the
@@ -198,9 +199,9 @@ class PoseFilter:
             q_end = last.q
             if o.extrapolate and len(seg) >= 2 and el > 0:
                 prev = seg[-2]
-                w = quat_log(quat_mul(last.q, quat_conj(prev.q))) / (last.t - prev.t)
+                w = rotvec_from_quat(quat_mul(last.q, quat_conj(prev.q))) / (last.t - prev.t)
                 h = min(el, o.max_extrapolation_ns)
-                q_end = quat_mul(quat_exp(w * h), last.q)
+                q_end = quat_mul(quat_from_rotvec(w * h), last.q)
                 out.translation[:] = last.tr + (last.tr - prev.tr) * (h / (last.t - prev.t))
             else:
                 out.translation[:] = last.tr
@@ -239,7 +240,7 @@ class PoseFilter:
         with self._lock:
             gap, seg = self._gap, self._seg
             if not seg and gap is None:
-                out.rotation[:] = IDENTITY
+                out.rotation[:] = QUAT_IDENTITY
                 out.translation[:] = 0.0
                 out.blendshapes[:] = 0.0
                 out.confidence, out.found = 0.0, False

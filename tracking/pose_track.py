@@ -22,8 +22,9 @@ from typing import Callable
 
 import numpy as np
 
+from avatars.math3d import quat_slerp_scalar
+
 from .expressions import NUM_BLENDSHAPES
-from .rotations import quat_slerp
 
 SCHEMA = "swaycam.posetrack"
 SCHEMA_VERSION = 1
@@ -143,7 +144,7 @@ class PoseTrack:
             out.found = bool(self.found[i])
             return out
         u = (t - times[k]) / (times[k + 1] - times[k])
-        quat_slerp(self.rotations[k], self.rotations[k + 1], u, out=out.rotation)
+        quat_slerp_scalar(self.rotations[k], self.rotations[k + 1], u, out=out.rotation)
         np.subtract(self.translations[k + 1], self.translations[k], out=out.translation)
         out.translation *= u
         out.translation += self.translations[k]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 
+from avatars.math3d import quat_from_euler, quat_mul
 from tracking.pose_track import PoseSample
-from tracking.rotations import quat_from_euler, quat_mul
 
 
 class IdlePose:

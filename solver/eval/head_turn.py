@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from tracking.rotations import quat_from_euler
+from avatars.math3d import quat_from_euler
 
 MOTION_S = 4.0
 STILL_S = 8.0

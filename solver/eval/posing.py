@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from avatars import Skeleton
-from avatars.transforms import quat_to_mat3
+from avatars.math3d import mat3_from_quat
 
 
 class SubtreePoser:
@@ -55,7 +55,7 @@ class SubtreePoser:
         """
         if out is None:
             out = self._rest.copy()
-        r = quat_to_mat3(np.asarray(q_xyzw, np.float64))
+        r = mat3_from_quat(np.asarray(q_xyzw, np.float64))
         m = self._m
         m[:3, :3] = r
         m[:3, 3] = self._pivot - r @ self._pivot

@@ -19,7 +19,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from avatars.transforms import quat_from_axis_angle
+from avatars.math3d import quat_from_axis_angle
 from render._gl import GL
 from solver.chains import ChainSet
 from solver.eval.hair_mesh import find_hair, spring_nodes

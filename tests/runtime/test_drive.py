@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from avatars import load_avatar
-from avatars.transforms import decompose_trs, quat_from_euler_yxz, quat_mul
+from avatars.math3d import mat_decompose, quat_from_euler, quat_mul
 from runtime.drive import DriveOptions, HeadDrive
 
 ROT_TOL = 1e-12
@@ -24,17 +24,17 @@ def same_rotation(a, b):
 def test_head_world_rotation_is_exactly_the_tracked_rotation(godette):
     sk = godette.skeleton
     drive = HeadDrive(godette, options=DriveOptions(neck_share=0.35))
-    q = quat_from_euler_yxz(np.radians(30), np.radians(-10), np.radians(5))
+    q = quat_from_euler(np.radians(30), np.radians(-10), np.radians(5))
     rot = sk.rest_rotation.copy()
     t = sk.rest_translation.copy()
     drive.apply(q, None, rot, t)
     world = sk.forward_kinematics(rotation=rot, translation=t)
-    r_world = decompose_trs(world)[1]
-    r_rest = decompose_trs(sk.rest_world)[1]
+    r_world = mat_decompose(world)[1]
+    r_rest = mat_decompose(sk.rest_world)[1]
     head, neck = godette.humanoid["head"], godette.humanoid["neck"]
     assert same_rotation(r_world[head], quat_mul(q, r_rest[head])) < ROT_TOL
     # the neck takes 35 % of the turn: its world yaw is 0.35 * 30 degrees here
-    from avatars.transforms import quat_slerp
+    from avatars.math3d import quat_slerp
     d_neck = quat_slerp(np.array([0, 0, 0, 1.0]), q, 0.35)
     assert same_rotation(r_world[neck], quat_mul(d_neck, r_rest[neck])) < ROT_TOL
     # nothing else moved
@@ -47,7 +47,7 @@ def test_positive_yaw_turns_the_face_toward_plus_x(godette):
     sk = godette.skeleton
     drive = HeadDrive(godette)
     rot, t = sk.rest_rotation.copy(), sk.rest_translation.copy()
-    drive.apply(quat_from_euler_yxz(np.radians(30), 0, 0), None, rot, t)
+    drive.apply(quat_from_euler(np.radians(30), 0, 0), None, rot, t)
     world = sk.forward_kinematics(rotation=rot, translation=t)
     hair = sk.find("FrontHair_Center_L")
     head = godette.humanoid["head"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from avatars.math3d import quat_angle
 from runtime.pose_inputs.idle import IdlePose
 from tracking.pose_track import PoseSample
-from tracking.rotations import quat_angle
 
 MAX_DEG_PER_S = 20.0   # the idle sway is slow: 4° at 1/7 Hz plus a 1.5 s fade
 

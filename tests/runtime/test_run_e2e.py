@@ -10,12 +10,11 @@ import sys
 import numpy as np
 import pytest
 
-from avatars.transforms import decompose_trs, quat_conj, quat_mul
+from avatars.math3d import euler_from_quat, mat_decompose, quat_conj, quat_mul
 from runtime.app import App
 from runtime.config import RunConfig
 from tests.conftest import REPO, asset
 from tracking.pose_filter import filter_observations
-from tracking.rotations import euler_from_quat
 
 SIZE = (320, 180)
 
@@ -34,8 +33,8 @@ def head_yaw(rig, world) -> float:
     """Yaw (degrees) of the avatar head's world rotation relative to its rest rotation."""
     sk = rig.avatar.skeleton
     head = rig.avatar.humanoid["head"]
-    q = decompose_trs(world[head:head + 1])[1][0]
-    q0 = decompose_trs(sk.rest_world[head:head + 1])[1][0]
+    q = mat_decompose(world[head:head + 1])[1][0]
+    q0 = mat_decompose(sk.rest_world[head:head + 1])[1][0]
     return float(np.degrees(euler_from_quat(quat_mul(q, quat_conj(q0)))[0]))
 
 

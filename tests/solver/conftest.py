@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from avatars import load_avatar
-from avatars.transforms import quat_from_axis_angle
+from avatars.math3d import quat_from_axis_angle
 from tests.conftest import asset
 
 RATE_HZ = 120

@@ -77,7 +77,7 @@ def test_state_starts_at_rest():
 
 
 def test_fitted_torso_capsule_collides_with_the_chains_that_reach_it():
-    from avatars.transforms import quat_from_axis_angle
+    from avatars.math3d import quat_from_axis_angle
     from solver.eval.posing import SubtreePoser
     from solver.eval.synthetic import hair_cap_avatar
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from avatars.transforms import compose_trs, quat_to_mat3
+from avatars.math3d import mat3_from_quat, mat_compose
 from solver.chains import ChainSet
 from solver.eval.posing import SubtreePoser
 from solver.eval.head_turn import head_turn_rotation
@@ -24,7 +24,7 @@ def _fk_with(sk, world_in, local_q, nodes):
         for n in level:
             p = sk.parents[n]
             if p >= 0 and (n in nodes or p in moved):
-                loc = compose_trs(sk.rest_translation[n], local_q[n], sk.rest_scale[n])
+                loc = mat_compose(sk.rest_translation[n], local_q[n], sk.rest_scale[n])
                 w[n] = w[p] @ loc
                 moved.add(n)
     return w
@@ -64,8 +64,8 @@ def test_rest_pose_output_is_the_rest_rotation(godette):
     cs.step(w)
     q = np.zeros((godette.skeleton.node_count, 4))
     cs.write_local_rotations(w, q)
-    r = quat_to_mat3(q[cs.segment_nodes])
-    r0 = quat_to_mat3(godette.skeleton.rest_rotation[cs.segment_nodes])
+    r = mat3_from_quat(q[cs.segment_nodes])
+    r0 = mat3_from_quat(godette.skeleton.rest_rotation[cs.segment_nodes])
     np.testing.assert_allclose(r, r0, atol=1e-12)
 
 

@@ -8,7 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from avatars.transforms import quat_from_axis_angle, quat_mul, quat_to_mat3
+from avatars.math3d import mat3_from_quat, quat_from_axis_angle, quat_mul
 from solver.chains import ChainSet
 from solver.eval.posing import SubtreePoser
 from solver.eval.synthetic import hair_cap_avatar
@@ -74,7 +74,7 @@ def _animated_world(sk, poser, j0, j1, n):
     animated local. Returns (world, j1's animated local matrix)."""
     w = poser.world(head_turn_rotation(n / 120)).copy()
     loc = sk.rest_local[j1].copy()
-    loc[:3, :3] = quat_to_mat3(quat_mul(sk.rest_rotation[j1], quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), 0.6)))
+    loc[:3, :3] = mat3_from_quat(quat_mul(sk.rest_rotation[j1], quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), 0.6)))
     w[j1] = w[j0] @ loc
     for c in sk.descendants(j1)[1:]:
         w[c] = w[sk.parents[c]] @ sk.rest_local[c]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from avatars.transforms import quat_mul, quat_to_mat3, shortest_arc
+from avatars.math3d import mat3_from_quat, quat_from_vecs, quat_mul
 from solver.chains import ChainSet
 from solver.eval.posing import SubtreePoser
 from solver.eval.head_turn import head_turn_rotation
@@ -55,7 +55,7 @@ class ThreeVrmReference:
                     continue
                 if n in hair or any(self._is_below(n, h) for h in hair):
                     loc = np.eye(4)
-                    loc[:3, :3] = quat_to_mat3(self.local_rot[n]) * sk.rest_scale[n]
+                    loc[:3, :3] = mat3_from_quat(self.local_rot[n]) * sk.rest_scale[n]
                     loc[:3, 3] = sk.rest_translation[n]
                     w[n] = w[p] @ loc
         return w
@@ -95,7 +95,7 @@ class ThreeVrmReference:
             jt["prev"], jt["cur"] = jt["cur"], nxt
             inv = np.linalg.inv(parent @ init_local)
             local_dir = inv[:3, :3] @ nxt + inv[:3, 3]
-            q = shortest_arc(axis, local_dir / np.linalg.norm(local_dir))
+            q = quat_from_vecs(axis, local_dir / np.linalg.norm(local_dir))
             self.local_rot[n] = quat_mul(sk.rest_rotation[n], q)
         return np.array([jt["cur"] for jt in self.joints])
 

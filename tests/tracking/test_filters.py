@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
+from avatars.math3d import quat_angle, quat_from_axis_angle, quat_from_euler
 from tracking.filters import OneEuroFilter, OneEuroParams, QuaternionOneEuro
-from tracking.rotations import quat_angle, quat_from_axis_angle, quat_from_euler
 
 LAG_TOL = 1e-6  # relative, after convergence
 

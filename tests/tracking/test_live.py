@@ -6,11 +6,11 @@ import time
 
 import numpy as np
 
+from avatars.math3d import euler_from_quat, quat_from_euler
 from tracking.face_tracker import FaceTrackerOptions
 from tracking.live import LiveTracking
 from tracking.observation import FaceObservation
 from tracking.pose_filter import PoseFilterOptions
-from tracking.rotations import euler_from_quat, quat_from_euler
 from tracking.frame_sources import Frame, open_source
 
 MS = 1_000_000

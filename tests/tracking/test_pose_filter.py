@@ -7,12 +7,12 @@ import threading
 import numpy as np
 import pytest
 
+from avatars.math3d import euler_from_quat, quat_angle, quat_from_euler
 from tracking.filters import OneEuroParams
 from tracking.head_pose import HeadPoseOptions
 from tracking.lost_face import LostFaceOptions
 from tracking.observation import FaceObservation
 from tracking.pose_filter import PoseFilter, PoseFilterOptions, filter_observations
-from tracking.rotations import euler_from_quat, quat_angle, quat_from_euler
 
 MS = 1_000_000
 FRAME = 40 * MS

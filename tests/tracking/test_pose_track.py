@@ -6,11 +6,11 @@ import json
 import numpy as np
 import pytest
 
+from avatars.math3d import quat_angle, quat_from_euler, quat_slerp_scalar
 from tracking.errors import TrackFormatError
 from tracking.expressions import BLENDSHAPE_INDEX, NUM_BLENDSHAPES
 from tracking.observation import FaceObservation
 from tracking.pose_track import PoseSample, PoseTrack, TrackHeader
-from tracking.rotations import quat_angle, quat_from_euler, quat_slerp
 from tracking.track_io import PoseTrackWriter, load_track, record, save_track
 
 TIGHT = 1e-12
@@ -53,7 +53,7 @@ def test_sampling_between_samples_slerps_and_lerps(tmp_path):
         t = t0 + int(round(u * (t1 - t0)))
         uu = (t - t0) / (t1 - t0)
         s = back.sample(t)
-        expected = quat_slerp(tr.rotations[k], tr.rotations[k + 1], uu)
+        expected = quat_slerp_scalar(tr.rotations[k], tr.rotations[k + 1], uu)
         assert quat_angle(s.rotation, expected) < 1e-9
         # on the geodesic: angles to both ends add up to the whole arc
         whole = quat_angle(tr.rotations[k], tr.rotations[k + 1])
