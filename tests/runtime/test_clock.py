@@ -90,11 +90,11 @@ def test_cap_drops_the_oldest_debt_and_counts_it():
     assert times[-2:] == [T0 + (n * NS_PER_S) // 120 for n in (121, 122)]
 
 
-def test_reset_restarts_the_grid():
+def test_start_restarts_the_grid():
     times, fn = _recorder()
     d = FixedStepDriver(fn, t0_ns=0)
     d.advance(NS_PER_S // 10)
-    d.reset(5_000)
+    d.start(5_000)
     assert d.substep_index == 0 and d.t0_ns == 5_000
     d.advance(5_000 + NS_PER_S // 120)
     assert times[-1] == 5_000 + NS_PER_S // 120

@@ -9,7 +9,7 @@ from avatars import load_avatar
 from runtime.clock import NS_PER_S, frame_times
 from runtime.loop import Loop
 from runtime.rig import AvatarRig
-from runtime.pose_inputs import head_turn_track
+from runtime.pose_inputs import TrackInput, head_turn_track
 from tracking.pose_track import synthetic_track
 from solver.eval.head_turn import head_turn_rotation
 
@@ -26,7 +26,7 @@ def run(avatar, track, fps, *, duration_ns, jitter=0.0, seed=0, stall_at_ns=None
     def record(n, t, r):
         states[n] = (t, r.chains.tails.copy(), r.chains.velocities.copy())
 
-    loop = Loop(rig, track, on_substep=record, max_substeps=max_substeps)
+    loop = Loop(rig, TrackInput(track), on_substep=record, max_substeps=max_substeps)
     times = list(frame_times(fps, duration_ns, start_ns=track.start_ns, jitter=jitter, seed=seed))
     if stall_at_ns is not None:
         times = [t if t < stall_at_ns else t + stall_ns for t in times]
@@ -74,7 +74,7 @@ def test_draw_time_is_between_last_two_substeps(godette):
     track = synthetic_track(head_turn_rotation, duration_s=2.0, rate_hz=120)
     rig = AvatarRig(godette)
     seen = []
-    loop = Loop(rig, track, draw=lambda info: seen.append(info))
+    loop = Loop(rig, TrackInput(track), draw=lambda info: seen.append(info))
     for t in frame_times(50, NS_PER_S):
         loop.frame(t)
     for info in seen[1:]:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from avatars.transforms import decompose_trs, quat_conj, quat_mul
-from runtime.app import App
+from runtime.session import Session
 from runtime.config import RunConfig
 from tests.conftest import REPO, asset
 from tracking.pose_filter import filter_observations
@@ -52,8 +52,9 @@ def run_app(tmp_path, **cfg):
 
     out = tmp_path / "out.mp4"
     model = str(asset("models", "face_landmarker_v2_with_blendshapes.task"))  # the model of the fixtures
-    app = App(RunConfig(output=(f"video:{out}",), size=SIZE, face_model=model, **cfg), say=lambda s: None, on_frame=on_frame)
-    result = app.run()
+    with Session(RunConfig(output=(f"video:{out}",), size=SIZE, face_model=model, **cfg), say=lambda s: None,
+                 on_frame=on_frame) as session:
+        result = session.run()
     return result, out, frames
 
 

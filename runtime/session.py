@@ -1,0 +1,381 @@
+"""``swaycam run``: one session wires avatar, pose input, loop, renderer and outputs, and runs them.
+
+Use it as a context manager::
+
+    with Session(cfg, say=print) as session:     # opens everything (or nothing)
+        result = session.run()                   # frames until the end, 'q' or stop()
+
+Opening goes through one :class:`contextlib.ExitStack`, in this order: the pose input, the
+GL context, the renderer, the control service (bound, so a busy port fails before any
+output file is opened) and the outputs (video files last). A failure while opening closes
+what was opened, in reverse order; so does closing.
+
+Time comes from the injected :class:`runtime.clock.Clock`. Offline (pose tracks, files not
+played in real time; by default a :class:`ReplayClock` starting at the input's first time):
+frame k is drawn at clock time ``start + k·1e9/fps`` until loop time reaches the duration;
+every frame is drawn and written, so the output has the source's duration whatever the
+machine's speed. Live (a webcam, or a source played with ``--realtime``; by default a
+:class:`MonotonicClock`): frames are paced to the target fps on the clock's wall time. In
+both, the control service's work and the window keys are handled between frames, and a
+paused clock freezes the avatar while frames go on being drawn.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from avatars import Avatar, AvatarError, load_avatar
+from solver.modes import SolverMode
+
+from .clock import NS_PER_S, Clock, MonotonicClock, ReplayClock, frame_offset_ns
+from .config import RunConfig
+from .controller import CommandQueue, SessionController
+from .drawing import FrameDrawer
+from .drive import DriveOptions
+from .keys import KEY_HELP, Keys
+from .loop import FrameInfo, Loop
+from .outputs import OutputSpec, Outputs, check_writable, default_outputs, needs_window, open_outputs, parse_outputs
+from .pose_inputs import PoseInput, open_pose_input
+from .results import RunError, RunResult
+from .rig import AvatarRig
+from .telemetry import Telemetry
+
+log = logging.getLogger(__name__)
+
+#: Offline every substep runs (no debt is ever dropped); live, cfg.max_substeps keeps a stall from spiralling.
+NO_CAP = 1_000_000
+
+
+class Session:
+    """One ``swaycam run``.
+
+    Args:
+        cfg: the run configuration (see :class:`runtime.config.RunConfig`).
+        clock: the run's clock (default: :class:`ReplayClock` offline, :class:`MonotonicClock` live).
+        say: where user-facing lines go (the CLI prints them).
+        on_frame: called as ``on_frame(info, rig)`` after each frame is drawn and sent (tests, tools).
+
+    Render-thread state (set by :meth:`open`): ``pose_input``, ``rig`` (and ``companion`` in
+    compare mode), ``loop``, ``context``, ``renderer``, ``drawer``, ``outputs``, ``service``.
+    :meth:`stop` and ``controller`` (the control service's) may be used from other threads.
+    """
+
+    def __init__(self, cfg: RunConfig, *, clock: Clock | None = None, say=print, on_frame=None):
+        self.cfg = cfg
+        self.say = say
+        self.on_frame = on_frame
+        self.clock: Clock | None = clock
+        self.metrics = Telemetry()
+        self.commands = CommandQueue()
+        self.controller = SessionController(self)
+        self.keys = Keys(self)
+        self.output_specs: list[OutputSpec] = []
+        self.pose_input: PoseInput | None = None
+        self.duration_ns: int | None = None
+        self.live = False
+        self.fps = 0.0
+        self.rig: AvatarRig | None = None
+        self.companion: AvatarRig | None = None
+        self.compare = False
+        self.loop: Loop | None = None
+        self.context = None
+        self.renderer = None
+        self.drawer: FrameDrawer | None = None
+        self.outputs: Outputs | None = None
+        self.service = None
+        self._window = False
+        self._faces_seen = 0
+        self._stop = threading.Event()
+        self._stack: ExitStack | None = None
+
+    # ------------------------------------------------------------------ open / close
+    def open(self) -> "Session":
+        """Check the outputs, load the avatar, open everything (see module doc).
+
+        Raises:
+            RunError, AvatarError, TrackingError, OSError (an output cannot be written),
+            render.ContextError, render.VirtualCameraUnavailable; nothing stays open then.
+        """
+        if self._stack is not None:
+            raise RuntimeError("the session is already open")
+        cfg = self.cfg
+        from render import Renderer, create_context
+
+        specs = self._check_outputs()
+        rig = self._first_rig()
+        with ExitStack() as stack:
+            self.pose_input, self.duration_ns = open_pose_input(cfg, metrics=self.metrics)
+            stack.enter_context(self.pose_input)
+            status = self.pose_input.status()
+            self.live = status.live
+            self.fps = cfg.fps or (60.0 if self.live else 30.0)
+            if self.clock is None:
+                self.clock = MonotonicClock() if self.live else ReplayClock(status.start_ns)
+            self.context = stack.enter_context(create_context(
+                "window" if self._window else "egl", size=cfg.size, vsync=cfg.fps is None, fullscreen=cfg.kiosk))
+            self.renderer = stack.enter_context(Renderer(self.context, cfg.size))
+            self.renderer.set_background(cfg.background)
+            self.drawer = FrameDrawer(self.renderer, self.metrics, framing=cfg.framing,
+                                      overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
+            self.drawer.set_avatar(rig.avatar, rig.world)
+            if cfg.service:
+                self.service = self._bind_service()
+                stack.callback(self.service.close)
+            self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
+                                                            fps=self.fps, live=self.live))
+            for o in specs:
+                if o.kind in ("video", "png"):
+                    self.say(f"writing {o.kind} to {o.target}")
+            self.loop = Loop(rig, self.pose_input, max_substeps=cfg.max_substeps if self.live else NO_CAP,
+                             metrics=self.metrics, clock=self.clock, draw=self._draw)
+            self.rig = rig
+            self._stack = stack.pop_all()
+        return self
+
+    def _check_outputs(self) -> list[OutputSpec]:
+        cfg = self.cfg
+        from render.platform import has_display
+
+        specs = parse_outputs(cfg.output) if cfg.output else default_outputs(has_display())
+        self._window = needs_window(specs)
+        if self._window and not has_display():
+            raise RunError("--output window needs a display (DISPLAY / WAYLAND_DISPLAY is not set); "
+                           "use video:PATH.mp4, png:DIR or vcam instead")
+        if not self._window:
+            os.environ.setdefault("SWAYCAM_GL", "egl")
+        if cfg.background.strip().lower() == "transparent" and any(o.kind in ("video", "vcam") for o in specs):
+            self.say("note: mp4 and virtual cameras have no alpha; the transparent background shows as black "
+                     "there (png:DIR keeps alpha, --background green gives a chroma key)")
+        for note in check_writable(specs):
+            self.say(note)
+        self.output_specs = specs
+        return specs
+
+    def _first_rig(self) -> AvatarRig:
+        path = self.cfg.avatar
+        if path is None:
+            from avatars.generate import default_avatar_path
+
+            path = default_avatar_path()
+        try:
+            rig = self.make_rig(load_avatar(path), self.cfg.solver)
+        except AvatarError:
+            raise
+        except ValueError as exc:   # an avatar it cannot drive (no head), bad hair settings
+            raise RunError(str(exc)) from None
+        rig.warm_up()   # numba compiles before any timing starts
+        return rig
+
+    def _bind_service(self):
+        from .service import ControlService
+
+        avatar_dir = Path(self.cfg.avatar_dir) if self.cfg.avatar_dir else None
+        try:
+            return ControlService(self.controller, port=self.cfg.port, avatar_dir=avatar_dir)
+        except OSError as exc:
+            raise RunError(f"control service: cannot listen on 127.0.0.1:{self.cfg.port} ({exc.strerror}); "
+                           "choose another --port") from None
+
+    def close(self) -> None:
+        """Close everything opened, in reverse order (flushing the outputs). Idempotent."""
+        self._exit(None, None, None)
+
+    def _exit(self, *exc) -> None:
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            stack.__exit__(*exc)
+
+    def __enter__(self) -> "Session":
+        return self.open()
+
+    def __exit__(self, *exc) -> None:
+        self._exit(*exc)   # an exception skips the outputs' flush
+
+    # ------------------------------------------------------------------ avatar state (render thread)
+    def make_rig(self, avatar: Avatar, solver: str, hair: dict | None = None) -> AvatarRig:
+        """A rig with the run's drive options and ``hair`` settings (default: the config's).
+        Raises ValueError for an avatar it cannot drive or bad hair settings."""
+        hair = self.cfg.hair if hair is None else hair
+        return AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=hair or None,
+                         mirror=self.cfg.mirror)
+
+    def swap_rig(self, rig: AvatarRig) -> None:
+        """Simulate and draw ``rig`` from now on: the one way the avatar state changes (the
+        ``s`` key, ``POST /hair``, ``POST /avatar``, compare mode). Its hair starts at rest under
+        the current pose; in compare mode a companion with the other solver is built for it
+        (both start together); a new avatar is uploaded and framed.
+
+        Raises:
+            ValueError: the companion cannot be built, or a chain set steps another h (the
+                current rig stays).
+        """
+        companion = None
+        if self.compare:
+            other = (SolverMode.LEGACY if rig.solver != SolverMode.LEGACY else SolverMode.REST_SHAPE).value
+            companion = self.make_rig(rig.avatar, other)
+        self.loop.set_rig(rig, (companion,) if companion is not None else ())
+        if rig.avatar is not self.rig.avatar:
+            self.drawer.set_avatar(rig.avatar, rig.world)
+        self.rig, self.companion = rig, companion
+
+    def set_compare(self, on: bool) -> None:
+        """Compare mode on (the rig and a companion with the other solver, side by side, both
+        restarted at rest) or off."""
+        was = self.compare
+        self.compare = bool(on)
+        try:
+            self.swap_rig(self.rig)
+        except ValueError:
+            self.compare = was
+            raise
+        self.drawer.reframe(self.rig.world)
+        if self.compare:
+            self.say(f"compare: left {self.rig.solver}, right {self.companion.solver}")
+
+    # ------------------------------------------------------------------ run
+    def stop(self) -> None:
+        """Ask the run to end after the current frame (thread-safe)."""
+        self._stop.set()
+
+    def run(self) -> RunResult:
+        """Draw frames until the end of the source (or the duration), ``q``, a closed window,
+        :meth:`stop`, Ctrl-C, SIGTERM or SIGHUP.
+
+        Raises:
+            RunError: an output failed. The tracking thread's error, if it failed.
+        """
+        if self._stack is None:
+            raise RuntimeError("open the session first: with Session(cfg) as session: session.run()")
+        result = RunResult(outputs=[o.name for o in self.output_specs])
+        if self.service is not None:
+            self.service.start()
+            self.say(f"control service: http://127.0.0.1:{self.service.address[1]}/status")
+        t_start = time.perf_counter()   # processing time of the run (a measurement, not run time)
+        self.pose_input.start(self.clock)
+        with _sigterm_as_interrupt() as sig:
+            try:
+                self._run_live() if self.live else self._run_offline()
+            except KeyboardInterrupt:
+                result.interrupted = True
+                result.signal = sig.received or signal.SIGINT
+        result.duration_s = time.perf_counter() - t_start
+        st = self.pose_input.status()
+        if st.frames_tracked is not None:
+            result.tracked_frames, result.face_frames = st.frames_tracked, st.faces
+        result.frames = self.metrics.frames
+        result.summary = self.metrics.summary()
+        return result
+
+    def _run_offline(self) -> None:
+        clock, fps, duration = self.clock, self.fps, self.duration_ns
+        start_wall, t0 = clock.wall_ns(), clock.now_ns()
+        n = -(-duration * int(round(fps * 1000)) // (NS_PER_S * 1000))   # frames k with offset(k) < duration
+        tty = sys.stderr.isatty()
+        k = 0
+        while not self._stop.is_set():
+            clock.sleep_until(start_wall + frame_offset_ns(k, fps))
+            if clock.now_ns() - t0 >= duration:
+                break
+            self._between_frames()
+            if self._stop.is_set():
+                break
+            self.loop.frame(clock.now_ns())
+            k += 1
+            if tty and (k % 10 == 1 or k == n):
+                print(f"\rrendering {k}/{n} frames", end="", file=sys.stderr, flush=True)
+        if tty:
+            print(file=sys.stderr)
+
+    def _run_live(self) -> None:
+        clock, duration = self.clock, self.duration_ns
+        frame_ns = int(NS_PER_S / self.fps)
+        t0 = clock.now_ns()
+        next_wall = clock.wall_ns()
+        if self._window:
+            self.say(f"live: {KEY_HELP}" if not self.cfg.kiosk else "kiosk mode: q/esc quits")
+        while not self._stop.is_set():
+            if duration is not None and clock.now_ns() - t0 > duration:
+                break
+            self._between_frames()
+            if self._stop.is_set():
+                break
+            self.loop.frame(clock.now_ns(), latency_from_ns=self.pose_input.status().newest_capture_ns)
+            st = self.pose_input.status()
+            if st.error is not None:
+                raise st.error
+            if st.finished and duration is None:
+                break
+            next_wall += frame_ns
+            now = clock.wall_ns()
+            if next_wall < now:
+                self.metrics.drop(frames=(now - next_wall) // frame_ns)
+                next_wall = now
+            clock.sleep_until(next_wall)
+
+    def _between_frames(self) -> None:
+        """The control service's work, the window's events, the kiosk's recenter on a new face."""
+        self.commands.drain()
+        self.handle_events()
+        if self.cfg.kiosk:
+            new_faces = self.pose_input.status().new_faces
+            if new_faces > self._faces_seen:
+                self._faces_seen = new_faces
+                self.pose_input.recenter()
+
+    def handle_events(self) -> None:
+        """Window events: close ends the run, keys go to :attr:`keys`."""
+        for ev in self.context.poll_events():
+            if ev.kind == "close":
+                self.stop()
+            elif ev.kind == "key":
+                self.keys.press(ev.key)
+
+    def _draw(self, info: FrameInfo) -> None:
+        self.drawer.draw(info, self.rig, self.companion)
+        self.outputs.send(self.clock.wall_ns())
+        if self.on_frame is not None:
+            self.on_frame(info, self.rig)
+
+
+def run(cfg: RunConfig, **options) -> RunResult:
+    """Open a :class:`Session` for ``cfg`` (``options`` as its keywords), run it, close it."""
+    with Session(cfg, **options) as session:
+        return session.run()
+
+
+class _sigterm_as_interrupt:
+    """SIGTERM and SIGHUP (the terminal closed) behave like Ctrl-C during the run, so outputs
+    are flushed and devices released; ``received`` remembers which signal it was (for the
+    exit code, 128 + signal). Only on the main thread (signal handlers live there)."""
+
+    #: getattr: SIGHUP does not exist on Windows
+    SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s)
+
+    def __init__(self):
+        self._old: dict = {}
+        self.received: int | None = None
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for s in self.SIGNALS:
+                self._old[s] = signal.signal(s, self._handler)
+        return self
+
+    def _handler(self, signum, frame):
+        self.received = signum
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        for s, old in self._old.items():
+            signal.signal(s, old)
+        return False
+
+
+__all__ = ["AvatarError", "RunError", "RunResult", "Session", "run"]
