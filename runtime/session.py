@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import sys
 import threading
 import time
 from contextlib import ExitStack
@@ -34,7 +33,7 @@ from pathlib import Path
 from avatars import Avatar, AvatarError, load_avatar
 from solver.modes import SolverMode
 
-from .clock import NS_PER_S, Clock, MonotonicClock, ReplayClock, frame_offset_ns
+from .clock import Clock, MonotonicClock, ReplayClock
 from .config import RunConfig
 from .controller import CommandQueue, SessionController
 from .drawing import FrameDrawer
@@ -45,6 +44,7 @@ from .outputs import OutputSpec, Outputs, check_writable, default_outputs, needs
 from .pose_inputs import PoseInput, open_pose_input
 from .results import RunError, RunResult
 from .rig import AvatarRig
+from .schedule import run_live, run_offline, sigterm_as_interrupt
 from .telemetry import Telemetry
 
 log = logging.getLogger(__name__)
@@ -259,9 +259,16 @@ class Session:
             self.say(f"control service: http://127.0.0.1:{self.service.address[1]}/status")
         t_start = time.perf_counter()   # processing time of the run (a measurement, not run time)
         self.pose_input.start(self.clock)
-        with _sigterm_as_interrupt() as sig:
+        with sigterm_as_interrupt() as sig:
             try:
-                self._run_live() if self.live else self._run_offline()
+                if self.live:
+                    if self._window:
+                        self.say(f"live: {KEY_HELP}" if not self.cfg.kiosk else "kiosk mode: q/esc quits")
+                    run_live(self.clock, self.fps, self.duration_ns, draw=self._live_frame,
+                             between=self._between_frames, stop=self._stop, dropped=self._dropped_frames)
+                else:
+                    run_offline(self.clock, self.fps, self.duration_ns, draw=self.loop.frame,
+                                between=self._between_frames, stop=self._stop)
             except KeyboardInterrupt:
                 result.interrupted = True
                 result.signal = sig.received or signal.SIGINT
@@ -273,51 +280,15 @@ class Session:
         result.summary = self.metrics.summary()
         return result
 
-    def _run_offline(self) -> None:
-        clock, fps, duration = self.clock, self.fps, self.duration_ns
-        start_wall, t0 = clock.wall_ns(), clock.now_ns()
-        n = -(-duration * int(round(fps * 1000)) // (NS_PER_S * 1000))   # frames k with offset(k) < duration
-        tty = sys.stderr.isatty()
-        k = 0
-        while not self._stop.is_set():
-            clock.sleep_until(start_wall + frame_offset_ns(k, fps))
-            if clock.now_ns() - t0 >= duration:
-                break
-            self._between_frames()
-            if self._stop.is_set():
-                break
-            self.loop.frame(clock.now_ns())
-            k += 1
-            if tty and (k % 10 == 1 or k == n):
-                print(f"\rrendering {k}/{n} frames", end="", file=sys.stderr, flush=True)
-        if tty:
-            print(file=sys.stderr)
+    def _dropped_frames(self, n: int) -> None:
+        self.metrics.drop(frames=n)
 
-    def _run_live(self) -> None:
-        clock, duration = self.clock, self.duration_ns
-        frame_ns = int(NS_PER_S / self.fps)
-        t0 = clock.now_ns()
-        next_wall = clock.wall_ns()
-        if self._window:
-            self.say(f"live: {KEY_HELP}" if not self.cfg.kiosk else "kiosk mode: q/esc quits")
-        while not self._stop.is_set():
-            if duration is not None and clock.now_ns() - t0 > duration:
-                break
-            self._between_frames()
-            if self._stop.is_set():
-                break
-            self.loop.frame(clock.now_ns(), latency_from_ns=self.pose_input.status().newest_capture_ns)
-            st = self.pose_input.status()
-            if st.error is not None:
-                raise st.error
-            if st.finished and duration is None:
-                break
-            next_wall += frame_ns
-            now = clock.wall_ns()
-            if next_wall < now:
-                self.metrics.drop(frames=(now - next_wall) // frame_ns)
-                next_wall = now
-            clock.sleep_until(next_wall)
+    def _live_frame(self, t_ns: int) -> bool:
+        self.loop.frame(t_ns, latency_from_ns=self.pose_input.status().newest_capture_ns)
+        st = self.pose_input.status()
+        if st.error is not None:
+            raise st.error
+        return not (st.finished and self.duration_ns is None)
 
     def _between_frames(self) -> None:
         """The control service's work, the window's events, the kiosk's recenter on a new face."""
@@ -348,34 +319,6 @@ def run(cfg: RunConfig, **options) -> RunResult:
     """Open a :class:`Session` for ``cfg`` (``options`` as its keywords), run it, close it."""
     with Session(cfg, **options) as session:
         return session.run()
-
-
-class _sigterm_as_interrupt:
-    """SIGTERM and SIGHUP (the terminal closed) behave like Ctrl-C during the run, so outputs
-    are flushed and devices released; ``received`` remembers which signal it was (for the
-    exit code, 128 + signal). Only on the main thread (signal handlers live there)."""
-
-    #: getattr: SIGHUP does not exist on Windows
-    SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s)
-
-    def __init__(self):
-        self._old: dict = {}
-        self.received: int | None = None
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for s in self.SIGNALS:
-                self._old[s] = signal.signal(s, self._handler)
-        return self
-
-    def _handler(self, signum, frame):
-        self.received = signum
-        raise KeyboardInterrupt
-
-    def __exit__(self, *exc):
-        for s, old in self._old.items():
-            signal.signal(s, old)
-        return False
 
 
 __all__ = ["AvatarError", "RunError", "RunResult", "Session", "run"]
