@@ -10,14 +10,10 @@ GL context, the renderer, the control service (bound, so a busy port fails befor
 output file is opened) and the outputs (video files last). A failure while opening closes
 what was opened, in reverse order; so does closing.
 
-Time comes from the injected :class:`runtime.clock.Clock`. Offline (pose tracks, files not
-played in real time; by default a :class:`ReplayClock` starting at the input's first time):
-frame k is drawn at clock time ``start + k·1e9/fps`` until loop time reaches the duration;
-every frame is drawn and written, so the output has the source's duration whatever the
-machine's speed. Live (a webcam, or a source played with ``--realtime``; by default a
-:class:`MonotonicClock`): frames are paced to the target fps on the clock's wall time. In
-both, the control service's work and the window keys are handled between frames, and a
-paused clock freezes the avatar while frames go on being drawn.
+Time comes from the injected :class:`runtime.clock.Clock` (default: a :class:`ReplayClock`
+starting at the input's first time offline, a :class:`MonotonicClock` live); the frame
+schedules are in :mod:`runtime.schedule`. Pausing pauses the clock: the avatar freezes while
+frames go on being drawn.
 """
 
 from __future__ import annotations
@@ -164,10 +160,9 @@ class Session:
             from avatars.generate import default_avatar_path
 
             path = default_avatar_path()
+        avatar = load_avatar(path)   # AvatarError (a ValueError) goes out as it is
         try:
-            rig = self.make_rig(load_avatar(path), self.cfg.solver)
-        except AvatarError:
-            raise
+            rig = self.make_rig(avatar, self.cfg.solver)
         except ValueError as exc:   # an avatar it cannot drive (no head), bad hair settings
             raise RunError(str(exc)) from None
         rig.warm_up()   # numba compiles before any timing starts
@@ -284,10 +279,12 @@ class Session:
         self.metrics.drop(frames=n)
 
     def _live_frame(self, t_ns: int) -> bool:
-        self.loop.frame(t_ns, latency_from_ns=self.pose_input.status().newest_capture_ns)
+        """One live frame; False once the source has ended (and no duration was asked for).
+        Raises the tracking thread's error."""
         st = self.pose_input.status()
         if st.error is not None:
             raise st.error
+        self.loop.frame(t_ns, latency_from_ns=st.newest_capture_ns)
         return not (st.finished and self.duration_ns is None)
 
     def _between_frames(self) -> None:
