@@ -37,6 +37,8 @@ from solver.params import RATE_HZ, SUBSTEP_SECONDS  # noqa: F401 - the one state
 NS_PER_S = 1_000_000_000
 #: 8 substeps = 66.7 ms of debt at 120 Hz: a 15 fps frame still runs in full.
 DEFAULT_MAX_SUBSTEPS = 8
+#: A cap no frame reaches: offline runs and replays simulate every substep (no debt dropped).
+NO_CAP = 1_000_000
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from avatars import load_avatar
 
+from .results import RunError
+
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
 
@@ -102,3 +104,19 @@ class SessionController:
         """The last drawn frame as PNG, read from the framebuffer now (render thread, between
         frames), or None before the first frame."""
         return self.session.commands.call(self.session.drawer.png)
+
+
+def bind_service(controller: SessionController, *, port: int, avatar_dir: str | None):
+    """A :class:`runtime.service.ControlService` for ``controller``, bound to 127.0.0.1:``port``
+    (0: a free port) but not serving yet (``start()``; ``close()`` releases the port).
+
+    Raises:
+        RunError: the port is taken (the message says which and what to do).
+    """
+    from .service import ControlService
+
+    try:
+        return ControlService(controller, port=port, avatar_dir=Path(avatar_dir) if avatar_dir else None)
+    except OSError as exc:
+        raise RunError(f"control service: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
+                       "choose another --port") from None

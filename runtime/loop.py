@@ -27,7 +27,7 @@ import numpy as np
 
 from tracking.pose_track import PoseSample
 
-from .clock import RATE_HZ, Clock, FixedStepDriver, MonotonicClock
+from .clock import DEFAULT_MAX_SUBSTEPS, RATE_HZ, Clock, FixedStepDriver, MonotonicClock
 from .pose_inputs.base import PoseInput
 from .rig import AvatarRig
 from .telemetry import Telemetry
@@ -93,7 +93,7 @@ class Loop:
         ValueError: the rig's chain set steps another h than 1/:data:`RATE_HZ`.
     """
 
-    def __init__(self, rig: AvatarRig, pose_input: PoseInput, *, max_substeps: int = 8,
+    def __init__(self, rig: AvatarRig, pose_input: PoseInput, *, max_substeps: int = DEFAULT_MAX_SUBSTEPS,
                  metrics: Telemetry | None = None, clock: Clock | None = None,
                  on_substep: Callable[[int, int, AvatarRig], None] | None = None,
                  draw: Callable[[FrameInfo], None] | None = None):

@@ -98,6 +98,27 @@ def check_writable(outputs: list[OutputSpec]) -> list[str]:
     return notes
 
 
+def plan_outputs(specs: tuple[str, ...] | list[str], *, background: str, display: bool, say) -> list[OutputSpec]:
+    """The outputs of a run (``specs`` as given to ``--output``; none: :func:`default_outputs`),
+    checked before anything opens: a window needs a display, files must be writable
+    (:func:`check_writable`). Notes for the user (no alpha in mp4, stale PNG frames removed)
+    go to ``say``.
+
+    Raises:
+        RunError: a window without a display. OSError: an output cannot be written (naming it).
+    """
+    outputs = parse_outputs(specs) if specs else default_outputs(display)
+    if needs_window(outputs) and not display:
+        raise RunError("--output window needs a display (DISPLAY / WAYLAND_DISPLAY is not set); "
+                       "use video:PATH.mp4, png:DIR or vcam instead")
+    if background.strip().lower() == "transparent" and any(o.kind in ("video", "vcam") for o in outputs):
+        say("note: mp4 and virtual cameras have no alpha; the transparent background shows as black "
+            "there (png:DIR keeps alpha, --background green gives a chroma key)")
+    for note in check_writable(outputs):
+        say(note)
+    return outputs
+
+
 def open_sinks(outputs: list[OutputSpec], *, context, renderer, fps: float, size: tuple[int, int],
                live: bool):
     """Open one sink per output (returned in the order of ``outputs``). Raises

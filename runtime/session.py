@@ -24,19 +24,18 @@ import signal
 import threading
 import time
 from contextlib import ExitStack
-from pathlib import Path
 
 from avatars import Avatar, AvatarError, load_avatar
 from solver.modes import SolverMode
 
-from .clock import Clock, MonotonicClock, ReplayClock
+from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
 from .config import RunConfig
-from .controller import CommandQueue, SessionController
+from .controller import CommandQueue, SessionController, bind_service
 from .drawing import FrameDrawer
 from .drive import DriveOptions
 from .keys import KEY_HELP, Keys
 from .loop import FrameInfo, Loop
-from .outputs import OutputSpec, Outputs, check_writable, default_outputs, needs_window, open_outputs, parse_outputs
+from .outputs import OutputSpec, Outputs, needs_window, open_outputs, plan_outputs
 from .pose_inputs import PoseInput, open_pose_input
 from .results import RunError, RunResult
 from .rig import AvatarRig
@@ -45,8 +44,6 @@ from .telemetry import Telemetry
 
 log = logging.getLogger(__name__)
 
-#: Offline every substep runs (no debt is ever dropped); live, cfg.max_substeps keeps a stall from spiralling.
-NO_CAP = 1_000_000
 
 
 class Session:
@@ -122,13 +119,14 @@ class Session:
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
             self.drawer.set_avatar(rig.avatar, rig.world)
             if cfg.service:
-                self.service = self._bind_service()
+                self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir)
                 stack.callback(self.service.close)
             self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
                                                             fps=self.fps, live=self.live))
             for o in specs:
                 if o.kind in ("video", "png"):
                     self.say(f"writing {o.kind} to {o.target}")
+            # offline every substep runs (no debt dropped); live, the cap keeps a stall from spiralling
             self.loop = Loop(rig, self.pose_input, max_substeps=cfg.max_substeps if self.live else NO_CAP,
                              metrics=self.metrics, clock=self.clock, draw=self._draw)
             self.rig = rig
@@ -136,21 +134,12 @@ class Session:
         return self
 
     def _check_outputs(self) -> list[OutputSpec]:
-        cfg = self.cfg
         from render.platform import has_display
 
-        specs = parse_outputs(cfg.output) if cfg.output else default_outputs(has_display())
+        specs = plan_outputs(self.cfg.output, background=self.cfg.background, display=has_display(), say=self.say)
         self._window = needs_window(specs)
-        if self._window and not has_display():
-            raise RunError("--output window needs a display (DISPLAY / WAYLAND_DISPLAY is not set); "
-                           "use video:PATH.mp4, png:DIR or vcam instead")
         if not self._window:
             os.environ.setdefault("SWAYCAM_GL", "egl")
-        if cfg.background.strip().lower() == "transparent" and any(o.kind in ("video", "vcam") for o in specs):
-            self.say("note: mp4 and virtual cameras have no alpha; the transparent background shows as black "
-                     "there (png:DIR keeps alpha, --background green gives a chroma key)")
-        for note in check_writable(specs):
-            self.say(note)
         self.output_specs = specs
         return specs
 
@@ -167,16 +156,6 @@ class Session:
             raise RunError(str(exc)) from None
         rig.warm_up()   # numba compiles before any timing starts
         return rig
-
-    def _bind_service(self):
-        from .service import ControlService
-
-        avatar_dir = Path(self.cfg.avatar_dir) if self.cfg.avatar_dir else None
-        try:
-            return ControlService(self.controller, port=self.cfg.port, avatar_dir=avatar_dir)
-        except OSError as exc:
-            raise RunError(f"control service: cannot listen on 127.0.0.1:{self.cfg.port} ({exc.strerror}); "
-                           "choose another --port") from None
 
     def close(self) -> None:
         """Close everything opened, in reverse order (flushing the outputs). Idempotent."""
