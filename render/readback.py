@@ -2,7 +2,8 @@
 
 Asynchronous path (no pipeline stall): frame n is copied into PBO n % 2 with a fence;
 the call for frame n maps PBO (n - 1) % 2, which the GPU finished meanwhile, and returns
-frame n - 1. One frame of latency; the first call returns None.
+frame n - 1. One frame of latency; the first call returns None, and :meth:`PboReadback.flush`
+returns the last frame at the end of a stream.
 """
 
 from __future__ import annotations
@@ -60,7 +61,27 @@ class PboReadback:
         Returns:
             (rgba (H, W, 4) uint8, tag), or None when no older frame is pending.
         """
-        k = self._next  # the older of the two
+        return self._take(self._next, out)
+
+    def flush(self, out: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
+        """Map the oldest frame not fetched yet, whichever PBO holds it: at the end of a
+        stream, the last request, which no later request returns. Call until it returns None.
+        Waits for the GPU.
+
+        Returns:
+            (rgba (H, W, 4) uint8, tag), or None when nothing is pending.
+        """
+        older = self._take(self._next, out)   # normally fetched already; never lose it
+        if older is not None:
+            return older
+        return self._take(1 - self._next, out)
+
+    @property
+    def pending(self) -> int:
+        """Requests not fetched yet (0, 1 or 2)."""
+        return sum(f is not None for f in self._fences)
+
+    def _take(self, k: int, out: np.ndarray | None) -> tuple[np.ndarray, Any] | None:
         fence = self._fences[k]
         if fence is None:
             return None

@@ -5,8 +5,10 @@ primitives -> MToon outlines (inverted hull) -> blended primitives back to front
 lines -> MSAA resolve -> HUD. The output is RGBA8 sRGB with rows top-down (see
 :mod:`render.targets`); readback returns straight alpha. The
 output is read back (:meth:`Renderer.read_rgba`, :meth:`Renderer.read_rgba_async`) or
-presented in a window (:meth:`Renderer.present`). The renderer never runs physics: hair
-joints arrive already moved in ``world``.
+presented in a window (:meth:`Renderer.present`, no readback). A frame may be made of panes:
+each ``draw`` with a ``viewport`` fills its rectangle only and leaves the rest of the output
+as it was (side-by-side comparisons in one framebuffer). The renderer never runs physics:
+hair joints arrive already moved in ``world``.
 """
 
 from __future__ import annotations
@@ -104,6 +106,9 @@ class Renderer:
         self._mesh_pass = MeshPass(self.programs)
         self.targets = RenderTargets(self.ledger, size, self._samples)
         self._readback = PboReadback(self.ledger, size)
+        #: framebuffer -> CPU copies started so far (read_rgba, and read_rgba_async per queued
+        #: frame); presenting in a window copies nothing and does not count.
+        self.pixel_reads = 0
         self.gpu: GpuAvatar | None = None
         self.camera: Camera | None = None
         self.frame_index = 0
@@ -163,8 +168,8 @@ class Renderer:
     # ------------------------------------------------------------------ frame
     def draw(self, world: np.ndarray | None = None, morph_weights: MorphInput = None, *,
              camera: Camera | None = None, overlays: Overlays | None = None, hud: HudInfo | None = None,
-             hide: Collection[int] = ()) -> None:
-        """Render one frame into the output framebuffer.
+             hide: Collection[int] = (), viewport: tuple[int, int, int, int] | None = None) -> None:
+        """Render one frame (or one pane of it) into the output framebuffer.
 
         Args:
             world: (N, 4, 4) float64 world matrices of every skeleton node (hair joints as
@@ -173,8 +178,16 @@ class Renderer:
                 an :class:`ExpressionFrame`, or an expression dict {"blink": 1.0, ...}.
             camera: the camera (default: the framing computed by :meth:`reframe`).
             overlays: debug lines (spring chains, colliders, head axes).
-            hud: text shown top-left (fps, tracker latency, substeps).
+            hud: text shown top-left (fps, tracker latency, substeps), of the viewport.
             hide: indices of mesh instances not to draw.
+            viewport: (x, y, width, height) pixels of the output, x from the left and y from
+                the top row: draw only there (cleared to the background first; the camera's
+                aspect is the viewport's), leaving the other pixels as they are. None: the
+                whole output.
+
+        Raises:
+            RuntimeError: no avatar set. ValueError: wrong ``world`` shape, or a viewport
+            outside the output.
         """
         t0 = time.perf_counter()
         gpu = self.gpu
@@ -188,20 +201,26 @@ class Renderer:
         gpu.materials.set_overrides(overrides)
         gpu.joints.update(world)
         cam = camera or self.camera
-        w, h = self.size
+        rect = self._viewport(viewport)
+        x, y, w, h = rect
         view = cam.view_matrix()
-        self._upload_frame(cam, view)
+        self._upload_frame(cam, view, (w, h))
         st = FrameStats()
 
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.scene.id)
-        GL.glViewport(0, 0, w, h)
+        # rows are stored top-down (flipped projection), so GL's y from the storage origin is
+        # the row from the top
+        GL.glViewport(x, y, w, h)
         GL.glEnable(GL.GL_FRAMEBUFFER_SRGB)
         if self.background.mode == "solid":
             GL.glClearColor(*self.background.linear(), 1.0)
         else:
             GL.glClearColor(0.0, 0.0, 0.0, 0.0)
         GL.glDepthMask(GL.GL_TRUE)
+        GL.glEnable(GL.GL_SCISSOR_TEST)   # clear the pane only
+        GL.glScissor(x, y, w, h)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        GL.glDisable(GL.GL_SCISSOR_TEST)
         GL.glEnable(GL.GL_DEPTH_TEST)
         GL.glDepthFunc(GL.GL_LEQUAL)
         GL.glDisable(GL.GL_BLEND)
@@ -214,10 +233,10 @@ class Renderer:
             st.overlay_segments = self._lines.draw(self.programs.lines, overlays)
         GL.glDisable(GL.GL_BLEND)
         GL.glDisable(GL.GL_DEPTH_TEST)
-        self.targets.resolve()
+        self.targets.resolve(rect)
         if hud is not None:
             GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.final.id)
-            GL.glViewport(0, 0, w, h)
+            GL.glViewport(x, y, w, h)
             self._empty_vao.bind()
             self._hud.draw(self.programs.quad, hud, (w, h))
         GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)
@@ -227,6 +246,15 @@ class Renderer:
         st.cpu_ms = (time.perf_counter() - t0) * 1e3
         self.stats = st
         self.frame_index += 1
+
+    def _viewport(self, viewport: tuple[int, int, int, int] | None) -> tuple[int, int, int, int]:
+        ow, oh = self.size
+        if viewport is None:
+            return 0, 0, ow, oh
+        x, y, w, h = (int(v) for v in viewport)
+        if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > ow or y + h > oh:
+            raise ValueError(f"viewport {viewport}: must lie inside the {ow}x{oh} output")
+        return x, y, w, h
 
     def _morphs(self, av: Avatar, morph_weights: MorphInput):
         if morph_weights is None:
@@ -240,8 +268,8 @@ class Renderer:
             raise ValueError(f"{len(morph_weights)} morph weight arrays for {len(av.mesh_instances)} mesh instances")
         return morph_weights, {}
 
-    def _upload_frame(self, cam: Camera, view: np.ndarray) -> None:
-        w, h = self.size
+    def _upload_frame(self, cam: Camera, view: np.ndarray, size: tuple[int, int]) -> None:
+        w, h = size
         f = self._frame_data
         f[0:16] = view.T.ravel()
         f[16:32] = (_FLIP_Y @ cam.projection_matrix(w / h)).T.ravel()
@@ -256,9 +284,11 @@ class Renderer:
 
     # ------------------------------------------------------------------ output
     def read_rgba(self, out: np.ndarray | None = None) -> np.ndarray:
-        """The last drawn frame as (H, W, 4) uint8 sRGB, straight alpha, row 0 = top (synchronous)."""
+        """The last drawn frame as (H, W, 4) uint8 sRGB, straight alpha, row 0 = top (synchronous:
+        waits for the GPU; for snapshots and tests)."""
         w, h = self.size
         GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.final.id)
+        self.pixel_reads += 1
         return self._straight(read_pixels(w, h, out))
 
     def _straight(self, rgba: np.ndarray) -> np.ndarray:
@@ -275,7 +305,21 @@ class Renderer:
         """
         GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.final.id)
         self._readback.request(tag)
+        self.pixel_reads += 1
         got = self._readback.fetch(out)
+        if got is not None:
+            self._straight(got[0])
+        return got
+
+    def flush_readback(self, out: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
+        """The oldest frame queued by :meth:`read_rgba_async` and not returned yet (at the end
+        of a stream: the last frame), or None. Call until None before closing an output, so
+        it gets every frame. Waits for the GPU; reads no new pixels.
+
+        Returns:
+            (rgba (H, W, 4) uint8 straight alpha, its tag), or None.
+        """
+        got = self._readback.flush(out)
         if got is not None:
             self._straight(got[0])
         return got

@@ -56,14 +56,16 @@ class RenderTargets:
             self.final = self.scene = own(Framebuffer(ledger, color=self.final_tex, depth=depth))
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
 
-    def resolve(self) -> None:
-        """Multisample resolve of the scene into ``final`` (no-op without MSAA)."""
+    def resolve(self, rect: tuple[int, int, int, int] | None = None) -> None:
+        """Multisample resolve of the scene into ``final`` (no-op without MSAA), of the
+        (x, y, width, height) pixel ``rect`` only when given (a pane: what is outside it in
+        ``final``, such as another pane's HUD, is kept)."""
         if not self.samples:
             return
-        w, h = self.size
+        x, y, w, h = rect if rect is not None else (0, 0, *self.size)
         GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.scene.id)
         GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, self.final.id)
-        GL.glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL.GL_COLOR_BUFFER_BIT, GL.GL_NEAREST)
+        GL.glBlitFramebuffer(x, y, x + w, y + h, x, y, x + w, y + h, GL.GL_COLOR_BUFFER_BIT, GL.GL_NEAREST)
 
     def release(self) -> None:
         for obj in reversed(self._owned):

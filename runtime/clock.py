@@ -1,17 +1,23 @@
 """One clock owns time (DESIGN §2, §7): the clock, the fixed-step driver and the substep rate.
 
-Times are integer nanoseconds. The loop asks the clock for "now" and to wait for the next
-frame; with :class:`ReplayClock` nothing sleeps and frame times come from a schedule, so
-offline runs are deterministic whatever the machine is doing.
+Times are integer nanoseconds. A run's :class:`Clock` is injected (live:
+:class:`MonotonicClock`; offline runs and tests: :class:`ReplayClock`, where nothing sleeps
+and frame times come from a schedule, so runs are exact whatever the machine is doing).
+The clock has two time lines: wall time (pacing, capture and output timestamps) and loop
+time, which stands still while the clock is paused. The loop only ever sees loop time, so a
+pause stops the hair without restarting the substep grid.
 
-The fixed-step driver (:class:`FixedStepDriver`): substeps of exactly h = 1/rate seconds on an integer-nanosecond grid.
+The rate is stated once, :data:`RATE_HZ` (= :data:`solver.params.RATE_HZ`, re-exported
+here); the chain set steps h = :data:`SUBSTEP_SECONDS` = 1/RATE_HZ and the loop refuses a
+rig whose chain set steps another h.
 
-Substep n of a run started at t0 happens at ``t_n = t0 + (n * 1_000_000_000) // rate_hz``
-nanoseconds: t_n is computed from n (never by accumulating a rounded h, since 1e9/120 is
-not an integer), so every run that starts at the same t0 visits the same substep times
-whatever the render rate, frame-time jitter or dropped frames (DESIGN §2). The physics uses
-h = 1/rate_hz as a float exactly; the step function receives t_n so the caller samples the
-pose at t_n.
+The fixed-step driver (:class:`FixedStepDriver`): substeps of exactly h = 1/rate seconds on
+an integer-nanosecond grid. Substep n of a run started at t0 happens at
+``t_n = t0 + (n * NS_PER_S) // rate_hz`` nanoseconds: t_n is computed from n (never by
+accumulating a rounded h, since 1e9/120 is not an integer), so every run that starts at the
+same t0 visits the same substep times whatever the render rate, frame-time jitter or dropped
+frames (DESIGN §2). The physics uses h = 1/rate_hz as a float exactly; the step function
+receives t_n so the caller samples the pose at t_n.
 
 When a frame owes more than ``max_substeps`` substeps (a stall), the oldest debt is dropped
 and counted: the substep index jumps forward and only the newest ``max_substeps`` substeps
@@ -24,13 +30,15 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Iterator, Protocol
+from typing import Iterator
 
 from solver.params import RATE_HZ, SUBSTEP_SECONDS  # noqa: F401 - the one statement of the rate
 
 NS_PER_S = 1_000_000_000
 #: 8 substeps = 66.7 ms of debt at 120 Hz: a 15 fps frame still runs in full.
 DEFAULT_MAX_SUBSTEPS = 8
+#: A cap no frame reaches: offline runs and replays simulate every substep (no debt dropped).
+NO_CAP = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -110,13 +118,10 @@ class FixedStepDriver:
         return self.substep_time_ns(self._n)
 
     def start(self, t0_ns: int) -> None:
-        """Start (or restart) the grid at ``t0_ns``: substep 0 is the current state at t0."""
+        """Start (or restart) the grid at ``t0_ns``: substep 0 is the current state at t0.
+        The counters (:attr:`substeps_run`, :attr:`dropped_substeps`) are kept."""
         self._t0 = int(t0_ns)
         self._n = 0
-
-    def reset(self, t0_ns: int) -> None:
-        """Restart the grid at ``t0_ns`` (after a solver reset / teleport); counters kept."""
-        self.start(t0_ns)
 
     # ------------------------------------------------------------------ stepping
     def advance(self, t_now_ns: int) -> Advance:
@@ -161,54 +166,136 @@ class FixedStepDriver:
         return Advance(ran, alpha, dropped)
 
 
-class Clock(Protocol):
-    def now_ns(self) -> int: ...
+class Clock:
+    """Time for one run (DESIGN §7: one clock owns time; injectable).
 
-    def sleep_until(self, t_ns: int) -> None: ...
+    Two time lines, both integer nanoseconds:
 
+    - wall time (:meth:`wall_ns`): never stops; the time base of capture timestamps, frame
+      pacing (:meth:`sleep_until`) and output timestamps.
+    - loop time (:meth:`now_ns`): wall time minus every pause so far. While the clock is
+      paused (:meth:`pause`) loop time stands still, so the fixed-step grid, played tracks
+      and the hair see no time pass; after :meth:`resume` it continues from where it
+      stopped. Substep n stays at ``t0 + n·h`` of loop time: the grid survives a pause.
 
-class MonotonicClock:
-    """Live time: ``time.perf_counter_ns`` (monotonic, the same clock as capture timestamps)."""
+    Subclasses give the wall time (:meth:`wall_ns`) and the wait (:meth:`sleep_until`).
+    Not thread-safe: the render thread owns the clock.
+    """
+
+    def __init__(self) -> None:
+        self._paused_at: int | None = None   # wall time of the pause in progress
+        self._paused_ns = 0                  # wall time spent in finished pauses
+
+    def wall_ns(self) -> int:
+        """Wall time, ns (never stops)."""
+        raise NotImplementedError
+
+    def sleep_until(self, wall_ns: int) -> None:
+        """Wait until wall time ``wall_ns`` (returns at once when it has passed)."""
+        raise NotImplementedError
 
     def now_ns(self) -> int:
+        """Loop time, ns: wall time minus the time spent paused (stands still while paused)."""
+        wall = self._paused_at if self._paused_at is not None else self.wall_ns()
+        return wall - self._paused_ns
+
+    def to_wall_ns(self, t_ns: int) -> int:
+        """Wall time of loop time ``t_ns`` (for inputs stamped in wall time, such as a
+        webcam's capture times): ``t_ns`` plus the finished pauses. Loop times before a
+        pause map with the pauses finished since, which is exact for any t_ns at or after
+        the last resume and for every time the loop still samples."""
+        return int(t_ns) + self._paused_ns
+
+    @property
+    def paused(self) -> bool:
+        return self._paused_at is not None
+
+    @property
+    def paused_ns(self) -> int:
+        """Wall time spent paused so far, ns (including a pause in progress)."""
+        current = self.wall_ns() - self._paused_at if self._paused_at is not None else 0
+        return self._paused_ns + current
+
+    def pause(self) -> None:
+        """Stop loop time (no-op when already paused)."""
+        if self._paused_at is None:
+            self._paused_at = self.wall_ns()
+
+    def resume(self) -> None:
+        """Let loop time run again from where it stopped (no-op when not paused)."""
+        if self._paused_at is not None:
+            self._paused_ns += self.wall_ns() - self._paused_at
+            self._paused_at = None
+
+    def toggle_pause(self) -> bool:
+        """Pause or resume; returns True when the clock is now paused."""
+        if self.paused:
+            self.resume()
+        else:
+            self.pause()
+        return self.paused
+
+
+class MonotonicClock(Clock):
+    """Live time: wall time is ``time.perf_counter_ns`` (monotonic, the clock webcam capture
+    timestamps use); :meth:`sleep_until` sleeps."""
+
+    def wall_ns(self) -> int:
         return time.perf_counter_ns()
 
-    def sleep_until(self, t_ns: int) -> None:
-        dt = (t_ns - time.perf_counter_ns()) / NS_PER_S
+    def sleep_until(self, wall_ns: int) -> None:
+        dt = (wall_ns - time.perf_counter_ns()) / NS_PER_S
         if dt > 0:
             time.sleep(dt)
 
 
-class ReplayClock:
-    """Manual time for offline runs and tests: ``sleep_until`` jumps, ``advance`` steps."""
+class ReplayClock(Clock):
+    """Manual time for offline runs and tests: wall time moves only when told
+    (:meth:`sleep_until` jumps to the asked time, :meth:`advance` steps), so runs are exact
+    and nothing waits.
+
+    Args:
+        start_ns: the wall (and loop) time at creation.
+    """
 
     def __init__(self, start_ns: int = 0):
+        super().__init__()
         self._t = int(start_ns)
 
-    def now_ns(self) -> int:
+    def wall_ns(self) -> int:
         return self._t
 
-    def sleep_until(self, t_ns: int) -> None:
-        self._t = max(self._t, int(t_ns))
+    def sleep_until(self, wall_ns: int) -> None:
+        self._t = max(self._t, int(wall_ns))
 
     def advance(self, dt_ns: int) -> int:
+        """Move wall time forward by ``dt_ns`` (≥ 0); returns the new wall time."""
+        if dt_ns < 0:
+            raise ValueError(f"a replay clock never goes back (dt_ns {dt_ns})")
         self._t += int(dt_ns)
         return self._t
 
 
+def frame_offset_ns(k: int, fps: float) -> int:
+    """Offset of render frame k from the start of a steady schedule: ``k · 1e9 / fps`` ns,
+    rounded down (computed from k, never accumulated; fps to 1/1000 frame per second)."""
+    return (k * NS_PER_S * 1000) // int(round(fps * 1000))
+
+
 def frame_times(fps: float, duration_ns: int, *, start_ns: int = 0, jitter: float = 0.0,
-                seed: int = 0, include_end: bool = True) -> Iterator[int]:
-    """Render frame times for an offline run: frame k at ``start + k * 1e9 / fps`` (integer ns).
+                seed: int = 0) -> Iterator[int]:
+    """Render frame times of a replay: frame k at ``start_ns + frame_offset_ns(k, fps)``, ending
+    with a frame exactly at ``start_ns + duration_ns`` (replays compare states up to the end).
 
     Args:
         fps: render rate, frames per second (> 0).
-        duration_ns: the last frame is at or after ``start_ns + duration_ns``.
+        duration_ns: length of the schedule, ns.
         jitter: 0 for a steady rate; else each frame interval is scaled by a uniform random
             factor in [1 - jitter, 1 + jitter] (deterministic for a given ``seed``), which
             models frame-time jitter and dropped frames.
-        include_end: end with a frame exactly at ``start_ns + duration_ns`` (replays compare
-            states up to the end); False gives the frames of a video of that duration
-            (``duration · fps`` frames, the last one a frame interval before the end).
+
+    Raises:
+        ValueError: fps ≤ 0.
     """
     if fps <= 0:
         raise ValueError(f"fps must be > 0, got {fps}")
@@ -217,8 +304,6 @@ def frame_times(fps: float, duration_ns: int, *, start_ns: int = 0, jitter: floa
     k = 0
     t = start_ns
     while True:
-        if t >= end and not include_end:
-            return
         yield t
         if t >= end:
             return
@@ -226,5 +311,5 @@ def frame_times(fps: float, duration_ns: int, *, start_ns: int = 0, jitter: floa
         if jitter:
             t += max(1, int(NS_PER_S / fps * (1.0 + jitter * (2.0 * rng.random() - 1.0))))
         else:
-            t = start_ns + (k * NS_PER_S * 1000) // int(round(fps * 1000))
-        t = min(t, end) if t > end else t
+            t = start_ns + frame_offset_ns(k, fps)
+        t = min(t, end)

@@ -1,46 +1,56 @@
 """The realtime loop (DESIGN §2): fixed 120 Hz substeps, then one render with interpolation.
 
-Per frame at loop time t (from the clock):
+Per frame at loop time t (from the run's clock, which stands still while paused):
 
-1. ``pose_input.pump(t)`` lets an offline source feed the observations due by t (live
-   sources are fed by their own tracking thread and ignore it);
+1. ``pose_input.pump(t)`` lets an offline source take in the observations due by t (live
+   sources are fed by their own tracking thread and do nothing);
 2. the fixed-step driver runs every substep t_n <= t (at most ``max_substeps``; the older
-   debt is dropped and counted) - each samples the pose at t_n and steps the hair;
+   debt is dropped and counted) - each samples the pose at t_n and steps the hair of the
+   rig and of its companions (the compare mode's second solver);
 3. the frame is drawn at the interpolated time between the last two substeps, with the
    body pose sampled there and the hair interpolated by alpha, then handed to the outputs.
 
 The solver never sees the frame time, so the hair states at every substep are identical
-whatever the render rate, frame-time jitter or drops (the frame-rate consistency rule).
+whatever the render rate, frame-time jitter, drops or pauses (the frame-rate consistency
+rule). A paused clock gives the same t frame after frame: no substep runs, the grid keeps
+its t0 and its index, and the draw reuses the pose sampled for that draw time, so a live
+avatar freezes too.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable
 
 import numpy as np
 
 from tracking.pose_track import PoseSample
 
-from .clock import RATE_HZ, FixedStepDriver
-from .telemetry import Telemetry
+from .clock import DEFAULT_MAX_SUBSTEPS, RATE_HZ, Clock, FixedStepDriver, MonotonicClock
+from .pose_inputs.base import PoseInput
 from .rig import AvatarRig
+from .telemetry import Telemetry
 
 log = logging.getLogger(__name__)
 
 
-
-class PoseInput(Protocol):
-    """Anything that gives the avatar-frame head pose at a time (PoseTrack, PoseFilter...)."""
-
-    def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample: ...
-
-
 @dataclass
 class FrameInfo:
-    """What one :meth:`Loop.frame` did."""
+    """What one :meth:`Loop.frame` did.
+
+    Attributes:
+        t_ns: loop time of the frame, ns.
+        substeps: substeps run by this frame.
+        dropped: substeps dropped by the cap in this frame.
+        alpha: hair interpolation between the last two substeps, in [0, 1].
+        draw_t_ns: the time the body pose was sampled for drawing (between the last two
+            substep times), ns.
+        world: (N, 4, 4) float64 world matrices of the rig's nodes for drawing (an internal
+            buffer of the rig, valid until the next frame); None without a draw callback.
+        expressions: VRM expression weights {name: weight} for drawing.
+        companion_worlds: the same as ``world`` for each companion rig, in order.
+    """
 
     t_ns: int
     substeps: int
@@ -49,6 +59,20 @@ class FrameInfo:
     draw_t_ns: int
     world: np.ndarray | None = None
     expressions: dict | None = None
+    companion_worlds: tuple[np.ndarray, ...] = ()
+
+
+def check_rate(rig: AvatarRig, driver: FixedStepDriver) -> None:
+    """Refuse a rig whose chain set steps another h than the driver's 1/rate.
+
+    Raises:
+        ValueError: naming both steps.
+    """
+    chains = rig.chains
+    if chains is not None and chains.h != driver.h:
+        raise ValueError(f"the rig's hair steps h = {chains.h!r} s but the loop runs {driver.rate_hz} substeps per "
+                         f"second (h = {driver.h!r} s): build the chain set with the substep 1/{driver.rate_hz} "
+                         "(runtime.clock.RATE_HZ)")
 
 
 class Loop:
@@ -59,27 +83,34 @@ class Loop:
         pose_input: head pose source sampled at every substep time and at the draw time.
         max_substeps: cap per frame (DESIGN §2); excess debt is dropped and counted.
         metrics: live metrics to update (a new one when None).
+        clock: the run's clock; its wall time stamps the metrics and the capture -> output
+            latency (a :class:`MonotonicClock` when None). Frame times come from the caller.
         on_substep: called as ``on_substep(n, t_n, rig)`` after every substep (state dumps).
         draw: called as ``draw(info)`` once per frame with the draw pose (rendering and
             outputs); None for physics-only replays.
+
+    Raises:
+        ValueError: the rig's chain set steps another h than 1/:data:`RATE_HZ`.
     """
 
-    def __init__(self, rig: AvatarRig, pose_input: PoseInput, *, max_substeps: int = 8,
-                 metrics: Telemetry | None = None,
+    def __init__(self, rig: AvatarRig, pose_input: PoseInput, *, max_substeps: int = DEFAULT_MAX_SUBSTEPS,
+                 metrics: Telemetry | None = None, clock: Clock | None = None,
                  on_substep: Callable[[int, int, AvatarRig], None] | None = None,
                  draw: Callable[[FrameInfo], None] | None = None):
-        self.rig = rig
         self.pose_input = pose_input
         self.metrics = metrics or Telemetry()
+        self.clock = clock or MonotonicClock()
         self.on_substep = on_substep
         self.draw = draw
         self.driver = FixedStepDriver(self._substep, rate_hz=RATE_HZ, max_substeps=max_substeps)
+        check_rate(rig, self.driver)
+        self.rig = rig
+        #: extra rigs stepped with the same poses (side-by-side solver comparison); set with set_rig
+        self.companions: tuple[AvatarRig, ...] = ()
         self._sample = PoseSample()
         self._draw_sample = PoseSample()
-        self.paused = False
+        self._draw_sample_t: int | None = None
         self.resets = 0
-        #: extra rigs stepped with the same poses (side-by-side solver comparison)
-        self.companions: list[AvatarRig] = []
 
     def _substep(self, t_n: int) -> None:
         self.pose_input.sample(t_n, out=self._sample)
@@ -93,50 +124,57 @@ class Loop:
     def start(self, t0_ns: int) -> None:
         """Start the substep grid at ``t0_ns`` with the hair at rest under the pose there."""
         self.pose_input.sample(t0_ns, out=self._sample)
-        self.rig.reset(self._sample)
+        for r in (self.rig, *self.companions):
+            r.reset(self._sample)
         self.driver.start(t0_ns)
         if self.on_substep is not None:
             self.on_substep(0, t0_ns, self.rig)
 
-    def set_rig(self, rig: AvatarRig, t_ns: int) -> None:
-        """Swap the avatar (a reload): the new hair starts at rest under the current pose."""
-        self.rig = rig
-        self.pose_input.sample(t_ns, out=self._sample)
-        rig.reset(self._sample)
+    def set_rig(self, rig: AvatarRig, companions: tuple[AvatarRig, ...] = ()) -> None:
+        """Simulate ``rig`` (and ``companions``) from now on, their hair at rest under the pose
+        at the newest substep time; the substep grid goes on (a running loop), or starts
+        with the first frame.
+
+        Raises:
+            ValueError: a chain set that steps another h (nothing is changed then).
+        """
+        for r in (rig, *companions):
+            check_rate(r, self.driver)
+        self.rig, self.companions = rig, tuple(companions)
+        if self.driver.started:
+            self.pose_input.sample(self.driver.last_time_ns, out=self._sample)
+            for r in (rig, *companions):
+                r.reset(self._sample)
 
     def frame(self, t_ns: int, *, latency_from_ns: int | None = None) -> FrameInfo:
         """Advance to loop time ``t_ns`` and draw one frame.
 
         Args:
-            latency_from_ns: capture time of the newest camera frame used (for the
+            t_ns: loop time (the clock's ``now_ns``), ns; a time before the newest substep
+                runs nothing.
+            latency_from_ns: wall-clock capture time of the newest camera frame used (for the
                 capture -> output latency metric), or None.
         """
         if not self.driver.started:
             self.start(t_ns)
-        pump = getattr(self.pose_input, "pump", None)
-        if pump is not None:
-            pump(t_ns)
-        if self.paused:
-            # time stands still for the hair: restart the grid here so no debt accumulates
-            self.driver.reset(t_ns)
-            adv_n, alpha, dropped = 0, 1.0, 0
-        else:
-            adv = self.driver.advance(t_ns)
-            adv_n, alpha, dropped = adv.substeps, adv.alpha, adv.dropped
-        if dropped:
-            self.metrics.drop(substeps=dropped)
+        self.pose_input.pump(t_ns)
+        adv = self.driver.advance(t_ns)
+        if adv.dropped:
+            self.metrics.drop(substeps=adv.dropped)
         n = self.driver.substep_index
         t_last = self.driver.substep_time_ns(n)
         t_prev = self.driver.substep_time_ns(n - 1) if n > 0 else t_last
-        draw_t = t_prev + int(round(alpha * (t_last - t_prev)))
-        info = FrameInfo(t_ns=t_ns, substeps=adv_n, dropped=dropped, alpha=alpha, draw_t_ns=draw_t)
+        draw_t = t_prev + int(round(adv.alpha * (t_last - t_prev)))
+        info = FrameInfo(t_ns=t_ns, substeps=adv.substeps, dropped=adv.dropped, alpha=adv.alpha, draw_t_ns=draw_t)
         if self.draw is not None:
-            self.pose_input.sample(draw_t, out=self._draw_sample)
-            info.world = self.rig.draw_pose(self._draw_sample, alpha)
+            if draw_t != self._draw_sample_t:   # the same draw time (a paused clock): the same pose
+                self.pose_input.sample(draw_t, out=self._draw_sample)
+                self._draw_sample_t = draw_t
+            info.world = self.rig.draw_pose(self._draw_sample, adv.alpha)
             info.expressions = self.rig.expression_values(self._draw_sample)
+            info.companion_worlds = tuple(c.draw_pose(self._draw_sample, adv.alpha) for c in self.companions)
             self.draw(info)
-        latency = None
-        if latency_from_ns is not None:
-            latency = time.perf_counter_ns() - latency_from_ns
-        self.metrics.frame(t_ns, substeps=adv_n, latency_ns=latency)
+        wall = self.clock.wall_ns()
+        latency = None if latency_from_ns is None else wall - latency_from_ns
+        self.metrics.frame(wall, substeps=adv.substeps, latency_ns=latency)
         return info

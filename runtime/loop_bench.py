@@ -17,16 +17,15 @@ import time
 
 from avatars.assets import SELFIE_CLIP, asset_path
 
-from .app import App
+from .session import run
 from .config import RunConfig, parse_size
 
 
 def bench_offline(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 25.0) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        app = App(RunConfig(source=source, avatar=avatar, size=size, fps=fps, output=(f"video:{tmp}/b.mp4",)),
-                  say=lambda s: None)
+        cfg = RunConfig(source=source, avatar=avatar, size=size, fps=fps, output=(f"video:{tmp}/b.mp4",))
         t0 = time.perf_counter()
-        res = app.run()
+        res = run(cfg, say=lambda s: None)
         wall = time.perf_counter() - t0
     media_s = res.frames / fps
     return {"source": source, "size": f"{size[0]}x{size[1]}", "fps": fps, "frames": res.frames,
@@ -36,9 +35,8 @@ def bench_offline(source: str, *, avatar: str | None = None, size=(1280, 720), f
 
 def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 30.0) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        app = App(RunConfig(source=source, avatar=avatar, size=size, fps=fps, realtime=True,
+        res = run(RunConfig(source=source, avatar=avatar, size=size, fps=fps, realtime=True,
                             output=(f"video:{tmp}/b.mp4",)), say=lambda s: None)
-        res = app.run()
     return {"source": source, "size": f"{size[0]}x{size[1]}", "target_fps": fps, **res.summary}
 
 

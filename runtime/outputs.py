@@ -1,23 +1,41 @@
-"""Output specs of ``swaycam run --output`` -> render sinks.
+"""Output specs of ``swaycam run --output`` -> render sinks, and the frames fed to them.
 
     window            the window (needs a display)
     vcam[:DEVICE]     a virtual camera (pyvirtualcam; v4l2loopback / OBS)
     video:PATH        an mp4 (H.264) file
     png:DIR           a PNG sequence (keeps alpha)
+
+:class:`Outputs` feeds the open sinks one drawn frame at a time. Pixels are read back only
+when a sink needs them (:attr:`render.Sink.needs_pixels`): the window presents straight from
+the renderer's framebuffer, so a window-only run reads nothing back. The others get their
+frames through the renderer's PBO double buffer (one frame of latency, no pipeline stall)
+into one preallocated array; closing flushes the last frame, so files get every frame.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import os
+import logging
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
+
+from .results import RunError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class OutputSpec:
     kind: str          # window | vcam | video | png
     target: str = ""   # path / device
+
+    @property
+    def name(self) -> str:
+        """``kind:target``, or ``kind`` alone (as the user wrote it)."""
+        return f"{self.kind}:{self.target}" if self.target else self.kind
 
 
 def parse_outputs(specs: tuple[str, ...] | list[str]) -> list[OutputSpec]:
@@ -80,6 +98,27 @@ def check_writable(outputs: list[OutputSpec]) -> list[str]:
     return notes
 
 
+def plan_outputs(specs: tuple[str, ...] | list[str], *, background: str, display: bool, say) -> list[OutputSpec]:
+    """The outputs of a run (``specs`` as given to ``--output``; none: :func:`default_outputs`),
+    checked before anything opens: a window needs a display, files must be writable
+    (:func:`check_writable`). Notes for the user (no alpha in mp4, stale PNG frames removed)
+    go to ``say``.
+
+    Raises:
+        RunError: a window without a display. OSError: an output cannot be written (naming it).
+    """
+    outputs = parse_outputs(specs) if specs else default_outputs(display)
+    if needs_window(outputs) and not display:
+        raise RunError("--output window needs a display (DISPLAY / WAYLAND_DISPLAY is not set); "
+                       "use video:PATH.mp4, png:DIR or vcam instead")
+    if background.strip().lower() == "transparent" and any(o.kind in ("video", "vcam") for o in outputs):
+        say("note: mp4 and virtual cameras have no alpha; the transparent background shows as black "
+            "there (png:DIR keeps alpha, --background green gives a chroma key)")
+    for note in check_writable(outputs):
+        say(note)
+    return outputs
+
+
 def open_sinks(outputs: list[OutputSpec], *, context, renderer, fps: float, size: tuple[int, int],
                live: bool):
     """Open one sink per output (returned in the order of ``outputs``). Raises
@@ -110,3 +149,101 @@ def open_sinks(outputs: list[OutputSpec], *, context, renderer, fps: float, size
             s.close()
         raise
     return [opened[k] for k in range(len(outputs))]
+
+
+class Outputs:
+    """The run's open sinks (in the order of the outputs), fed after every drawn frame.
+
+    Args:
+        sinks: open sinks; closed by :meth:`close`.
+        names: one name per sink, for error messages (``video:out.mp4``).
+        renderer: the renderer that draws the frames (its current GL context is used).
+
+    A context manager: leaving the block without an exception flushes the last frame; with
+    one, the sinks are only closed.
+    """
+
+    def __init__(self, sinks: list, names: list[str], renderer):
+        self.sinks = list(sinks)
+        self.names = list(names)
+        self.renderer = renderer
+        self._shown = [(s, n) for s, n in zip(self.sinks, self.names) if not s.needs_pixels]
+        self._fed = [(s, n) for s, n in zip(self.sinks, self.names) if s.needs_pixels]
+        w, h = renderer.size
+        self._pixels = np.empty((h, w, 4), np.uint8) if self._fed else None
+        self._closed = False
+
+    @property
+    def needs_pixels(self) -> bool:
+        """Some sink reads pixels (else nothing is ever read back)."""
+        return bool(self._fed)
+
+    def send(self, wall_ns: int) -> None:
+        """Hand the frame just drawn to every sink: windows present it now; the others get
+        the previous frame from the PBO double buffer (``wall_ns``, the frame's wall-clock
+        time, travels with it).
+
+        Raises:
+            RunError: a sink failed (naming the output).
+        """
+        for sink, name in self._shown:
+            self._send(sink, name, None, wall_ns)
+        if self._fed:
+            got = self.renderer.read_rgba_async(tag=wall_ns, out=self._buffer())
+            if got is not None:
+                self._deliver(*got)
+
+    def flush(self) -> None:
+        """Deliver the frames still in the PBOs (the last drawn frame). Raises RunError."""
+        if self._fed:
+            while (got := self.renderer.flush_readback(out=self._buffer())) is not None:
+                self._deliver(*got)
+
+    def _buffer(self) -> np.ndarray:
+        w, h = self.renderer.size
+        if self._pixels.shape[:2] != (h, w):
+            self._pixels = np.empty((h, w, 4), np.uint8)
+        return self._pixels
+
+    def _deliver(self, rgba: np.ndarray, wall_ns: int) -> None:
+        for sink, name in self._fed:
+            self._send(sink, name, rgba, wall_ns)
+
+    @staticmethod
+    def _send(sink, name: str, rgba, wall_ns: int) -> None:
+        try:
+            sink.send(rgba, wall_ns)
+        except Exception as exc:  # an output failed mid-run: stop with what and where
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise RunError(f"output {name} failed: {first}") from exc
+
+    def close(self, *, flush: bool = True) -> None:
+        """Flush (unless told not to) and close every sink, even when one fails. Idempotent.
+
+        Raises:
+            RunError: the flush failed (the sinks are closed all the same).
+        """
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if flush:
+                self.flush()
+        finally:
+            for s in self.sinks:
+                try:
+                    s.close()
+                except Exception as exc:  # noqa: BLE001 - keep closing the others
+                    log.debug("closing %s: %s", type(s).__name__, exc)
+
+    def __enter__(self) -> "Outputs":
+        return self
+
+    def __exit__(self, exc_type, *exc) -> None:
+        self.close(flush=exc_type is None)
+
+
+def open_outputs(outputs: list[OutputSpec], *, context, renderer, fps: float, live: bool) -> Outputs:
+    """:func:`open_sinks` for ``outputs`` at the renderer's size, as :class:`Outputs`."""
+    sinks = open_sinks(outputs, context=context, renderer=renderer, fps=fps, size=renderer.size, live=live)
+    return Outputs(sinks, [o.name for o in outputs], renderer)

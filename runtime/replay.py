@@ -17,14 +17,13 @@ import numpy as np
 from avatars import Avatar
 from tracking.pose_track import PoseTrack
 
-from .clock import frame_times
+from .clock import NO_CAP, frame_times
 from .loop import Loop
 from .rig import AvatarRig
 
 #: Render rates of the standard check, and the jittered runs (fps, jitter fraction, seed).
 CHECK_RATES = (24, 30, 60, 120, 144)
 CHECK_JITTERED = ((60, 0.5, 1), (30, 0.9, 2), (144, 0.95, 3))
-NO_CAP = 1_000_000
 
 
 @dataclass(frozen=True, eq=False)

@@ -47,7 +47,8 @@ class Telemetry:
         self._last_frame_ns: int | None = None
 
     def frame(self, t_ns: int, *, substeps: int, latency_ns: int | None = None) -> None:
-        """Record one rendered frame at loop time ``t_ns``."""
+        """Record one rendered frame handed to the outputs at wall time ``t_ns`` (the clock's
+        wall time, which keeps running while the run is paused: fps stays the render rate)."""
         with self._lock:
             if self._last_frame_ns is not None:
                 self.frame_ms.push((t_ns - self._last_frame_ns) / 1e6)

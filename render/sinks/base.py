@@ -5,6 +5,10 @@ straight alpha, row 0 = top (what :meth:`render.Renderer.read_rgba` returns) and
 the frame's time in integer nanoseconds (monotonic clock, DESIGN §3). Sinks never keep a
 reference to ``rgba`` past ``send`` unless they copied it, so callers may reuse the array.
 The runtime may feed several sinks with the same frame.
+
+Every sink says whether it needs pixels (:attr:`Sink.needs_pixels`): a window presenting
+from the renderer's framebuffer does not (it is sent ``None``), so a run whose sinks need
+none reads nothing back from the GPU.
 """
 
 from __future__ import annotations
@@ -21,7 +25,14 @@ log = logging.getLogger(__name__)
 
 @runtime_checkable
 class Sink(Protocol):
-    """Anything that consumes frames. Sinks are context managers; ``close()`` is idempotent."""
+    """Anything that consumes frames. Sinks are context managers; ``close()`` is idempotent.
+
+    Attributes:
+        needs_pixels: ``send`` reads ``rgba`` (True), or ignores it and may be sent None
+            (False: the frame is shown straight from the GPU).
+    """
+
+    needs_pixels: bool
 
     def send(self, rgba: np.ndarray, t_ns: int) -> None: ...
 

@@ -29,6 +29,8 @@ class PngSequenceSink:
         frames: frames accepted so far.
     """
 
+    needs_pixels = True
+
     def __init__(self, directory: str | Path, *, pattern: str = "frame_{index:06d}.png", compress_level: int = 1):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -50,6 +50,8 @@ class VirtualCameraSink:
             the first ``send``).
     """
 
+    needs_pixels = True
+
     def __init__(self, device: str | None = None, backend: str | None = None, fps: float = 30.0,
                  size: tuple[int, int] | None = None):
         self.device, self.backend, self.fps = device, backend, float(fps)

@@ -35,6 +35,8 @@ class VideoFileSink:
         frames: frames written to the file so far (after pacing).
     """
 
+    needs_pixels = True
+
     def __init__(self, path: str | Path, fps: float, size: tuple[int, int], *,
                  pace: Literal["frames", "timestamps"] = "frames", crf: int = 18, preset: str = "veryfast",
                  codec: str = "libx264"):

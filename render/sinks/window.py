@@ -22,10 +22,14 @@ class WindowSink:
         renderer: the renderer drawing into this context; when given, ``send`` presents its
             output framebuffer and ignores ``rgba`` (which may then be None).
         swap: call ``context.swap()`` after presenting (False when the caller swaps).
+
+    Attributes:
+        needs_pixels: False with a renderer (nothing is read back), True without.
     """
 
     def __init__(self, context, renderer=None, *, swap: bool = True):
         self.context, self.renderer, self.swap = context, renderer, swap
+        self.needs_pixels = renderer is None
         self.frames = 0
         self._ledger = Ledger()
         self._tex: Texture | None = None

@@ -71,11 +71,11 @@ def run(args) -> int:
     except ConfigError as exc:
         print(f"swaycam run: {exc}", file=sys.stderr)
         return 2
-    from ..app import App, RunError
+    from ..session import RunError, Session
 
-    app = App(cfg, say=lambda s: print(s, flush=True))
     try:
-        result = app.run()
+        with Session(cfg, say=lambda s: print(s, flush=True)) as session:
+            result = session.run()
     except (AvatarError, TrackingError, ConfigError, RunError) as exc:
         print(f"swaycam run: {exc}", file=sys.stderr)
         return 1

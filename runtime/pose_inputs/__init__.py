@@ -1,7 +1,9 @@
 """Head pose inputs of the loop (what drives the avatar), apart from the frame sources of
 :mod:`tracking.frame_sources` (what a tracker reads).
 
-All of them answer ``sample(t_ns, out)`` in the loop's time base:
+All of them implement one protocol, :class:`PoseInput` (:mod:`.base`): ``start(clock)``,
+``pump(t_ns)``, ``sample(t_ns, out)`` in the loop's time base, ``status()`` ->
+:class:`InputStatus`, ``recenter()``, ``close()`` and the context-manager methods.
 
 - :class:`TrackInput` (:mod:`.track`): a recorded or synthetic :class:`tracking.PoseTrack`
   (deterministic); :func:`head_turn_track`, the built-in ``turn-test``.
@@ -13,11 +15,12 @@ All of them answer ``sample(t_ns, out)`` in the loop's time base:
 - :func:`open_pose_input` (:mod:`.open`): ``--source`` -> one of the above.
 """
 
+from .base import InputStatus, PoseInput
 from .idle import IdlePose
 from .live import LiveInput, PlayedAsCamera
 from .offline import OfflineTracking
 from .open import open_pose_input, webcam_available
 from .track import TrackInput, head_turn_track
 
-__all__ = ["IdlePose", "LiveInput", "OfflineTracking", "PlayedAsCamera", "TrackInput", "head_turn_track",
-           "open_pose_input", "webcam_available"]
+__all__ = ["IdlePose", "InputStatus", "LiveInput", "OfflineTracking", "PlayedAsCamera", "PoseInput", "TrackInput",
+           "head_turn_track", "open_pose_input", "webcam_available"]

@@ -18,7 +18,9 @@ from tracking.pose_filter import PoseFilterOptions
 from tracking.pose_track import PoseSample
 from tracking.track_io import PoseTrackWriter
 
+from ..clock import Clock
 from ..telemetry import Telemetry
+from .base import InputStatus, PoseInput
 from .offline import track_header
 
 log = logging.getLogger(__name__)
@@ -85,12 +87,22 @@ class PlayedAsCamera:
         self.source.close()
 
 
-class LiveInput:
+class LiveInput(PoseInput):
     """Live tracking (:class:`tracking.live.LiveTracking`: its own thread, newest frame wins)
-    as a loop input, with metrics and optional recording.
+    as a loop input, with metrics and optional recording (see :class:`PoseInput`).
 
-    Webcam frames carry monotonic capture times (the loop's clock); a file played in real
-    time goes through :class:`PlayedAsCamera` (newest frame wins, loop-clock timestamps).
+    Webcam frames carry monotonic capture times (the clock's wall time); a file played in
+    real time goes through :class:`PlayedAsCamera` (newest frame wins, wall-clock
+    timestamps), which keeps playing while the run is paused, as a camera would. The filter
+    is sampled at the wall time of the loop time asked for (:meth:`Clock.to_wall_ns`), so
+    after a pause the avatar follows the camera again.
+
+    Args:
+        source: a webcam (``info.live``) or a file (played as a camera).
+        tracker, pose: face landmarker and pose filter options.
+        metrics: telemetry to report tracker latency and face found to.
+        record: path of a ``.jsonl`` pose track to write (one pose per observation), or None.
+        clock_ns: the wall clock of the capture timestamps (latency statistics, playback).
     """
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
@@ -98,12 +110,16 @@ class LiveInput:
                  record: str | None = None, clock_ns=time.perf_counter_ns):
         from tracking.live import LiveTracking
 
-        self._clock = clock_ns
-        self.source = source if source.info.live else PlayedAsCamera(source, clock_ns)
+        self._clock_ns = clock_ns
+        self._clock: Clock | None = None
+        self._played = None if source.info.live else PlayedAsCamera(source, clock_ns)
+        self.source = source if self._played is None else self._played
         self.metrics = metrics
         self.newest_capture_ns: int | None = None
         self.frames = 0
         self.faces = 0
+        self._found = False
+        self._closed = False
         self._writer = PoseTrackWriter(record, track_header(source, pose)) if record else None
         self._rec = PoseSample()
         self.tracking = LiveTracking(self.source, tracker_options=tracker, pose_options=pose, clock_ns=clock_ns,
@@ -111,43 +127,53 @@ class LiveInput:
         self.filter = self.tracking.pose_filter
 
     def _observed(self, obs) -> None:
+        """On the tracking thread, per observation."""
         self.newest_capture_ns = obs.timestamp_ns
         self.frames += 1
         self.faces += bool(obs.found)
+        self._found = bool(obs.found)
         if self.metrics is not None:
-            self.metrics.tracker((self._clock() - obs.timestamp_ns) * 1e-6, face_found=bool(obs.found))
+            self.metrics.tracker((self._clock_ns() - obs.timestamp_ns) * 1e-6, face_found=bool(obs.found))
         if self._writer is not None:
             self.filter.sample(obs.timestamp_ns + self.filter.options.delay_ns, out=self._rec)
             self._rec.t_ns = obs.timestamp_ns
             self._writer.write_sample(self._rec)
 
-    def start(self) -> "LiveInput":
-        start = getattr(self.source, "start", None)
-        if start is not None:
-            start()
+    def start(self, clock: Clock) -> None:
+        """Start playback (a file) and the tracking thread."""
+        self._clock = clock
+        if self._played is not None:
+            self._played.start()
         self.tracking.start()
-        return self
 
-    @property
-    def finished(self) -> bool:
-        """A file source ended (or tracking failed: see :attr:`error`)."""
+    def pump(self, t_ns: int) -> None:
+        """Nothing to do: the tracking thread feeds the filter."""
+
+    def _finished(self) -> bool:
         if self.tracking.error is not None:
             return True
-        ended = getattr(self.source, "ended", None)
-        return ended is not None and ended.is_set() and self.newest_capture_ns is not None and \
-            self._clock() - self.newest_capture_ns > 2 * self.filter.options.delay_ns
+        return self._played is not None and self._played.ended.is_set() and self.newest_capture_ns is not None \
+            and self._clock_ns() - self.newest_capture_ns > 2 * self.filter.options.delay_ns
 
-    @property
-    def error(self) -> BaseException | None:
-        return self.tracking.error
+    def status(self) -> InputStatus:
+        """``finished``: a played file ended (and its last pose was shown), or tracking failed."""
+        return InputStatus(live=True, finished=self._finished(), error=self.tracking.error, face_found=self._found,
+                           newest_capture_ns=self.newest_capture_ns, frames_tracked=self.frames, faces=self.faces,
+                           start_ns=0)
 
     def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
-        return self.filter.sample(t_ns, out=out)
+        wall = t_ns if self._clock is None else self._clock.to_wall_ns(t_ns)
+        out = self.filter.sample(wall, out=out)
+        out.t_ns = t_ns
+        return out
 
     def recenter(self) -> None:
         self.filter.recenter()
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         self.tracking.close()
         self.source.close()
         if self._writer is not None:

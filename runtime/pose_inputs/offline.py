@@ -17,7 +17,9 @@ from tracking.pose_filter import PoseFilter, PoseFilterOptions
 from tracking.pose_track import PoseSample, TrackHeader
 from tracking.track_io import PoseTrackWriter
 
+from ..clock import NS_PER_S, Clock
 from ..telemetry import Telemetry
+from .base import InputStatus, PoseInput
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +33,20 @@ def track_header(source: FrameSource, pose: PoseFilterOptions) -> TrackHeader:
         "pose": jsonable(pose), "width": info.width, "height": info.height, "fps": info.fps})
 
 
-class OfflineTracking:
-    """Track a file source synchronously as the loop advances (see module doc).
+class OfflineTracking(PoseInput):
+    """Track a file source synchronously as the loop advances (see module doc and
+    :class:`PoseInput`).
 
-    Loop time = media time (the first frame is at its container time, usually 0). The pose
-    filter runs with no delay: frames up to one source frame past t are always tracked.
+    Media time maps to loop time at :meth:`start` (the first frame's media time, usually 0,
+    is the loop time of ``start``; without it loop time is media time). The pose filter runs
+    with no delay: frames up to one source frame past t are always tracked.
+
+    Args:
+        source: the file (read from this thread; closed with the input).
+        tracker: MediaPipe face landmarker options.
+        pose: pose filter options (its delay is set to 0).
+        metrics: telemetry to report tracker time and face found to.
+        record: path of a ``.jsonl`` pose track to write (one pose per tracked frame), or None.
     """
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
@@ -48,20 +59,27 @@ class OfflineTracking:
         self._rec = PoseSample()
         self.frames = 0
         self.faces = 0
+        self._found = False
+        self._offset = 0
+        self._closed = False
         self._tracker = FaceTracker(tracker)
         fps = source.info.fps or 25.0
-        self._lookahead = int(1e9 / fps) + 1
+        self._lookahead = int(NS_PER_S / fps) + 1
         self._next = source.read()
         self.start_ns = self._next.timestamp_ns if self._next is not None else 0
         self.last_frame_ns = self.start_ns
 
+    def start(self, clock: Clock) -> None:
+        self._offset = clock.now_ns() - self.start_ns
+
     def _track(self, frame) -> None:
         t0 = time.perf_counter()
         obs = self._tracker.process_frame(frame)
-        ms = (time.perf_counter() - t0) * 1e3
+        ms = (time.perf_counter() - t0) * 1e3   # the tracker's own cost, a measurement (not run time)
         self.filter.push(obs)
         self.frames += 1
         self.faces += bool(obs.found)
+        self._found = bool(obs.found)
         if self.metrics is not None:
             self.metrics.tracker(ms, face_found=bool(obs.found))
         if self._writer is not None:
@@ -70,18 +88,28 @@ class OfflineTracking:
 
     def pump(self, t_ns: int) -> None:
         """Track every source frame with media time <= t + one frame interval."""
-        while self._next is not None and self._next.timestamp_ns <= t_ns + self._lookahead:
+        media = t_ns - self._offset
+        while self._next is not None and self._next.timestamp_ns <= media + self._lookahead:
             self._track(self._next)
             self.last_frame_ns = self._next.timestamp_ns
             self._next = self.source.read()
 
     def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
-        return self.filter.sample(t_ns, out=out)
+        out = self.filter.sample(t_ns - self._offset, out=out)
+        out.t_ns = t_ns
+        return out
+
+    def status(self) -> InputStatus:
+        return InputStatus(live=False, finished=self._next is None, face_found=self._found,
+                           frames_tracked=self.frames, faces=self.faces, start_ns=self.start_ns)
 
     def recenter(self) -> None:
         self.filter.recenter()
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         self._tracker.close()
         if self._writer is not None:
             self._writer.close()

@@ -23,7 +23,9 @@ from tracking.pose_filter import PoseFilterOptions
 from tracking.frame_sources import IMAGE_SUFFIXES, open_source
 from tracking.track_io import load_track
 
+from ..clock import NS_PER_S
 from ..config import RunConfig
+from .base import PoseInput
 from .idle import IdlePose
 from .live import LiveInput
 from .offline import OfflineTracking
@@ -56,8 +58,14 @@ def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
     return opts
 
 
-def open_pose_input(cfg: RunConfig, *, metrics=None):
-    """(pose input, live?, duration in ns or None) for ``cfg.source``.
+def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | None]:
+    """The pose input for ``cfg.source`` and the run's duration.
+
+    Returns:
+        (input, duration in ns or None). ``input.status().live`` says whether frames are paced
+        in real time; the duration is None for a live run that lasts until the source ends
+        or the user quits. Under ``cfg.kiosk`` the input is wrapped in :class:`IdlePose`.
+        The input is open (close it, or use it as a context manager) but not started.
 
     Raises:
         TrackingError: the source cannot be opened (the message names it).
@@ -66,7 +74,7 @@ def open_pose_input(cfg: RunConfig, *, metrics=None):
     if spec is None:
         spec = "0" if webcam_available(0) else "turn-test"
         log.info("source: %s", "webcam 0" if spec == "0" else "the built-in head-turn track (no webcam found)")
-    dur = None if cfg.duration is None else int(cfg.duration * 1e9)
+    dur = None if cfg.duration is None else int(cfg.duration * NS_PER_S)
     if spec == "turn-test" or spec.endswith(".jsonl"):
         if cfg.record:
             raise TrackingError(f"--record {cfg.record}: the source {spec!r} is already a pose track; record "
@@ -75,12 +83,12 @@ def open_pose_input(cfg: RunConfig, *, metrics=None):
         if track.header.frame != "avatar":
             raise TrackingError(f"{spec}: a {track.header.frame}-frame track; record with 'swaycam track' "
                                 "(avatar frame) to drive an avatar")
-        inp = TrackInput(track)
         live = bool(cfg.realtime)
+        inp = TrackInput(track, live=live)
         if dur is None and not live:
             dur = inp.end_ns - inp.start_ns
             if dur <= 0:  # a single pose: hold it
-                dur = int(STILL_SECONDS * 1e9)
+                dur = int(STILL_SECONDS * NS_PER_S)
                 log.warning("%s holds a single pose; showing it for %g s (set --duration)", spec, STILL_SECONDS)
     else:
         is_cam = spec.isdigit() or spec.startswith("/dev/video")
@@ -88,20 +96,20 @@ def open_pose_input(cfg: RunConfig, *, metrics=None):
         still = Path(spec).suffix.lower() in IMAGE_SUFFIXES
         repeat = int(round((cfg.duration or STILL_SECONDS) * STILL_FPS)) if still else 1
         source = open_source(spec, realtime=realtime and not is_cam, repeat=repeat, fps=STILL_FPS)
-        if is_cam or realtime:
-            inp = LiveInput(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg), metrics=metrics,
-                               record=cfg.record)
-            live = True
-        else:
-            inp = OfflineTracking(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg), metrics=metrics,
-                                  record=cfg.record)
-            live = False
+        kind = LiveInput if is_cam or realtime else OfflineTracking
+        try:
+            inp = kind(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg),
+                       metrics=metrics, record=cfg.record)
+        except BaseException:
+            source.close()   # the tracker (model) or the recording could not be opened
+            raise
+        if kind is OfflineTracking:
             if dur is None:
                 info = source.info
                 if info.frame_count and info.fps:
-                    dur = int(round(info.frame_count * 1e9 / info.fps))
+                    dur = int(round(info.frame_count * NS_PER_S / info.fps))
                 else:
-                    dur = int(10e9)
+                    dur = 10 * NS_PER_S
     if cfg.kiosk:
         inp = IdlePose(inp)
-    return inp, live, dur
+    return inp, dur

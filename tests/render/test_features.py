@@ -263,6 +263,72 @@ def test_async_readback_returns_the_previous_frame(make_renderer):
         assert tag == k - 1 and np.array_equal(img, expected[k - 1])
 
 
+def test_flush_readback_returns_the_last_queued_frame_and_reads_are_counted(make_renderer):
+    r = make_renderer((64, 36))
+    av = syn.avatar([syn.quad(joint=0)], [syn.unlit()], skin_joints=[0])
+    r.set_avatar(av)
+    assert r.flush_readback() is None and r.pixel_reads == 0     # nothing queued, nothing read
+    expected, got = [], []
+    for k in range(3):
+        world = av.skeleton.rest_world.copy()
+        world[0][:3, 3] = [0.1 * k, 0.0, 0.0]
+        r.draw(world, camera=syn.CAMERA)
+        expected.append(r.read_rgba())
+        res = r.read_rgba_async(tag=k)
+        if res is not None:
+            got.append(res)
+    last = r.flush_readback(out=np.empty((36, 64, 4), np.uint8))
+    assert last is not None and r.flush_readback() is None     # the last frame once, then nothing
+    got.append(last)
+    assert [tag for _, tag in got] == [0, 1, 2]                # every frame, in order
+    for img, tag in got:
+        assert np.array_equal(img, expected[tag])
+    assert r.pixel_reads == 6                                  # 3 synchronous + 3 queued; flushing reads none
+
+
+def test_viewport_panes_share_one_framebuffer(make_renderer):
+    """Two panes side by side: each is exactly what a renderer of the pane's size draws."""
+    av = syn.avatar([syn.quad(joint=0)], [syn.unlit()], skin_joints=[0])
+    worlds = []
+    for dx in (0.0, 0.2):
+        w = av.skeleton.rest_world.copy()
+        w[0][:3, 3] = [dx, 0.0, 0.0]
+        worlds.append(w)
+    half = make_renderer((80, 90), background="#336699")
+    half.set_avatar(av)
+    refs = []
+    for w in worlds:
+        half.draw(w, camera=syn.CAMERA)
+        refs.append(half.read_rgba())
+    r = make_renderer((160, 90), background="#336699")
+    r.set_avatar(av)
+    r.draw(worlds[0], camera=syn.CAMERA, viewport=(0, 0, 80, 90))
+    r.draw(worlds[1], camera=syn.CAMERA, viewport=(80, 0, 80, 90))
+    img = r.read_rgba()
+    assert np.array_equal(img[:, :80], refs[0]) and np.array_equal(img[:, 80:], refs[1])
+    assert not np.array_equal(refs[0], refs[1])
+    # y counts rows from the top: a top pane leaves the bottom rows alone
+    r.draw(worlds[1], camera=syn.CAMERA, viewport=(0, 0, 160, 45))
+    top = r.read_rgba()
+    assert np.array_equal(top[45:], img[45:]) and not np.array_equal(top[:45], img[:45])
+    with pytest.raises(ValueError, match="viewport"):
+        r.draw(worlds[0], camera=syn.CAMERA, viewport=(100, 0, 80, 90))
+
+
+def test_a_panes_hud_survives_the_next_pane_with_msaa(make_renderer):
+    av = syn.avatar([syn.quad(size=0.1)], [syn.unlit((0.0, 0.0, 0.0, 1.0))])
+    r = make_renderer((320, 180), background="#000000", samples=4)
+    r.set_avatar(av)
+    r.draw(camera=syn.CAMERA, viewport=(0, 0, 160, 180))
+    r.draw(camera=syn.CAMERA, viewport=(160, 0, 160, 180))
+    base = r.read_rgba()
+    r.draw(camera=syn.CAMERA, viewport=(0, 0, 160, 180), hud=render.HudInfo(fps=60.0, substeps=2))
+    r.draw(camera=syn.CAMERA, viewport=(160, 0, 160, 180))
+    both = r.read_rgba()
+    assert np.any(both[:40, :120] != base[:40, :120])           # the left pane's HUD is still there
+    assert np.array_equal(both[:, 160:], base[:, 160:])
+
+
 def test_hud_and_overlays_draw_pixels(make_renderer):
     r = make_renderer(SIZE, background="#000000")
     av = syn.avatar([syn.quad(size=0.1)], [syn.unlit((0.0, 0.0, 0.0, 1.0))])

@@ -186,8 +186,10 @@ def test_window_sink_presents_the_renderer_output_then_swaps():
             calls.append(("present", size))
 
     with render.WindowSink(Ctx(), R()) as sink:
+        assert sink.needs_pixels is False      # presented from the renderer: no readback
         sink.send(None, 0)
     assert calls == [("present", (800, 600)), "swap"]
+    assert render.WindowSink(Ctx()).needs_pixels is True   # uploads the frames it is sent
 
 
 def test_sinks_satisfy_the_protocol(tmp_path, test_backend):
@@ -195,7 +197,7 @@ def test_sinks_satisfy_the_protocol(tmp_path, test_backend):
              render.VirtualCameraSink(backend="swaycam-test")]
     f = frames(1)[0]
     for s in sinks:
-        assert isinstance(s, render.Sink)
+        assert isinstance(s, render.Sink) and s.needs_pixels is True
         s.send(f, 0)   # several sinks fed with the same frame
     for s in sinks:
         s.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from runtime.clock import NS_PER_S, FixedStepDriver
+from runtime.clock import NS_PER_S, FixedStepDriver, MonotonicClock, ReplayClock
 
 T0 = 1_234_567_890_123
 
@@ -90,11 +90,11 @@ def test_cap_drops_the_oldest_debt_and_counts_it():
     assert times[-2:] == [T0 + (n * NS_PER_S) // 120 for n in (121, 122)]
 
 
-def test_reset_restarts_the_grid():
+def test_start_restarts_the_grid():
     times, fn = _recorder()
     d = FixedStepDriver(fn, t0_ns=0)
     d.advance(NS_PER_S // 10)
-    d.reset(5_000)
+    d.start(5_000)
     assert d.substep_index == 0 and d.t0_ns == 5_000
     d.advance(5_000 + NS_PER_S // 120)
     assert times[-1] == 5_000 + NS_PER_S // 120
@@ -104,3 +104,47 @@ def test_reset_restarts_the_grid():
 def test_bad_arguments(kw):
     with pytest.raises(ValueError):
         FixedStepDriver(lambda t: None, **kw)
+
+
+def test_a_paused_clock_stops_loop_time_and_keeps_wall_time():
+    clock = ReplayClock(T0)
+    clock.advance(NS_PER_S)
+    assert clock.now_ns() == clock.wall_ns() == T0 + NS_PER_S and not clock.paused
+    clock.pause()
+    clock.advance(NS_PER_S // 2)
+    assert clock.paused and clock.now_ns() == T0 + NS_PER_S       # loop time stands still
+    assert clock.wall_ns() == T0 + 3 * NS_PER_S // 2 and clock.paused_ns == NS_PER_S // 2
+    clock.pause()                                                 # no-op while paused
+    clock.advance(NS_PER_S // 2)
+    assert clock.toggle_pause() is False                          # resume: loop time goes on from there
+    assert clock.now_ns() == T0 + NS_PER_S and clock.paused_ns == NS_PER_S
+    clock.sleep_until(clock.wall_ns() + 5)
+    assert clock.now_ns() == T0 + NS_PER_S + 5
+    assert clock.to_wall_ns(clock.now_ns()) == clock.wall_ns()    # loop -> wall time (camera timestamps)
+    clock.resume()                                                # no-op when running
+    assert clock.paused_ns == NS_PER_S
+    clock.sleep_until(0)                                          # a replay clock never goes back
+    assert clock.wall_ns() == T0 + 2 * NS_PER_S + 5
+    with pytest.raises(ValueError):
+        clock.advance(-1)
+
+
+def test_the_monotonic_clock_pauses_the_same_way():
+    clock = MonotonicClock()
+    clock.pause()
+    t = clock.now_ns()
+    clock.sleep_until(clock.wall_ns() + 2_000_000)
+    assert clock.now_ns() == t and clock.paused_ns >= 2_000_000
+    clock.resume()
+    assert clock.now_ns() >= t
+
+
+def test_offline_frame_schedule_matches_frame_times():
+    from runtime.clock import frame_offset_ns, frame_times
+    from runtime.schedule import offline_frame_count
+
+    for fps, dur in ((30, 12 * NS_PER_S), (25, 9 * NS_PER_S), (12.5, 6 * NS_PER_S), (29.97, NS_PER_S)):
+        n = offline_frame_count(fps, dur)
+        times = list(frame_times(fps, dur, start_ns=T0))
+        assert [T0 + frame_offset_ns(k, fps) for k in range(n)] == times[:-1]    # all but the end frame
+        assert frame_offset_ns(n, fps) >= dur > frame_offset_ns(n - 1, fps)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from avatars import load_avatar
-from runtime.clock import NS_PER_S, frame_times
+from runtime.clock import NS_PER_S, ReplayClock, frame_times
 from runtime.loop import Loop
 from runtime.rig import AvatarRig
-from runtime.pose_inputs import head_turn_track
+from runtime.pose_inputs import TrackInput, head_turn_track
 from tracking.pose_track import synthetic_track
 from solver.eval.head_turn import head_turn_rotation
 
@@ -26,7 +26,7 @@ def run(avatar, track, fps, *, duration_ns, jitter=0.0, seed=0, stall_at_ns=None
     def record(n, t, r):
         states[n] = (t, r.chains.tails.copy(), r.chains.velocities.copy())
 
-    loop = Loop(rig, track, on_substep=record, max_substeps=max_substeps)
+    loop = Loop(rig, TrackInput(track), on_substep=record, max_substeps=max_substeps)
     times = list(frame_times(fps, duration_ns, start_ns=track.start_ns, jitter=jitter, seed=seed))
     if stall_at_ns is not None:
         times = [t if t < stall_at_ns else t + stall_ns for t in times]
@@ -74,9 +74,64 @@ def test_draw_time_is_between_last_two_substeps(godette):
     track = synthetic_track(head_turn_rotation, duration_s=2.0, rate_hz=120)
     rig = AvatarRig(godette)
     seen = []
-    loop = Loop(rig, track, draw=lambda info: seen.append(info))
+    loop = Loop(rig, TrackInput(track), draw=lambda info: seen.append(info))
     for t in frame_times(50, NS_PER_S):
         loop.frame(t)
     for info in seen[1:]:
         assert info.t_ns - 8_333_334 <= info.draw_t_ns <= info.t_ns
         assert info.world.shape == (godette.skeleton.node_count, 4, 4)
+
+
+def test_a_pause_keeps_the_grid_and_the_hair(godette):
+    """Pause lives in the clock: loop time stands still while paused, the substep grid keeps
+    its t0 and its indices, and the hair states equal those of a run without the pause,
+    each substep happening the paused time later on the wall clock."""
+    track = head_turn_track()
+    frame_ns = NS_PER_S // 30
+    pause_at, pause_ns = 30 * frame_ns, 20 * frame_ns   # paused from frame 30 (1 s) to frame 50 of wall time
+
+    def run(paused: bool):
+        clock = ReplayClock(0)
+        inp = TrackInput(track, live=True)
+        inp.start(clock)
+        states, worlds = {}, []
+
+        def record(n, t, r):
+            states[n] = (t, clock.to_wall_ns(t), *r.hair_state())
+
+        loop = Loop(AvatarRig(godette), inp, clock=clock, on_substep=record,
+                    draw=lambda info: worlds.append(info.world.copy()))
+        infos = []
+        for k in range(90):
+            clock.sleep_until(k * frame_ns)
+            if paused and clock.wall_ns() == pause_at:
+                clock.pause()
+            if paused and clock.wall_ns() == pause_at + pause_ns:
+                clock.resume()
+            infos.append(loop.frame(clock.now_ns()))
+        return states, worlds, infos, loop
+
+    ref, _, _, ref_loop = run(False)
+    got, worlds, infos, loop = run(True)
+    assert loop.driver.t0_ns == ref_loop.driver.t0_ns == 0
+    assert sorted(got) == list(range(len(got))) and len(got) == len(ref) - 80   # 20 frames = 80 substeps fewer
+    for n, (t, wall, tails, vel) in got.items():
+        assert t == ref[n][0] and np.array_equal(tails, ref[n][2]) and np.array_equal(vel, ref[n][3]), n
+        assert wall == (t if t <= pause_at else t + pause_ns), n
+    paused = [i for i, info in enumerate(infos) if info.t_ns == pause_at]
+    assert paused == list(range(30, 51))                  # the pause frame, 19 paused ones, the resume frame
+    assert all(infos[i].substeps == 0 for i in paused[1:])
+    assert all(np.array_equal(worlds[i], worlds[30]) for i in paused)   # the avatar stood still
+
+
+def test_a_rig_stepping_another_h_is_refused(godette):
+    from solver.chains import ChainSet
+
+    rig = AvatarRig(godette)
+    rig.chains = ChainSet.from_avatar(godette, substep=1.0 / 60)
+    with pytest.raises(ValueError, match=r"loop runs 120 substeps per second"):
+        Loop(rig, TrackInput(head_turn_track()))
+    loop = Loop(AvatarRig(godette), TrackInput(head_turn_track()))
+    with pytest.raises(ValueError, match=r"h = 0\.01666"):
+        loop.set_rig(rig)
+    assert loop.rig is not rig

@@ -27,7 +27,7 @@ def test_native_log_lines_are_recognised():
         b"E0000 00:00:1795975971.1 3271 calculator_graph.cc:887] INVALID_ARGUMENT: a real error",
         b"swaycam track: image x.png does not exist",
         b"Traceback (most recent call last):",
-        b"WARNING runtime.app: a swaycam warning",
+        b"WARNING runtime.session: a swaycam warning",
     ]
     assert all(is_noise(line) for line in noise)
     assert not any(is_noise(line) for line in kept)

@@ -10,7 +10,6 @@ import pytest
 from avatars import load_avatar
 from runtime.cli import main
 from runtime.replay import CHECK_JITTERED, CHECK_RATES, check_fps, replay
-from tests.conftest import asset
 from tracking.pose_filter import filter_observations
 from tracking.track_io import load_track, save_track
 

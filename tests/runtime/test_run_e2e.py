@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from avatars.math3d import euler_from_quat, mat_decompose, quat_conj, quat_mul
-from runtime.app import App
+from runtime.session import Session
 from runtime.config import RunConfig
 from tests.conftest import REPO, asset
 from tracking.pose_filter import filter_observations
@@ -42,7 +42,6 @@ def run_app(tmp_path, **cfg):
     frames = []
 
     def on_frame(info, rig):
-        sk = rig.avatar.skeleton
         head = rig.avatar.humanoid["head"]
         inv = np.linalg.inv(info.world[head])
         hair = [j.node for s in rig.avatar.springs for j in s.joints]
@@ -51,8 +50,9 @@ def run_app(tmp_path, **cfg):
 
     out = tmp_path / "out.mp4"
     model = str(asset("models", "face_landmarker_v2_with_blendshapes.task"))  # the model of the fixtures
-    app = App(RunConfig(output=(f"video:{out}",), size=SIZE, face_model=model, **cfg), say=lambda s: None, on_frame=on_frame)
-    result = app.run()
+    with Session(RunConfig(output=(f"video:{out}",), size=SIZE, face_model=model, **cfg), say=lambda s: None,
+                 on_frame=on_frame) as session:
+        result = session.run()
     return result, out, frames
 
 

@@ -1,0 +1,122 @@
+"""The control service's controller for a running session, and the queue that hands its work
+to the render thread.
+
+The service (:mod:`runtime.service`) answers HTTP requests on its own threads; anything that
+touches GL, the rig or the pose input must run on the render thread. :class:`CommandQueue`
+carries such work there: a service thread :meth:`~CommandQueue.call` s a function and waits
+for its result; the session :meth:`~CommandQueue.drain` s the queue between frames.
+"""
+
+from __future__ import annotations
+
+import queue
+from concurrent.futures import Future
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from avatars import load_avatar
+
+from .results import RunError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Session
+
+
+class CommandQueue:
+    """Functions run on the render thread, in order, between frames."""
+
+    def __init__(self):
+        self._queue: queue.Queue = queue.Queue()
+
+    def call(self, fn: Callable[[], Any], timeout_s: float = 10.0) -> Any:
+        """Run ``fn()`` on the render thread and return its result (from any other thread).
+
+        Raises:
+            whatever ``fn`` raised; TimeoutError when the render thread did not get to it in
+            ``timeout_s`` seconds (the run is not drawing frames).
+        """
+        fut: Future = Future()
+        self._queue.put((fn, fut))
+        return fut.result(timeout=timeout_s)
+
+    def drain(self) -> None:
+        """Run everything queued (render thread); each result or exception goes to its caller."""
+        while True:
+            try:
+                fn, fut = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                fut.set_result(fn())
+            except BaseException as exc:  # noqa: BLE001 - handed back to the service thread
+                fut.set_exception(exc)
+
+
+class SessionController:
+    """:class:`runtime.service.Controller` of ``session``: every method but :meth:`status` runs
+    on the render thread through the session's command queue."""
+
+    def __init__(self, session: Session):
+        self.session = session
+
+    def status(self) -> dict:
+        """The live metrics, the solver, the avatar file and whether the run is paused
+        (read from the service thread: counters and plain attributes only)."""
+        s = self.session
+        out = s.metrics.summary()
+        out.update({"solver": s.rig.solver, "avatar": s.rig.avatar.path, "paused": s.clock.paused})
+        return out
+
+    def recenter(self) -> None:
+        self.session.commands.call(self.session.pose_input.recenter)
+
+    def load_avatar(self, path: Path) -> dict:
+        """Load ``path`` and drive it (its hair at rest); the old avatar stays when it fails.
+
+        Raises:
+            ValueError: not an avatar (AvatarError), or one that cannot be driven (no head):
+                the service answers 422.
+        """
+        s = self.session
+
+        def do():
+            avatar = load_avatar(path)
+            rig = s.make_rig(avatar, s.rig.solver)
+            rig.warm_up()
+            s.swap_rig(rig)
+            return {"avatar": str(path), "springs": len(avatar.springs), "warnings": [str(w) for w in avatar.warnings]}
+
+        return s.commands.call(do, timeout_s=60.0)
+
+    def set_hair(self, solver: str | None, params: dict) -> dict:
+        """Rebuild the rig with ``solver`` (default: the current one) and the ``[hair]``
+        ``params`` (the hair restarts at rest). Raises ValueError for bad params (400)."""
+        s = self.session
+
+        def do():
+            rig = s.make_rig(s.rig.avatar, solver or s.rig.solver, params)
+            s.swap_rig(rig)
+            return {"solver": rig.solver, "params": rig.hair_params}
+
+        return s.commands.call(do)
+
+    def frame_png(self) -> bytes | None:
+        """The last drawn frame as PNG, read from the framebuffer now (render thread, between
+        frames), or None before the first frame."""
+        return self.session.commands.call(self.session.drawer.png)
+
+
+def bind_service(controller: SessionController, *, port: int, avatar_dir: str | None):
+    """A :class:`runtime.service.ControlService` for ``controller``, bound to 127.0.0.1:``port``
+    (0: a free port) but not serving yet (``start()``; ``close()`` releases the port).
+
+    Raises:
+        RunError: the port is taken (the message says which and what to do).
+    """
+    from .service import ControlService
+
+    try:
+        return ControlService(controller, port=port, avatar_dir=Path(avatar_dir) if avatar_dir else None)
+    except OSError as exc:
+        raise RunError(f"control service: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
+                       "choose another --port") from None

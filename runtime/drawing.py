@@ -1,0 +1,124 @@
+"""Drawing one frame of a run into the renderer's output: the avatar, overlays, the HUD, and
+compare mode's two panes; screenshots read the output on demand.
+
+Compare mode draws both solvers into the one output framebuffer, the rig on the left half
+and its companion on the right (a viewport per pane, each framed for the pane's aspect), so
+the window presents it with no readback and a screenshot shows what the window shows.
+Everything here runs on the render thread (the GL context is current).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from avatars import Avatar
+
+from .loop import FrameInfo
+from .rig import AvatarRig
+from .telemetry import Telemetry
+
+log = logging.getLogger(__name__)
+
+
+class FrameDrawer:
+    """Draws frames of a run with ``renderer``.
+
+    Args:
+        renderer: a :class:`render.Renderer` (its size is the output size).
+        metrics: the run's telemetry, shown in the HUD.
+        framing: camera framing, "bust" or "full" (:class:`render.CameraOptions`).
+        overlays: draw springs, colliders and head axes.
+        hud: draw fps, tracker latency, substeps and the solver top-left.
+
+    Attributes:
+        overlays, hud: toggled by the window keys.
+        frames: frames drawn so far.
+    """
+
+    def __init__(self, renderer, metrics: Telemetry, *, framing: str = "bust", overlays: bool = False,
+                 hud: bool = False):
+        from render import CameraOptions
+
+        self.renderer = renderer
+        self.metrics = metrics
+        self.camera_options = CameraOptions(framing=framing)
+        self.overlays = overlays
+        self.hud = hud
+        self.frames = 0
+        self._pane_camera = None
+
+    # ------------------------------------------------------------------ setup
+    def panes(self) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
+        """Compare mode's (x, y, width, height) viewports: the left and the right half."""
+        w, h = self.renderer.size
+        return (0, 0, w // 2, h), (w // 2, 0, w - w // 2, h)
+
+    def set_avatar(self, avatar: Avatar, world: np.ndarray) -> None:
+        """Upload ``avatar`` (replacing the drawn one) and frame it posed by ``world`` (N, 4, 4)."""
+        self.renderer.set_avatar(avatar)
+        self.reframe(world)
+
+    def reframe(self, world: np.ndarray) -> None:
+        """Frame the cameras (whole output and compare pane) on the avatar posed by ``world``."""
+        from render import frame_camera
+
+        self.renderer.reframe(self.camera_options, world=world)
+        _, (_, _, pw, ph) = self.panes()
+        self._pane_camera = frame_camera(self.renderer.avatar, pw / ph, self.camera_options, world)
+
+    # ------------------------------------------------------------------ frame
+    def draw(self, info: FrameInfo, rig: AvatarRig, companion: AvatarRig | None = None) -> None:
+        """Draw the frame ``info`` (from :meth:`runtime.loop.Loop.frame`) of ``rig``; with a
+        ``companion`` (compare mode, ``info.companion_worlds[0]``), the two side by side."""
+        from render import avatar_overlays
+
+        r = self.renderer
+        hud = self._hud_info(info, rig) if self.hud else None
+        ov = avatar_overlays(rig.avatar, info.world) if self.overlays else None
+        if companion is None:
+            r.draw(info.world, info.expressions, overlays=ov, hud=hud)
+        else:
+            left, right = self.panes()
+            cw = info.companion_worlds[0]
+            ov2 = avatar_overlays(companion.avatar, cw) if self.overlays else None
+            r.draw(info.world, info.expressions, overlays=ov, hud=hud, camera=self._pane_camera, viewport=left)
+            r.draw(cw, info.expressions, overlays=ov2, camera=self._pane_camera, viewport=right)
+        self.frames += 1
+
+    def _hud_info(self, info: FrameInfo, rig: AvatarRig):
+        from render import HudInfo
+
+        s = self.metrics
+        lat = s.latency_ms.pct(50)
+        extra = (("solver", rig.solver),)
+        if lat is not None:
+            extra += (("latency", f"{lat:.0f} ms p50, {s.latency_ms.pct(95):.0f} ms p95"),)
+        return HudInfo(fps=s.fps(), tracker_latency_ms=s.tracker_ms.pct(50), substeps=info.substeps, extra=extra)
+
+    # ------------------------------------------------------------------ on demand
+    def read(self) -> np.ndarray | None:
+        """The last drawn frame, (H, W, 4) uint8 sRGB straight alpha, row 0 = top, read now
+        (synchronously; between frames), or None before the first frame."""
+        return self.renderer.read_rgba() if self.frames else None
+
+    def screenshot(self, path: str | Path) -> Path | None:
+        """Write the last drawn frame to the PNG ``path`` (alpha kept); None before the first frame."""
+        from render import snapshot
+
+        rgba = self.read()
+        return None if rgba is None else snapshot(path, rgba)
+
+    def png(self) -> bytes | None:
+        """The last drawn frame as PNG bytes (fast compression), or None before the first frame."""
+        from PIL import Image
+
+        rgba = self.read()
+        if rgba is None:
+            return None
+        buf = io.BytesIO()
+        Image.fromarray(rgba, "RGBA").save(buf, format="PNG", compress_level=1)
+        return buf.getvalue()

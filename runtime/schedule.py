@@ -1,0 +1,103 @@
+"""When frames are drawn: the offline and the live frame schedules of a run, on its clock.
+
+- Offline (:func:`run_offline`): frame k at clock time ``start + k·1e9/fps`` (a
+  :class:`~runtime.clock.ReplayClock` jumps there, nothing waits) until loop time reaches the
+  duration: every frame is drawn, so a video has the source's duration whatever the speed.
+- Live (:func:`run_live`): frames paced to ``fps`` on the clock's wall time (which keeps
+  running while paused, so a paused window still redraws); late frames are skipped and
+  counted, never queued.
+
+Between frames, ``between()`` handles the control service's work and the window's events.
+Both stop at ``stop``; SIGTERM and SIGHUP are turned into KeyboardInterrupt around them by
+:class:`sigterm_as_interrupt` so outputs are still flushed.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from typing import Callable
+
+from .clock import NS_PER_S, Clock, frame_offset_ns
+
+
+def offline_frame_count(fps: float, duration_ns: int) -> int:
+    """Frames of an offline schedule without pauses: the k with ``frame_offset_ns(k) < duration``."""
+    return -(-duration_ns * int(round(fps * 1000)) // (NS_PER_S * 1000))
+
+
+def run_offline(clock: Clock, fps: float, duration_ns: int, *, draw: Callable[[int], None],
+                between: Callable[[], None], stop: threading.Event) -> None:
+    """Draw frames (``draw(t)``, t = loop time) on the offline schedule; a progress line goes
+    to a terminal's stderr."""
+    start_wall, t0 = clock.wall_ns(), clock.now_ns()
+    n = offline_frame_count(fps, duration_ns)
+    tty = sys.stderr.isatty()
+    k = 0
+    while not stop.is_set():
+        clock.sleep_until(start_wall + frame_offset_ns(k, fps))
+        if clock.now_ns() - t0 >= duration_ns:
+            break
+        between()
+        if stop.is_set():
+            break
+        draw(clock.now_ns())
+        k += 1
+        if tty and (k % 10 == 1 or k == n):
+            print(f"\rrendering {k}/{n} frames", end="", file=sys.stderr, flush=True)
+    if tty:
+        print(file=sys.stderr)
+
+
+def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callable[[int], bool],
+             between: Callable[[], None], stop: threading.Event, dropped: Callable[[int], None]) -> None:
+    """Draw frames (``draw(t)``, t = loop time; it returns False when the source ended) paced
+    to ``fps`` until ``duration_ns`` of loop time (None: until the source ends or ``stop``).
+    ``dropped(n)`` is told of the n frames skipped after a late one."""
+    frame_ns = int(NS_PER_S / fps)
+    t0 = clock.now_ns()
+    next_wall = clock.wall_ns()
+    while not stop.is_set():
+        if duration_ns is not None and clock.now_ns() - t0 > duration_ns:
+            break
+        between()
+        if stop.is_set():
+            break
+        if not draw(clock.now_ns()):
+            break
+        next_wall += frame_ns
+        now = clock.wall_ns()
+        if next_wall < now:
+            dropped((now - next_wall) // frame_ns)
+            next_wall = now
+        clock.sleep_until(next_wall)
+
+
+class sigterm_as_interrupt:
+    """SIGTERM and SIGHUP (the terminal closed) behave like Ctrl-C inside the block, so outputs
+    are flushed and devices released; ``received`` remembers which signal it was (for the
+    exit code, 128 + signal). Only on the main thread (signal handlers live there)."""
+
+    #: getattr: SIGHUP (and on some platforms SIGTERM) does not exist everywhere
+    SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s)
+
+    def __init__(self):
+        self._old: dict = {}
+        self.received: int | None = None
+
+    def __enter__(self) -> "sigterm_as_interrupt":
+        if threading.current_thread() is threading.main_thread():
+            for s in self.SIGNALS:
+                self._old[s] = signal.signal(s, self._handler)
+        return self
+
+    def _handler(self, signum, frame):
+        self.received = signum
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc) -> bool:
+        for s, old in self._old.items():
+            signal.signal(s, old)
+        self._old.clear()
+        return False

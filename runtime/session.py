@@ -1,0 +1,300 @@
+"""``swaycam run``: one session wires avatar, pose input, loop, renderer and outputs, and runs them.
+
+Use it as a context manager::
+
+    with Session(cfg, say=print) as session:     # opens everything (or nothing)
+        result = session.run()                   # frames until the end, 'q' or stop()
+
+Opening goes through one :class:`contextlib.ExitStack`, in this order: the pose input, the
+GL context, the renderer, the control service (bound, so a busy port fails before any
+output file is opened) and the outputs (video files last). A failure while opening closes
+what was opened, in reverse order; so does closing.
+
+Time comes from the injected :class:`runtime.clock.Clock` (default: a :class:`ReplayClock`
+starting at the input's first time offline, a :class:`MonotonicClock` live); the frame
+schedules are in :mod:`runtime.schedule`. Pausing pauses the clock: the avatar freezes while
+frames go on being drawn.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from contextlib import ExitStack
+
+from avatars import Avatar, AvatarError, load_avatar
+from solver.modes import SolverMode
+
+from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
+from .config import RunConfig
+from .controller import CommandQueue, SessionController, bind_service
+from .drawing import FrameDrawer
+from .drive import DriveOptions
+from .keys import KEY_HELP, Keys
+from .loop import FrameInfo, Loop
+from .outputs import OutputSpec, Outputs, needs_window, open_outputs, plan_outputs
+from .pose_inputs import PoseInput, open_pose_input
+from .results import RunError, RunResult
+from .rig import AvatarRig
+from .schedule import run_live, run_offline, sigterm_as_interrupt
+from .telemetry import Telemetry
+
+log = logging.getLogger(__name__)
+
+
+
+class Session:
+    """One ``swaycam run``.
+
+    Args:
+        cfg: the run configuration (see :class:`runtime.config.RunConfig`).
+        clock: the run's clock (default: :class:`ReplayClock` offline, :class:`MonotonicClock` live).
+        say: where user-facing lines go (the CLI prints them).
+        on_frame: called as ``on_frame(info, rig)`` after each frame is drawn and sent (tests, tools).
+
+    Render-thread state (set by :meth:`open`): ``pose_input``, ``rig`` (and ``companion`` in
+    compare mode), ``loop``, ``context``, ``renderer``, ``drawer``, ``outputs``, ``service``.
+    :meth:`stop` and ``controller`` (the control service's) may be used from other threads.
+    """
+
+    def __init__(self, cfg: RunConfig, *, clock: Clock | None = None, say=print, on_frame=None):
+        self.cfg = cfg
+        self.say = say
+        self.on_frame = on_frame
+        self.clock: Clock | None = clock
+        self.metrics = Telemetry()
+        self.commands = CommandQueue()
+        self.controller = SessionController(self)
+        self.keys = Keys(self)
+        self.output_specs: list[OutputSpec] = []
+        self.pose_input: PoseInput | None = None
+        self.duration_ns: int | None = None
+        self.live = False
+        self.fps = 0.0
+        self.rig: AvatarRig | None = None
+        self.companion: AvatarRig | None = None
+        self.compare = False
+        self.loop: Loop | None = None
+        self.context = None
+        self.renderer = None
+        self.drawer: FrameDrawer | None = None
+        self.outputs: Outputs | None = None
+        self.service = None
+        self._window = False
+        self._faces_seen = 0
+        self._stop = threading.Event()
+        self._stack: ExitStack | None = None
+
+    # ------------------------------------------------------------------ open / close
+    def open(self) -> "Session":
+        """Check the outputs, load the avatar, open everything (see module doc).
+
+        Raises:
+            RunError, AvatarError, TrackingError, OSError (an output cannot be written),
+            render.ContextError, render.VirtualCameraUnavailable; nothing stays open then.
+        """
+        if self._stack is not None:
+            raise RuntimeError("the session is already open")
+        cfg = self.cfg
+        from render import Renderer, create_context
+
+        specs = self._check_outputs()
+        rig = self._first_rig()
+        with ExitStack() as stack:
+            self.pose_input, self.duration_ns = open_pose_input(cfg, metrics=self.metrics)
+            stack.enter_context(self.pose_input)
+            status = self.pose_input.status()
+            self.live = status.live
+            self.fps = cfg.fps or (60.0 if self.live else 30.0)
+            if self.clock is None:
+                self.clock = MonotonicClock() if self.live else ReplayClock(status.start_ns)
+            self.context = stack.enter_context(create_context(
+                "window" if self._window else "egl", size=cfg.size, vsync=cfg.fps is None, fullscreen=cfg.kiosk))
+            self.renderer = stack.enter_context(Renderer(self.context, cfg.size))
+            self.renderer.set_background(cfg.background)
+            self.drawer = FrameDrawer(self.renderer, self.metrics, framing=cfg.framing,
+                                      overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
+            self.drawer.set_avatar(rig.avatar, rig.world)
+            if cfg.service:
+                self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir)
+                stack.callback(self.service.close)
+            self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
+                                                            fps=self.fps, live=self.live))
+            for o in specs:
+                if o.kind in ("video", "png"):
+                    self.say(f"writing {o.kind} to {o.target}")
+            # offline every substep runs (no debt dropped); live, the cap keeps a stall from spiralling
+            self.loop = Loop(rig, self.pose_input, max_substeps=cfg.max_substeps if self.live else NO_CAP,
+                             metrics=self.metrics, clock=self.clock, draw=self._draw)
+            self.rig = rig
+            self._stack = stack.pop_all()
+        return self
+
+    def _check_outputs(self) -> list[OutputSpec]:
+        from render.platform import has_display
+
+        specs = plan_outputs(self.cfg.output, background=self.cfg.background, display=has_display(), say=self.say)
+        self._window = needs_window(specs)
+        if not self._window:
+            os.environ.setdefault("SWAYCAM_GL", "egl")
+        self.output_specs = specs
+        return specs
+
+    def _first_rig(self) -> AvatarRig:
+        path = self.cfg.avatar
+        if path is None:
+            from avatars.generate import default_avatar_path
+
+            path = default_avatar_path()
+        avatar = load_avatar(path)   # AvatarError (a ValueError) goes out as it is
+        try:
+            rig = self.make_rig(avatar, self.cfg.solver)
+        except ValueError as exc:   # an avatar it cannot drive (no head), bad hair settings
+            raise RunError(str(exc)) from None
+        rig.warm_up()   # numba compiles before any timing starts
+        return rig
+
+    def close(self) -> None:
+        """Close everything opened, in reverse order (flushing the outputs). Idempotent."""
+        self._exit(None, None, None)
+
+    def _exit(self, *exc) -> None:
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            stack.__exit__(*exc)
+
+    def __enter__(self) -> "Session":
+        return self.open()
+
+    def __exit__(self, *exc) -> None:
+        self._exit(*exc)   # an exception skips the outputs' flush
+
+    # ------------------------------------------------------------------ avatar state (render thread)
+    def make_rig(self, avatar: Avatar, solver: str, hair: dict | None = None) -> AvatarRig:
+        """A rig with the run's drive options and ``hair`` settings (default: the config's).
+        Raises ValueError for an avatar it cannot drive or bad hair settings."""
+        hair = self.cfg.hair if hair is None else hair
+        return AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=hair or None,
+                         mirror=self.cfg.mirror)
+
+    def swap_rig(self, rig: AvatarRig) -> None:
+        """Simulate and draw ``rig`` from now on: the one way the avatar state changes (the
+        ``s`` key, ``POST /hair``, ``POST /avatar``, compare mode). Its hair starts at rest under
+        the current pose; in compare mode a companion with the other solver is built for it
+        (both start together); a new avatar is uploaded and framed.
+
+        Raises:
+            ValueError: the companion cannot be built, or a chain set steps another h (the
+                current rig stays).
+        """
+        companion = None
+        if self.compare:
+            other = (SolverMode.LEGACY if rig.solver != SolverMode.LEGACY else SolverMode.REST_SHAPE).value
+            companion = self.make_rig(rig.avatar, other)
+        self.loop.set_rig(rig, (companion,) if companion is not None else ())
+        if rig.avatar is not self.rig.avatar:
+            self.drawer.set_avatar(rig.avatar, rig.world)
+        self.rig, self.companion = rig, companion
+
+    def set_compare(self, on: bool) -> None:
+        """Compare mode on (the rig and a companion with the other solver, side by side, both
+        restarted at rest) or off."""
+        was = self.compare
+        self.compare = bool(on)
+        try:
+            self.swap_rig(self.rig)
+        except ValueError:
+            self.compare = was
+            raise
+        self.drawer.reframe(self.rig.world)
+        if self.compare:
+            self.say(f"compare: left {self.rig.solver}, right {self.companion.solver}")
+
+    # ------------------------------------------------------------------ run
+    def stop(self) -> None:
+        """Ask the run to end after the current frame (thread-safe)."""
+        self._stop.set()
+
+    def run(self) -> RunResult:
+        """Draw frames until the end of the source (or the duration), ``q``, a closed window,
+        :meth:`stop`, Ctrl-C, SIGTERM or SIGHUP.
+
+        Raises:
+            RunError: an output failed. The tracking thread's error, if it failed.
+        """
+        if self._stack is None:
+            raise RuntimeError("open the session first: with Session(cfg) as session: session.run()")
+        result = RunResult(outputs=[o.name for o in self.output_specs])
+        if self.service is not None:
+            self.service.start()
+            self.say(f"control service: http://127.0.0.1:{self.service.address[1]}/status")
+        t_start = time.perf_counter()   # processing time of the run (a measurement, not run time)
+        self.pose_input.start(self.clock)
+        with sigterm_as_interrupt() as sig:
+            try:
+                if self.live:
+                    if self._window:
+                        self.say(f"live: {KEY_HELP}" if not self.cfg.kiosk else "kiosk mode: q/esc quits")
+                    run_live(self.clock, self.fps, self.duration_ns, draw=self._live_frame,
+                             between=self._between_frames, stop=self._stop, dropped=self._dropped_frames)
+                else:
+                    run_offline(self.clock, self.fps, self.duration_ns, draw=self.loop.frame,
+                                between=self._between_frames, stop=self._stop)
+            except KeyboardInterrupt:
+                result.interrupted = True
+                result.signal = sig.received or signal.SIGINT
+        result.duration_s = time.perf_counter() - t_start
+        st = self.pose_input.status()
+        if st.frames_tracked is not None:
+            result.tracked_frames, result.face_frames = st.frames_tracked, st.faces
+        result.frames = self.metrics.frames
+        result.summary = self.metrics.summary()
+        return result
+
+    def _dropped_frames(self, n: int) -> None:
+        self.metrics.drop(frames=n)
+
+    def _live_frame(self, t_ns: int) -> bool:
+        """One live frame; False once the source has ended (and no duration was asked for).
+        Raises the tracking thread's error."""
+        st = self.pose_input.status()
+        if st.error is not None:
+            raise st.error
+        self.loop.frame(t_ns, latency_from_ns=st.newest_capture_ns)
+        return not (st.finished and self.duration_ns is None)
+
+    def _between_frames(self) -> None:
+        """The control service's work, the window's events, the kiosk's recenter on a new face."""
+        self.commands.drain()
+        self.handle_events()
+        if self.cfg.kiosk:
+            new_faces = self.pose_input.status().new_faces
+            if new_faces > self._faces_seen:
+                self._faces_seen = new_faces
+                self.pose_input.recenter()
+
+    def handle_events(self) -> None:
+        """Window events: close ends the run, keys go to :attr:`keys`."""
+        for ev in self.context.poll_events():
+            if ev.kind == "close":
+                self.stop()
+            elif ev.kind == "key":
+                self.keys.press(ev.key)
+
+    def _draw(self, info: FrameInfo) -> None:
+        self.drawer.draw(info, self.rig, self.companion)
+        self.outputs.send(self.clock.wall_ns())
+        if self.on_frame is not None:
+            self.on_frame(info, self.rig)
+
+
+def run(cfg: RunConfig, **options) -> RunResult:
+    """Open a :class:`Session` for ``cfg`` (``options`` as its keywords), run it, close it."""
+    with Session(cfg, **options) as session:
+        return session.run()
+
+
+__all__ = ["AvatarError", "RunError", "RunResult", "Session", "run"]

@@ -1,0 +1,94 @@
+"""The session: what reads pixels when, every frame reaching the files, and opening/closing
+through one exit stack."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from runtime.config import RunConfig
+from runtime.session import Session
+from tests.conftest import REPO
+from tests.render.test_window import display  # noqa: F401 - the Xvfb fixture
+from tests.runtime.test_run_e2e import read_video
+from tests.runtime.test_session_live import avatar_columns
+
+SIZE = (320, 180)
+H264_LEVELS = 3        # mean |difference| of a frame through H.264 yuv420p and back
+
+
+def test_files_get_every_frame_through_the_pbo(tmp_path):
+    """Offline, 1 s at 10 fps to a PNG sequence and a video: each frame is read back once,
+    asynchronously, and the last one is flushed at close with the right content."""
+    cfg = RunConfig(source="turn-test", duration=1.0, fps=10, size=SIZE,
+                    output=(f"png:{tmp_path}/png", f"video:{tmp_path}/v.mp4"))
+    with Session(cfg, say=lambda s: None) as session:
+        result = session.run()
+        assert session.outputs.needs_pixels
+        assert session.renderer.pixel_reads == result.frames == 10    # one PBO read per frame, no other
+        last = session.drawer.read()                                  # the last drawn frame, read now
+    pngs = sorted((tmp_path / "png").glob("frame_*.png"))
+    assert len(pngs) == 10
+    assert np.array_equal(np.asarray(Image.open(pngs[-1])), last)    # the flushed last frame, exactly
+    assert not np.array_equal(np.asarray(Image.open(pngs[-2])), last)
+    meta, frames = read_video(tmp_path / "v.mp4")
+    assert len(frames) == 10 and meta["size"] == SIZE
+    assert np.abs(frames[-1].astype(int) - last[..., :3].astype(int)).mean() < H264_LEVELS
+
+
+def test_a_window_only_run_reads_no_pixels(display, tmp_path):  # noqa: F811 - the fixture
+    """Under Xvfb: the window presents from the framebuffer, in compare mode too; only the
+    screenshot ('p') reads pixels, once, and it shows the two panes."""
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
+    for var in ("PYOPENGL_PLATFORM", "SDL_VIDEO_X11_FORCE_EGL", "SWAYCAM_GL"):
+        env.pop(var, None)
+    res = subprocess.run([sys.executable, "-m", "tests.runtime.session_window_probe"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["frames"] == out["presented"] == 10 and out["needs_pixels"] is False
+    assert out["reads_per_frame"] == [0] * 6 + [1] * 4   # nothing but the screenshot before frame 6
+    assert out["pixel_reads"] == 1
+    (shot,) = out["screenshots"]
+    img = np.asarray(Image.open(tmp_path / shot))
+    assert img.shape == (180, 320, 4)
+    cols = avatar_columns(img[..., :3])
+    assert cols.min() < 80 and cols.max() > 240 and not np.isin(np.arange(150, 170), cols).all()   # two panes
+
+
+def test_a_failure_while_opening_closes_what_was_opened_in_reverse(tmp_path, monkeypatch):
+    from render.egl import EglContext
+    from render.renderer import Renderer
+    from runtime import session as session_module
+    from runtime.pose_inputs import TrackInput
+    from runtime.service import ControlService
+
+    closed = []
+    for cls, method, name in ((ControlService, "close", "service"), (Renderer, "release", "renderer"),
+                              (EglContext, "release", "context"), (TrackInput, "close", "pose input")):
+        original = getattr(cls, method)
+
+        def spy(self, *a, _original=original, _name=name, **kw):
+            closed.append(_name)
+            return _original(self, *a, **kw)
+
+        monkeypatch.setattr(cls, method, spy)
+
+    def failing_outputs(*a, **kw):
+        raise OSError(28, "No space left on device", str(tmp_path / "v.mp4"))
+
+    monkeypatch.setattr(session_module, "open_outputs", failing_outputs)
+    cfg = RunConfig(source="turn-test", duration=1.0, size=SIZE, output=(f"video:{tmp_path}/v.mp4",),
+                    service=True, port=0)
+    session = Session(cfg, say=lambda s: None)
+    with pytest.raises(OSError, match="No space left"):
+        session.open()
+    assert closed == ["service", "renderer", "context", "pose input"]
+    with pytest.raises(RuntimeError, match="open the session first"):
+        session.run()
