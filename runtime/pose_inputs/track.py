@@ -39,9 +39,7 @@ class TrackInput:
         return self._clock is not None and self._clock() - self._offset > self.end_ns
 
     def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
-        out = self.track.sample(t_ns - self._offset, out=out)
-        out.t_ns = t_ns
-        return out
+        return self.track.sample(t_ns, out, offset_ns=self._offset)  # stamped t_ns; allocates nothing
 
     def recenter(self) -> None:
         """A recorded track is already neutral-relative; nothing to do."""
