@@ -225,18 +225,6 @@ def drive_and_fk_kernel(rotation, translation, use_t, hp, hs, trs, fk, base, wor
     return 0
 
 
-@njit(cache=True, _nrt=False)
-def skin_rows_kernel(world, nodes, ibm, out):
-    """Skinning matrices for the vertex shader: out[j] = (W[nodes[j]] · IBM_j) top three rows,
-    float32 (J, 3, 4) (glTF 2.0 §3.7.3; ``ibm`` (J, 12) the inverse bind matrices' top rows)."""
-    for j in range(nodes.shape[0]):
-        m = mul34(world34(world, nodes[j]), row34(ibm, j, 0))
-        for r in range(3):
-            for c in range(4):
-                out[j, r, c] = m[4 * r + c]
-    return 0
-
-
 # numba checks only this file's stamp; the helpers above come from solver.kernels.affine too
 _cache_dir = kernel_cache_dir(drive_and_pose_kernel)
 if _cache_dir is not None:
