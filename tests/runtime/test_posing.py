@@ -142,3 +142,27 @@ def test_driven_set_errors(godette_path):
         DrivenPose(sk, [sk.node_count])
     with pytest.raises(ValueError, match="does not exist"):
         PosePlan.build(DrivenPose(sk, [3]), [sk.node_count + 2])
+
+
+def test_drawing_never_changes_the_physics(godette_path):
+    """The draw pose shares the driven TRS buffer with the substeps (each drive rewrites its
+    slots every call): hair states with drawing at 30 / 144 fps (jittered) are bit-identical
+    to a physics-only replay."""
+    from runtime.clock import frame_times
+    from runtime.loop import Loop
+
+    avatar = load_avatar(godette_path)
+    runs = []
+    for fps, jitter, draw in ((60, 0.0, False), (30, 0.0, True), (144, 0.9, True)):
+        states = {}
+        loop = Loop(AvatarRig(avatar), TrackInput(head_turn_track()),
+                    on_substep=lambda n, t, r: states.__setitem__(n, r.hair_state()),
+                    draw=(lambda info: None) if draw else None)
+        for t in frame_times(fps, 3 * 1_000_000_000, start_ns=0, jitter=jitter, seed=4):
+            loop.frame(t)
+        runs.append(states)
+    common = sorted(set(runs[0]) & set(runs[1]) & set(runs[2]))
+    assert len(common) > 300
+    for n in common:
+        for other in runs[1:]:
+            assert np.array_equal(runs[0][n][0], other[n][0]) and np.array_equal(runs[0][n][1], other[n][1]), n
