@@ -110,3 +110,19 @@ def test_the_harness_sees_one_allocation(godette_path):
 
     assert _measure(leaky, times)[1] > 0
     assert _measure(leaking, times)[0] > 0
+
+
+def test_draw_pose_allocates_nothing(avatar):
+    """The drawn frame's pose too: sample at the draw time, whole-skeleton FK, hair applied."""
+    step, times, rig = _substep_fn(avatar)
+    inp = TrackInput(head_turn_track())
+    sample = PoseSample()
+    sample_at, draw_pose = inp.sample, rig.draw_pose
+
+    def draw(t_ns: int) -> None:
+        draw_pose(sample_at(t_ns, sample), 0.5)
+
+    for t in times[:20]:
+        draw(t)
+    grown, transient = _measure(draw, times[:200])
+    assert (grown, transient) == (0, 0)
