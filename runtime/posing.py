@@ -29,8 +29,8 @@ W_n = W_parent · L_n over all nodes, parents first. Both run compiled
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 

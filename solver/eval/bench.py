@@ -277,8 +277,8 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
             stream.write(line + "\n")
         posed = [(name, r) for name, r in out["sets"].items() if "substep_with_pose_us" in r]
         if posed:
-            stream.write(f"\nwith the runtime's posing (pose input, head drive, posing; frame: + draw pose and "
-                         f"skinning matrices), µs: median / p95\n")
+            stream.write("\nwith the runtime's posing (pose input, head drive, posing; frame: + draw pose and "
+                         "skinning matrices), µs: median / p95\n")
             stream.write(f"{'set':<16}{'substep':>18}{'vs kernel':>11}{'60 fps frame':>20}\n")
             for name, r in posed:
                 s_, f_ = r["substep_with_pose_us"], r["frame_60fps_with_pose_us"]

@@ -7,7 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from avatars import Avatar
-from avatars.transforms import compose_trs, decompose_trs, quat_conj, quat_mul, quat_rotate, quat_slerp
+from avatars.transforms import (
+    compose_trs,
+    decompose_trs,
+    quat_conj,
+    quat_mul,
+    quat_rotate,
+    quat_slerp,
+)
 
 IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
 

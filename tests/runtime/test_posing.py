@@ -154,9 +154,9 @@ def test_drawing_never_changes_the_physics(godette_path):
     avatar = load_avatar(godette_path)
     runs = []
     for fps, jitter, draw in ((60, 0.0, False), (30, 0.0, True), (144, 0.9, True)):
-        states = {}
+        states: dict = {}
         loop = Loop(AvatarRig(avatar), TrackInput(head_turn_track()),
-                    on_substep=lambda n, t, r: states.__setitem__(n, r.hair_state()),
+                    on_substep=lambda n, t, r, states=states: states.__setitem__(n, r.hair_state()),
                     draw=(lambda info: None) if draw else None)
         for t in frame_times(fps, 3 * 1_000_000_000, start_ns=0, jitter=jitter, seed=4):
             loop.frame(t)

@@ -114,7 +114,7 @@ def test_the_harness_sees_one_allocation(godette_path):
 
 def test_draw_pose_allocates_nothing(avatar):
     """The drawn frame's pose too: sample at the draw time, whole-skeleton FK, hair applied."""
-    step, times, rig = _substep_fn(avatar)
+    _, times, rig = _substep_fn(avatar)
     inp = TrackInput(head_turn_track())
     sample = PoseSample()
     sample_at, draw_pose = inp.sample, rig.draw_pose

@@ -3,6 +3,7 @@ implementation it replaced, and allocates nothing with ``out=``."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import tracemalloc
 
@@ -67,7 +68,7 @@ def test_bits_of_the_python_implementation():
     times = track.t_ns.tolist()
     queries = times + [times[0] - 5, times[-1] + 7] + [int(v) for v in rng.integers(times[0] - 10**8,
                                                                                      times[-1] + 10**8, 500)]
-    queries += [(a + b) // 2 for a, b in zip(times, times[1:])]
+    queries += [(a + b) // 2 for a, b in itertools.pairwise(times)]
     out = PoseSample()
     for t in queries + queries[::-1]:        # forward and backward: the cursor follows
         got = track.sample(t, out)
