@@ -20,6 +20,7 @@ from ._gl import GL
 from avatars import Avatar
 
 from .gpu import Buffer, Ledger, Texture, texture_empty
+from .joint_matrices import JointMatrices
 from .shaders import JOINTS_BINDING, joint_capacity
 
 MATRICES_PER_ROW = 64
@@ -37,28 +38,10 @@ class JointPalette:
     """
 
     def __init__(self, ledger: Ledger, avatar: Avatar, *, storage: str = "auto"):
-        nodes, ibms = [], []
-        self.skin_base: list[int] = []
-        n = 0
-        for skin in avatar.skins:
-            self.skin_base.append(n)
-            nodes.append(np.asarray(skin.joints, np.int64))
-            ibms.append(np.asarray(skin.inverse_bind, np.float64).reshape(-1, 4, 4))
-            n += len(skin.joints)
-        self.instance_base: list[int] = []
-        for mi in avatar.mesh_instances:
-            if mi.skin >= 0:
-                self.instance_base.append(self.skin_base[mi.skin])
-            else:
-                self.instance_base.append(n)
-                nodes.append(np.array([mi.node], np.int64))
-                ibms.append(np.eye(4)[None])
-                n += 1
-        self.count = max(n, 1)
-        self._nodes = np.concatenate(nodes) if nodes else np.zeros(1, np.int64)
-        self._ibm = np.concatenate(ibms) if ibms else np.eye(4)[None]
-        self._world = np.empty((self.count, 4, 4))
-        self._mats = np.empty((self.count, 4, 4))
+        self._jm = JointMatrices(avatar)
+        self.skin_base: list[int] = self._jm.skin_base
+        self.instance_base: list[int] = self._jm.instance_base
+        self.count = self._jm.count
         if storage == "auto":
             storage = "ubo" if self.count <= joint_capacity() else "texture"
         if storage not in ("ubo", "texture"):
@@ -70,29 +53,27 @@ class JointPalette:
         self.buffer: Buffer | None = None
         if storage == "texture":
             rows = (self.count + MATRICES_PER_ROW - 1) // MATRICES_PER_ROW
-            self._rows = np.zeros((rows * MATRICES_PER_ROW, 3, 4), np.float32)
+            self._jm = JointMatrices(avatar, pad_to=rows * MATRICES_PER_ROW)  # whole texture rows
             self.texture = texture_empty(ledger, 3 * MATRICES_PER_ROW, rows, GL.GL_RGBA32F, GL.GL_RGBA, GL.GL_FLOAT)
         else:
-            self._rows = np.zeros((self.count, 3, 4), np.float32)
             # Allocated at the block's full declared size (drivers may reject smaller ranges).
             self.buffer = Buffer(ledger, GL.GL_UNIFORM_BUFFER, size=joint_capacity() * 48, usage=GL.GL_DYNAMIC_DRAW)
+        self._rows = self._jm.rows    # (rows, 3, 4) float32, filled by every compute
 
     @property
     def current(self) -> np.ndarray:
         """The matrices (count, 4, 4) of the last :meth:`update` / :meth:`matrices` call."""
-        return self._mats
+        return self._jm.current
 
     def matrices(self, world: np.ndarray) -> np.ndarray:
-        """Skinning matrices (count, 4, 4) float64 for node world matrices ``world`` (N, 4, 4).
-        The returned array is reused by the next call."""
-        np.take(world, self._nodes, axis=0, out=self._world)
-        np.matmul(self._world, self._ibm, out=self._mats)
-        return self._mats
+        """Skinning matrices (count, 4, 4) float64 for node world matrices ``world`` (N, 4, 4)
+        (one compiled call, :mod:`render.joint_matrices`). The returned array is reused by the
+        next call."""
+        return self._jm.compute(world)
 
     def update(self, world: np.ndarray) -> None:
         """Compute and upload the matrices for ``world`` (N, 4, 4) float64 node world matrices."""
-        mats = self.matrices(world)
-        self._rows[: self.count] = mats[:, :3, :]
+        self._jm.compute(world)
         if self.texture is not None:
             GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture.id)
             GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)

@@ -9,8 +9,16 @@ rotation). Local rotations follow from the rest world rotations of the parents:
     L_neck = R0_parent⁻¹ · D_neck · R0_neck
     L_head = (D_neck · R0_neck)⁻¹ · q · R0_head
 
-T-posed arms are lowered once (:meth:`HeadDrive.relaxed_arms`). A translation (metres) leans the upper body: the hips move by ``lean_share · t`` clamped to
-``max_lean`` per axis (chair-sitting users mostly lean, not walk).
+T-posed arms are lowered once (:meth:`HeadDrive.relaxed_arms`). A translation (metres) leans
+the upper body: the hips move by ``lean_share · t`` clamped to ``max_lean`` per axis
+(chair-sitting users mostly lean, not walk), turned into the hips' parent frame:
+
+    t_hips = t0_hips + R0_hips_parent⁻¹ · clamp(lean_share · t, −max_lean, max_lean)
+
+The per-substep drive is compiled (:func:`runtime.rig_kernels.head_drive`, the formulas
+above with numpy's arithmetic order) and writes a driven TRS buffer
+(:class:`runtime.posing.DrivenPose`) through :meth:`HeadDrive.write`, allocating nothing;
+:meth:`HeadDrive.apply` is the same drive into whole-skeleton rotation/translation arrays.
 """
 
 from __future__ import annotations
@@ -20,7 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from avatars import Avatar
-from avatars.math3d import mat_decompose, quat_conj, quat_from_vecs, quat_mul, quat_slerp, vec_transform_quat
+from avatars.math3d import mat_decompose, quat_conj, quat_from_vecs, quat_mul
+
+from . import rig_kernels as RK
 
 IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -65,6 +75,18 @@ class HeadDrive:
         self._hips_parent_rot = rest_rot[int(sk.parents[self.hips])] if self.hips >= 0 and sk.parents[self.hips] >= 0 else IDENTITY_Q
         #: the nodes whose local transform :meth:`apply` writes
         self.nodes = tuple(n for n in (self.hips, self.neck, self.head) if n >= 0)
+        hp = np.zeros(RK.HP)
+        hp[RK.HP_NECK_SHARE] = options.neck_share
+        hp[RK.HP_LEAN_SHARE] = options.lean_share
+        hp[RK.HP_MAX_LEAN] = options.max_lean
+        hp[RK.HP_R0_HEAD:RK.HP_R0_HEAD + 4] = self._r0_head
+        hp[RK.HP_R0_NECK:RK.HP_R0_NECK + 4] = self._r0_neck if self._r0_neck is not None else IDENTITY_Q
+        hp[RK.HP_R0_PARENT_INV:RK.HP_R0_PARENT_INV + 4] = quat_conj(self._r0_parent)
+        if self._rest_hips_t is not None:
+            hp[RK.HP_REST_HIPS_T:RK.HP_REST_HIPS_T + 3] = self._rest_hips_t
+        hp[RK.HP_HIPS_PARENT_INV:RK.HP_HIPS_PARENT_INV + 4] = quat_conj(self._hips_parent_rot)
+        self._hp = hp
+        self._zero3 = np.zeros(3)
 
     def relaxed_arms(self, avatar: Avatar) -> dict[int, np.ndarray]:
         """Local rotations {upper-arm node: (4,) xyzw} that lower T-posed arms (see DriveOptions)."""
@@ -90,26 +112,50 @@ class HeadDrive:
             out[ua] = quat_mul(quat_conj(r0p), quat_mul(q, rest_rot[ua]))
         return out
 
+    # ------------------------------------------------------------------ compiled drive
+    @property
+    def params(self) -> np.ndarray:
+        """(HP,) float64 packed parameters of the compiled drive (:data:`runtime.rig_kernels.HP_NECK_SHARE` ...)."""
+        return self._hp
+
+    def slots(self, slot_of: np.ndarray) -> np.ndarray:
+        """(3,) int64 slots (hips, neck, head; −1 when absent) of this drive's nodes in a
+        driven set whose ``slot_of`` (N,) maps nodes to slots (:class:`runtime.posing.DrivenPose`).
+
+        Raises:
+            ValueError: one of :attr:`nodes` is not in the driven set.
+        """
+        out = np.full(3, -1, np.int64)
+        for k, node in ((RK.HS_HIPS, self.hips), (RK.HS_NECK, self.neck), (RK.HS_HEAD, self.head)):
+            if node >= 0:
+                if slot_of[node] < 0:
+                    raise ValueError(f"node {node} driven by the head drive is not in the driven set")
+                out[k] = slot_of[node]
+        return out
+
+    def write(self, rotation: np.ndarray, translation: np.ndarray | None, trs: np.ndarray,
+              slots: np.ndarray) -> None:
+        """Write the drive into the driven TRS buffer ``trs`` (D, 10) at ``slots`` (from
+        :meth:`slots`): one compiled call, no allocation. ``rotation`` (4,) xyzw and
+        ``translation`` (3,) metres or None as in :meth:`apply` (C-contiguous float64)."""
+        RK.head_drive_kernel(rotation, self._zero3 if translation is None else translation,
+                             translation is not None, self._hp, slots, trs)
+
     def apply(self, rotation: np.ndarray, translation: np.ndarray | None, local_rot: np.ndarray,
               local_t: np.ndarray) -> None:
-        """Write the drive into ``local_rot`` (N, 4) and ``local_t`` (N, 3) in place.
+        """Write the drive into ``local_rot`` (N, 4) and ``local_t`` (N, 3) in place (build time
+        and checks; the substep path uses :meth:`write` through the rig's compiled call).
 
         Args:
             rotation: (4,) xyzw head rotation relative to rest, avatar frame.
             translation: (3,) metres relative to the neutral head position, avatar frame, or None.
         """
-        q = np.asarray(rotation, np.float64)
+        trs = np.zeros((3, RK.TRS_W))
+        slots = np.array([0 if self.hips >= 0 else -1, 1 if self.neck >= 0 else -1, 2], np.int64)
+        self.write(np.ascontiguousarray(rotation, np.float64),
+                   None if translation is None else np.ascontiguousarray(translation, np.float64), trs, slots)
         if self.neck >= 0:
-            d_neck = quat_slerp(IDENTITY_Q, q, self.options.neck_share)
-            w_neck = quat_mul(d_neck, self._r0_neck)
-            local_rot[self.neck] = quat_mul(quat_conj(self._r0_parent), w_neck)
-            local_rot[self.head] = quat_mul(quat_conj(w_neck), quat_mul(q, self._r0_head))
-        else:
-            local_rot[self.head] = quat_mul(quat_conj(self._r0_parent), quat_mul(q, self._r0_head))
-        if self._rest_hips_t is not None:
-            if translation is None:
-                local_t[self.hips] = self._rest_hips_t
-            else:
-                lean = np.clip(np.asarray(translation, np.float64) * self.options.lean_share,
-                               -self.options.max_lean, self.options.max_lean)
-                local_t[self.hips] = self._rest_hips_t + vec_transform_quat(lean, quat_conj(self._hips_parent_rot))
+            local_rot[self.neck] = trs[1, RK.TRS_Q:RK.TRS_Q + 4]
+        local_rot[self.head] = trs[2, RK.TRS_Q:RK.TRS_Q + 4]
+        if self.hips >= 0:
+            local_t[self.hips] = trs[0, RK.TRS_T:RK.TRS_T + 3]

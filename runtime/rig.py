@@ -1,12 +1,19 @@
 """One avatar's animated state for the loop: head pose -> body pose -> hair -> draw pose.
 
-Per 120 Hz substep (:meth:`AvatarRig.substep`): the head pose sampled at t_n drives the
-neck/head (:class:`runtime.drive.HeadDrive`), forward kinematics gives the world matrices
-of every node with the hair joints at their rest local rotations, and the hair solver
-(:class:`solver.chains.ChainSet`) advances one substep reading its anchors and colliders
-from them. For drawing (:meth:`AvatarRig.draw_pose`): the body pose at the draw time and
-the hair interpolated by the driver's alpha, patched into a copy (the physics state is
-never changed by drawing).
+Per 120 Hz substep (:meth:`AvatarRig.substep`), one compiled call poses only what the solver
+reads (DESIGN §7 "update only what the simulation reads"): the head drive
+(:mod:`runtime.drive`) writes the driven nodes' local TRS sampled at t_n, and the pose plan
+(:class:`runtime.posing.PosePlan`) writes the world matrices of the solver's targets
+(:meth:`solver.chains.ChainSet.world_reads`: anchors, centre nodes, colliders, joints hanging
+from the body, authored joints); then the hair solver (:class:`solver.chains.ChainSet`)
+advances one substep. Nothing on that path allocates. For drawing (:meth:`AvatarRig.draw_pose`):
+the body at the draw time by whole-skeleton forward kinematics (compiled, once per drawn
+frame) and the hair interpolated by the driver's alpha, patched into a separate buffer (the
+physics state is never changed by drawing).
+
+The driven set is data (:class:`runtime.posing.DrivenPose`): today the head drive's hips,
+neck and head, with the lowered T-pose arms baked into the base pose; body clips and node
+constraints add nodes to it and write their rows of its TRS buffer.
 """
 
 from __future__ import annotations
@@ -16,13 +23,14 @@ import logging
 import numpy as np
 
 from avatars import Avatar
-from avatars.math3d import mat_compose
 from solver.chains import ChainSet
 from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
 from tracking.pose_track import PoseSample
 
+from . import rig_kernels as RK
 from .drive import DriveOptions, HeadDrive
 from .hair_params import parse_hair
+from .posing import DrivenPose, PosePlan
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +45,14 @@ class AvatarRig:
         hair: ``[hair]`` settings (see :mod:`runtime.hair_params`).
         mirror: selfie view for expressions (must match the tracker's head mirror).
 
+    Attributes:
+        world: (N, 4, 4) the solver's input at the last substep. Only the plan's nodes
+            (:attr:`plan`) are written per substep; every entry is the full pose after
+            :meth:`reset` (the whole buffer is valid at rest and after a reset, e.g. for framing).
+        draw_world: (N, 4, 4) the last :meth:`draw_pose`.
+        pose: the driven set and its TRS buffer.
+        plan: the per-substep pose plan.
+
     Raises:
         ValueError: no humanoid head, bad hair settings, or springs the solver cannot order.
     """
@@ -50,44 +66,53 @@ class AvatarRig:
         self.drive = HeadDrive(avatar, options=drive)
         self.chains = (ChainSet.from_avatar(avatar, solver=solver, overrides=parse_hair(self.hair_params))
                        if avatar.springs else None)
-        self._rot = sk.rest_rotation.copy()
-        self._t = sk.rest_translation.copy()
-        self._local = np.ascontiguousarray(sk.rest_local, dtype=np.float64).copy()
-        for node, q in self.drive.relaxed_arms(avatar).items():  # a static pose: set once
-            self._rot[node] = q
-            self._local[node] = mat_compose(sk.rest_translation[node], q, sk.rest_scale[node])
-        self._driven = np.array(self.drive.nodes, dtype=np.int64)
-        self.world = np.ascontiguousarray(sk.rest_world, dtype=np.float64).copy()
+        # the lowered arms are a static pose: baked into the base pose, not driven
+        self.pose = DrivenPose(sk, self.drive.nodes, static_rotations=self.drive.relaxed_arms(avatar))
+        self._hslots = self.drive.slots(self.pose.slot_of)
+        targets = self.chains.world_reads() if self.chains is not None else np.zeros(0, np.int64)
+        self.plan = PosePlan.build(self.pose, targets)
+        self.world = np.ascontiguousarray(self.pose.base_world, dtype=np.float64).copy()
         self.draw_world = self.world.copy()
         self.expressions = ExpressionMapper(ExpressionOptions(mirror=mirror))
         custom = [n for n, e in avatar.expressions.items() if not e.preset]
         self.perfect_sync = PerfectSync(custom, mirror=mirror)
 
     # ------------------------------------------------------------------ posing
+    def pose_solver_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
+        """Drive the body by ``sample`` and write the plan's world matrices (the nodes the
+        solver reads, hair joints at rest local rotations) into ``out`` (N, 4, 4) float64,
+        C-contiguous; other entries are left as they are. One compiled call, no allocation."""
+        p = self.plan
+        RK.drive_and_pose_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots,
+                                 self.pose.trs, p.ops, p.mats, out)
+        return out
+
     def pose_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
-        """World matrices (N, 4, 4) of the body posed by ``sample``, hair at rest local rotations."""
-        sk = self.avatar.skeleton
-        d = self._driven
-        self.drive.apply(sample.rotation, sample.translation, self._rot, self._t)
-        # only the driven bones differ from the rest pose: recompose just their locals
-        self._local[d] = mat_compose(self._t[d], self._rot[d], sk.rest_scale[d])
-        return sk.world_matrices(self._local, out=out)
+        """World matrices (N, 4, 4) of the whole body posed by ``sample``, hair at rest local
+        rotations, into ``out`` (float64, C-contiguous): whole-skeleton FK, one compiled call."""
+        ps = self.pose
+        RK.drive_and_fk_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots, ps.trs,
+                               ps.fk, ps.base34, out)
+        return out
 
     def substep(self, sample: PoseSample) -> bool:
         """Advance the hair one substep with the body posed by ``sample`` (at t_n).
-        Returns True when the solver reset itself (the avatar teleported)."""
-        self.pose_world(sample, self.world)
-        return bool(self.chains.step(self.world)) if self.chains is not None else False
+        Returns True when the solver reset itself (the avatar teleported). Allocates nothing."""
+        if self.chains is None:
+            return False
+        self.pose_solver_world(sample, self.world)
+        return self.chains.step(self.world)
 
     def reset(self, sample: PoseSample) -> None:
-        """Teleport: hair at rest under the pose ``sample``, velocities zero."""
+        """Teleport: hair at rest under the pose ``sample``, velocities zero (every entry of
+        :attr:`world` is posed)."""
         self.pose_world(sample, self.world)
         if self.chains is not None:
             self.chains.reset(self.world)
 
     def warm_up(self) -> None:
-        """Run the compiled solver paths once (numba compiles or loads them on first use, which
-        can take seconds on a cold cache), then return to rest. Call before live timing starts."""
+        """Run the compiled paths once (numba compiles or loads them on first use, which can
+        take seconds on a cold cache), then return to rest. Call before live timing starts."""
         s = PoseSample()
         self.substep(s)
         self.draw_pose(s, 0.5)

@@ -309,3 +309,21 @@ class ChainSet:
         """(K,) segment index of each chain's last segment (its tip)."""
         chi = self._I[int(self._I[L.H_OI_CH]):int(self._I[L.H_OI_CH]) + self.chain_count * L.KI]
         return chi.reshape(-1, L.KI)[:, L.KI_SEG1] - 1
+
+    def world_reads(self) -> np.ndarray:
+        """Sorted (R,) int64 nodes whose world matrices :meth:`step` and :meth:`reset` read from
+        ``world``: chain anchors, VRM centre nodes, collider nodes, the joints hanging from
+        the body (their frames), and every authored joint with its simulated parent's joint.
+        The runtime poses only these per substep (DESIGN §7); the set changes with
+        :meth:`set_authored`. Read from the packed buffers (:mod:`solver.layout`)."""
+        I = self._I  # noqa: E741
+        K, C = self.chain_count, self.collider_count
+        chi = I[int(I[L.H_OI_CH]):int(I[L.H_OI_CH]) + K * L.KI].reshape(K, L.KI)
+        coli = I[int(I[L.H_OI_COL]):int(I[L.H_OI_COL]) + C * L.CI].reshape(C, L.CI)
+        segi = self._segi
+        auth = segi[:, L.SI_AUTH] != 0
+        spar = segi[:, L.SI_SPAR]
+        nodes = np.concatenate([chi[:, L.KI_ANCHOR], chi[:, L.KI_CENTER], coli[:, L.CI_NODE],
+                                segi[spar < 0, L.SI_NODE], segi[auth, L.SI_NODE],
+                                segi[spar[auth & (spar >= 0)], L.SI_NODE]]).astype(np.int64)
+        return np.unique(nodes[nodes >= 0])

@@ -22,9 +22,8 @@ from typing import Callable
 
 import numpy as np
 
-from avatars.math3d import quat_slerp_scalar
-
 from .expressions import NUM_BLENDSHAPES
+from .track_sampling import sample_kernel
 
 SCHEMA = "swaycam.posetrack"
 SCHEMA_VERSION = 1
@@ -100,60 +99,37 @@ class PoseTrack:
         if header.frame not in FRAMES:
             raise ValueError(f"pose track frame must be one of {FRAMES}, got {header.frame!r}")
         self.header = header
-        self._times = self.t_ns.tolist()  # python ints: exact, fast comparisons
-        self._k = 0
+        # what the compiled sampler reads: C-contiguous (copied only when not), one array type
+        self._arrays = tuple(np.ascontiguousarray(a) for a in (self.t_ns, self.rotations, self.translations,
+                                                               self.blendshapes, self.confidence, self.found))
+        self._cursor = np.zeros(1, np.int64)
 
     def __len__(self) -> int:
         return len(self.t_ns)
 
     @property
     def start_ns(self) -> int:
-        return self._times[0]
+        return int(self.t_ns[0])
 
     @property
     def end_ns(self) -> int:
-        return self._times[-1]
+        return int(self.t_ns[-1])
 
     @property
     def duration_s(self) -> float:
-        return (self._times[-1] - self._times[0]) * 1e-9
+        return (int(self.t_ns[-1]) - int(self.t_ns[0])) * 1e-9
 
-    def _locate(self, t: int) -> int:
-        """Index k with times[k] <= t < times[k+1] (k = last index when t >= end)."""
-        times, k = self._times, self._k
-        if not (times[k] <= t and (k + 1 == len(times) or t < times[k + 1])):
-            k = int(np.searchsorted(self.t_ns, t, side="right")) - 1
-            k = min(max(k, 0), len(times) - 1)
-            self._k = k
-        return k
-
-    def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
-        """The pose at ``t_ns`` (module doc). Writes into ``out`` when given."""
+    def sample(self, t_ns: int, out: PoseSample | None = None, *, offset_ns: int = 0) -> PoseSample:
+        """The pose at track time ``t_ns − offset_ns`` (module doc), stamped ``t_ns``. Writes
+        into ``out`` when given: one compiled call (:mod:`tracking.track_sampling`), no
+        allocation; ``out``'s arrays must be C-contiguous float64 of shapes (4,), (3,), (52,)."""
         if out is None:
             out = PoseSample()
         t = int(t_ns)
+        a = self._arrays
+        out.confidence, out.found = sample_kernel(t, int(offset_ns), a[0], a[1], a[2], a[3], a[4], a[5], self._cursor,
+                                                  out.rotation, out.translation, out.blendshapes)
         out.t_ns = t
-        times = self._times
-        k = self._locate(t)
-        if t <= times[0] or k == len(times) - 1 or t == times[k]:
-            i = 0 if t <= times[0] else k
-            out.rotation[:] = self.rotations[i]
-            out.translation[:] = self.translations[i]
-            out.blendshapes[:] = self.blendshapes[i]
-            out.confidence = float(self.confidence[i])
-            out.found = bool(self.found[i])
-            return out
-        u = (t - times[k]) / (times[k + 1] - times[k])
-        quat_slerp_scalar(self.rotations[k], self.rotations[k + 1], u, out=out.rotation)
-        np.subtract(self.translations[k + 1], self.translations[k], out=out.translation)
-        out.translation *= u
-        out.translation += self.translations[k]
-        np.subtract(self.blendshapes[k + 1], self.blendshapes[k], out=out.blendshapes)
-        out.blendshapes *= u
-        out.blendshapes += self.blendshapes[k]
-        c0, c1 = float(self.confidence[k]), float(self.confidence[k + 1])
-        out.confidence = c0 + (c1 - c0) * u
-        out.found = bool(self.found[k]) and bool(self.found[k + 1])
         return out
 
     def observations(self):

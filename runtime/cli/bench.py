@@ -30,9 +30,10 @@ def _run_one(target: str, rest: list[str]) -> int:
         return cli_main(["bench-tracker", *rest])
     mod = importlib.import_module(TARGETS[target])
     if target == "solver":
+        from runtime.rig_bench import posed_rig
         from solver.eval.head_turn import head_turn_rotation
 
-        return int(mod.main(rest, motion=head_turn_rotation) or 0)
+        return int(mod.main(rest, motion=head_turn_rotation, rig=posed_rig) or 0)
     return int(mod.main(rest) or 0)
 
 

@@ -47,9 +47,8 @@ class TrackInput(PoseInput):
         """Nothing to take in: every pose is already there."""
 
     def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
-        out = self.track.sample(t_ns - self._offset, out=out)
-        out.t_ns = t_ns
-        self._found = bool(out.found)
+        out = self.track.sample(t_ns, out, offset_ns=self._offset)  # stamped t_ns; allocates nothing
+        self._found = out.found
         return out
 
     def status(self) -> InputStatus:

@@ -2,12 +2,20 @@
 frame (2 substeps), median and p95 in microseconds, per chain set.
 
 Sets: Godette (the real VRM 0.x avatar, if the shared assets are present: :mod:`avatars.assets`), the generated
-layered avatar (when the generator is available), and synthetic hair caps of 64, 256 and
+default and layered avatars (when the generator is available), and synthetic hair caps of 64, 256 and
 1024 joints with 16 colliders (:func:`solver.eval.synthetic.hair_cap_avatar`). The head follows
 ``motion`` (t seconds -> xyzw rotation relative to rest; the runtime passes the standard
 head turn of DESIGN §4.5) so contact and motion are realistic. World matrices for every
 substep are computed before timing: only :meth:`ChainSet.step` is timed, one call per
 sample with ``time.perf_counter_ns`` (the timer's own cost, ~0.05-0.1 µs, is included).
+
+With a ``rig`` factory (the runtime injects one: solver/ never imports runtime/), every set
+the factory can drive (an avatar with a humanoid head) is also timed the way the runtime
+runs it (:func:`bench_posed`): ``substep_with_pose_us`` (pose input sample at t_n, head
+drive, posing of what the solver reads, kernel) and ``frame_60fps_with_pose_us`` (two of
+those, then the draw pose: sample at the draw time, whole-skeleton FK, hair applied, and
+the skinning matrices), with ``substep_with_pose_ratio``, the first's median over the
+kernel-only substep median measured in the same process a few seconds earlier.
 
 This is a measurement, not a test: nothing here asserts a speed.
 """
@@ -23,6 +31,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -37,6 +46,27 @@ from .synthetic import hair_cap_avatar
 log = logging.getLogger(__name__)
 
 Motion = Callable[[float], np.ndarray]
+
+
+class PosedSubstep(Protocol):
+    """The runtime's substep and drawn frame of one avatar, as :func:`bench_posed` times them.
+
+    The head follows the runtime's own pose input (the standard head turn as a pose track),
+    sampled at the times given (integer ns on the 120 Hz grid)."""
+
+    def reset(self, t_ns: int) -> None:
+        """Hair at rest under the pose at ``t_ns``."""
+
+    def substep(self, t_ns: int) -> None:
+        """Pose input sampled at t_ns, head drive, posing, one solver substep."""
+
+    def draw(self, t_ns: int, alpha: float) -> None:
+        """Pose input sampled at the draw time, whole-skeleton FK, hair interpolated by alpha
+        and applied, skinning matrices."""
+
+
+#: (avatar, solver) -> the runtime's substep for it, or None when it cannot drive that avatar
+RigFactory = Callable[[Avatar, str], "PosedSubstep | None"]
 
 #: Substeps of motion pre-posed and cycled through while timing (4 s at 120 Hz).
 POSES = 480
@@ -59,7 +89,9 @@ def default_sets() -> list[tuple[str, Callable[[], Avatar]]]:
     if godette is not None:
         from avatars import load_avatar
         sets.append(("godette", lambda: load_avatar(godette)))
-    layered = _layered_factory()
+    default, layered = _generated_factories()
+    if default is not None:
+        sets.append(("default", default))
     if layered is not None:
         sets.append(("layered", layered))
     for j in (64, 256, 1024):
@@ -67,13 +99,14 @@ def default_sets() -> list[tuple[str, Callable[[], Avatar]]]:
     return sets
 
 
-def _layered_factory() -> Callable[[], Avatar] | None:
+def _generated_factories() -> tuple[Callable[[], Avatar] | None, Callable[[], Avatar] | None]:
+    """(default, layered) avatar factories of the generator, or (None, None) without it."""
     try:
-        from avatars.generate import layered_avatar_path
+        from avatars.generate import default_avatar_path, layered_avatar_path
     except ImportError:  # the generator is optional here
-        return None
+        return None, None
     from avatars import load_avatar
-    return lambda: load_avatar(layered_avatar_path())
+    return (lambda: load_avatar(default_avatar_path())), (lambda: load_avatar(layered_avatar_path()))
 
 
 def _percentiles(ns: np.ndarray) -> dict:
@@ -129,6 +162,40 @@ def bench_avatar(avatar: Avatar, motion: Motion, *, samples: int = SAMPLES, solv
     }
 
 
+def bench_posed(posed: PosedSubstep, *, samples: int = SAMPLES) -> dict:
+    """Time the runtime's substep and 60 fps frame (:class:`PosedSubstep`) over the first
+    :data:`POSES` substeps of the head turn, cycled (like :func:`bench_avatar`).
+
+    Returns {"substep_with_pose_us": stats, "frame_60fps_with_pose_us": stats} (µs). A frame
+    is substeps t_n and t_n+1, then the draw at t_n + h/2 with alpha 0.5."""
+    h_ns = 1_000_000_000 // 120
+    times = [(n + 1) * 1_000_000_000 // 120 for n in range(POSES)]
+    for t in times[:8]:
+        posed.substep(t)                 # compile / load the cached kernels
+    posed.draw(times[7] - h_ns // 2, 0.5)   # between the last two substeps, as in a frame
+    posed.reset(0)
+    clock = time.perf_counter_ns
+    substep, draw = posed.substep, posed.draw
+    sub = np.empty(samples, np.int64)
+    for i in range(samples):
+        t = times[i % POSES]
+        t0 = clock()
+        substep(t)
+        sub[i] = clock() - t0
+    posed.reset(0)
+    frames = np.empty(samples // 2, np.int64)
+    for i in range(samples // 2):
+        ta = times[(2 * i) % POSES]
+        tb = times[(2 * i + 1) % POSES]
+        td = tb - h_ns // 2
+        t0 = clock()
+        substep(ta)
+        substep(tb)
+        draw(td, 0.5)
+        frames[i] = clock() - t0
+    return {"substep_with_pose_us": _percentiles(sub), "frame_60fps_with_pose_us": _percentiles(frames)}
+
+
 #: three-vrm frames run before the timed ones (V8 compiles the update in the first hundreds)
 REFERENCE_WARMUP = 500
 
@@ -146,7 +213,7 @@ def bench_threevrm(avatar: Avatar, motion: Motion, *, frames: int) -> dict:
 def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
                      sets: Sequence[tuple[str, Callable[[], Avatar]]] | None = None,
                      samples: int = SAMPLES, solver: str = "rest-shape", stream=None,
-                     reference: bool = False) -> dict:
+                     reference: bool = False, rig: RigFactory | None = None) -> dict:
     """Run the solver benchmark.
 
     Args:
@@ -161,6 +228,8 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
             report our one-call frame as a ratio of three-vrm's frame: this machine is
             shared and its speed changes from minute to minute, a ratio measured seconds
             apart much less.
+        rig: the runtime's substep for an avatar (:data:`RigFactory`); sets it can drive also
+            get the keys of :func:`bench_posed` and ``substep_with_pose_ratio``.
 
     Returns:
         {"machine": ..., "solver": ..., "sets": {name: bench_avatar(...)}}.
@@ -178,6 +247,10 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
     for name, factory in (default_sets() if sets is None else sets):
         avatar = factory()
         res = bench_avatar(avatar, motion, samples=samples, solver=solver)
+        posed = rig(avatar, solver) if rig is not None else None
+        if posed is not None:
+            res.update(bench_posed(posed, samples=samples))
+            res["substep_with_pose_ratio"] = res["substep_with_pose_us"]["median"] / res["substep_us"]["median"]
         if reference:
             ref = bench_threevrm(avatar, motion, frames=samples // 2)
             res["threevrm_frame_us"] = ref
@@ -202,18 +275,39 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
                 t = r["threevrm_frame_us"]
                 line += f"{t['median']:>11.2f} /{t['p95']:>7.2f}{r['ratio_to_threevrm']:>16.3f}"
             stream.write(line + "\n")
+        posed = [(name, r) for name, r in out["sets"].items() if "substep_with_pose_us" in r]
+        if posed:
+            stream.write("\nwith the runtime's posing (pose input, head drive, posing; frame: + draw pose and "
+                         "skinning matrices), µs: median / p95\n")
+            stream.write(f"{'set':<16}{'substep':>18}{'vs kernel':>11}{'60 fps frame':>20}\n")
+            for name, r in posed:
+                s_, f_ = r["substep_with_pose_us"], r["frame_60fps_with_pose_us"]
+                stream.write(f"{name:<16}{s_['median']:>9.2f} /{s_['p95']:>7.2f}{r['substep_with_pose_ratio']:>10.2f}x"
+                             f"{f_['median']:>11.2f} /{f_['p95']:>7.2f}\n")
     return out
 
 
-def main(argv: list[str] | None = None, motion: Motion | None = None) -> int:
-    """``python -m solver.eval.bench [--json] [--samples N] [--solver S]``."""
+def main(argv: list[str] | None = None, motion: Motion | None = None, rig: RigFactory | None = None) -> int:
+    """``python -m solver.eval.bench [--json] [--samples N] [--solver S] [--set NAME ...]``;
+    ``rig``: see :func:`run_solver_bench` (``swaycam bench solver`` passes the runtime's)."""
     ap = argparse.ArgumentParser(prog="swaycam bench solver", description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", action="store_true", help="print JSON")
     ap.add_argument("--samples", type=int, default=SAMPLES, help="timed substeps per set")
     ap.add_argument("--solver", default="rest-shape", choices=SOLVER_NAMES)
     ap.add_argument("--reference", action="store_true",
                     help="also time three-vrm 3.5.5 (Node.js) on each set and report the ratio")
+    ap.add_argument("--set", action="append", dest="sets", metavar="NAME",
+                    help="only this set (repeatable): godette, default, layered, synthetic-64, ...")
     args = ap.parse_args(argv)
+    sets = None
+    if args.sets:
+        known = dict(default_sets())
+        unknown = [n for n in args.sets if n not in known]
+        if unknown:
+            sys.stderr.write(f"swaycam bench solver: unknown set {', '.join(unknown)} "
+                             f"(sets here: {', '.join(known)})\n")
+            return 2
+        sets = [(n, known[n]) for n in args.sets]
     if args.reference:
         from .reference import ReferenceUnavailable, ensure_installed
         try:
@@ -222,7 +316,7 @@ def main(argv: list[str] | None = None, motion: Motion | None = None) -> int:
             sys.stderr.write(f"swaycam bench solver --reference: {exc}\n")
             return 2
     run_solver_bench(json_out=args.json, motion=motion, samples=args.samples, solver=args.solver,
-                     reference=args.reference)
+                     reference=args.reference, rig=rig, sets=sets)
     return 0
 
 

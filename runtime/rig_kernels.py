@@ -1,0 +1,231 @@
+"""Compiled per-substep code of the rig (numba, ``cache=True``, no NRT): head drive, targeted
+posing and whole-skeleton forward kinematics, in one call each; nothing here allocates.
+
+Entry points (the Python side is :mod:`runtime.drive` and :mod:`runtime.posing`):
+
+- :func:`drive_and_pose_kernel` — per 120 Hz substep: the head drive writes the driven
+  nodes' local TRS, then the pose plan writes the world matrices of the solver's targets;
+- :func:`drive_and_fk_kernel` — per drawn frame: the head drive, then every node's world
+  matrix (whole-skeleton FK, parents first);
+- :func:`head_drive_kernel`, :func:`pose_plan_kernel`, :func:`forward_kinematics_kernel` —
+  the same pieces alone (tests, :meth:`runtime.drive.HeadDrive.apply`, future drives).
+
+Data (all C-contiguous, float64 unless said; the layouts are the constants below):
+
+- ``trs`` (D, 10): local translation (metres, parent space), rotation (xyzw) and scale of
+  every driven node, one row per slot (:class:`runtime.posing.DrivenPose`);
+- ``hp`` (HP,) and ``hs`` (3,) int64: the head drive's parameters and its three slots
+  (hips, neck, head; −1 when absent), packed by :class:`runtime.drive.HeadDrive`;
+- ``ops`` (P, 3) int64 and ``mats`` (P, 12): the pose plan (:class:`runtime.posing.PosePlan`),
+  one world matrix per row: ``W[node] = W[src] · M · L(slot)``, with W[−1] = I and L(−1) = I;
+- ``fk`` (N, 3) int64 (node, parent, slot; parents first) and ``base`` (N, 12): the base
+  local matrices, for whole-skeleton FK ``W[n] = W[parent] · (L(slot) or base[n])``;
+- ``world`` (N, 4, 4): world matrices, column vectors (DESIGN §3); rows written whole,
+  bottom row (0, 0, 0, 1).
+
+3x4 matrices travel as 12-tuples (row-major) and quaternions as 4-tuples, in registers
+(:mod:`solver.kernels.affine`).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from numba import njit
+
+from solver.kernels.affine import mul34, qmul, quat_mat, row34, world34
+from solver.kernels.cache import ensure_fresh, kernel_cache_dir
+
+# ------------------------------------------------------------------ driven TRS row (10 wide)
+TRS_T = 0      # (3) translation, metres, parent space
+TRS_Q = 3      # (4) rotation xyzw
+TRS_S = 7      # (3) scale
+TRS_W = 10
+
+# ------------------------------------------------------------------ pose plan row (int64, 3 wide)
+OP_NODE = 0    # the node whose world matrix the row writes
+OP_SRC = 1     # an earlier row's node (its world matrix is read), −1: identity
+OP_SLOT = 2    # the node's driven slot (its local TRS is composed last), −1: none
+OP_W = 3
+
+# ------------------------------------------------------------------ head drive parameters (float64)
+HP_NECK_SHARE = 0    # share of the tracked rotation the neck takes, [0, 1]
+HP_LEAN_SHARE = 1    # hips translation per metre of head translation
+HP_MAX_LEAN = 2      # metres per axis
+HP_R0_HEAD = 3       # (4) rest world rotation of the head
+HP_R0_NECK = 7       # (4) rest world rotation of the neck
+HP_R0_PARENT_INV = 11  # (4) conjugate of the rest world rotation of the neck's (head's) parent
+HP_REST_HIPS_T = 15  # (3) rest local translation of the hips
+HP_HIPS_PARENT_INV = 18  # (4) conjugate of the rest world rotation of the hips' parent
+HP = 22
+HS_HIPS, HS_NECK, HS_HEAD = 0, 1, 2   # slots in hs (int64 (3,))
+
+
+# ============================================================== small pieces
+@njit(inline="always", cache=True)
+def trs34(trs, r):
+    """Local matrix T·R·S of driven slot ``r`` as a 3x4 tuple (the formula of
+    :func:`avatars.math3d.mat_compose`: column j of R times s_j)."""
+    m = quat_mat(trs[r, TRS_Q], trs[r, TRS_Q + 1], trs[r, TRS_Q + 2], trs[r, TRS_Q + 3])
+    sx, sy, sz = trs[r, TRS_S], trs[r, TRS_S + 1], trs[r, TRS_S + 2]
+    return (m[0] * sx, m[1] * sy, m[2] * sz, trs[r, TRS_T],
+            m[3] * sx, m[4] * sy, m[5] * sz, trs[r, TRS_T + 1],
+            m[6] * sx, m[7] * sy, m[8] * sz, trs[r, TRS_T + 2])
+
+
+@njit(inline="always", cache=True)
+def put_world(world, n, m):
+    """Write the 3x4 tuple ``m`` as world[n] (4x4, bottom row 0 0 0 1)."""
+    for r in range(3):
+        for c in range(4):
+            world[n, r, c] = m[4 * r + c]
+    world[n, 3, 0] = 0.0
+    world[n, 3, 1] = 0.0
+    world[n, 3, 2] = 0.0
+    world[n, 3, 3] = 1.0
+
+
+@njit(inline="always", cache=True)
+def slerp_from_identity(qx, qy, qz, qw, t):
+    """slerp(I, q, t), shortest arc, normalised: the arithmetic of
+    :func:`avatars.math3d.quat_slerp` with a = I (Shoemake, SIGGRAPH 1985)."""
+    d = qw
+    if d < 0.0:
+        qx, qy, qz, qw, d = -qx, -qy, -qz, -qw, -d
+    th = math.acos(min(max(d, -1.0), 1.0))
+    s = math.sin(th)
+    if s < 1e-9:
+        wa, wb = 1.0 - t, t
+    else:
+        wa, wb = math.sin((1.0 - t) * th) / s, math.sin(t * th) / s
+    x, y, z, w = wb * qx, wb * qy, wb * qz, wa + wb * qw
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    if n > 0.0:
+        return x / n, y / n, z / n, w / n
+    return 0.0, 0.0, 0.0, 1.0
+
+
+@njit(inline="always", cache=True)
+def quat_rotate(qx, qy, qz, qw, vx, vy, vz):
+    """v + w t + u × t with t = 2 u × v (u = q's vector part): v rotated by unit q."""
+    tx, ty, tz = 2.0 * (qy * vz - qz * vy), 2.0 * (qz * vx - qx * vz), 2.0 * (qx * vy - qy * vx)
+    return (vx + qw * tx + (qy * tz - qz * ty), vy + qw * ty + (qz * tx - qx * tz),
+            vz + qw * tz + (qx * ty - qy * tx))
+
+
+# ============================================================== head drive (DESIGN §2 "head pose at t_n")
+@njit(inline="always", cache=True)
+def head_drive(rotation, translation, use_t, hp, hs, trs):
+    """Write the neck/head local rotations and the hips translation (module doc of
+    :mod:`runtime.drive`): D_neck = slerp(I, q, neck_share), W_neck = D_neck · R0_neck,
+    L_neck = R0_parent⁻¹ · W_neck, L_head = W_neck⁻¹ · q · R0_head (no neck: L_head =
+    R0_parent⁻¹ · q · R0_head); hips: t0 + R0_hips_parent⁻¹ · clamp(lean_share · t, ±max_lean)."""
+    qx, qy, qz, qw = rotation[0], rotation[1], rotation[2], rotation[3]
+    qh = qmul(qx, qy, qz, qw, hp[HP_R0_HEAD], hp[HP_R0_HEAD + 1], hp[HP_R0_HEAD + 2], hp[HP_R0_HEAD + 3])
+    pi = HP_R0_PARENT_INV
+    head, neck = hs[HS_HEAD], hs[HS_NECK]
+    if neck >= 0:
+        d = slerp_from_identity(qx, qy, qz, qw, hp[HP_NECK_SHARE])
+        wn = qmul(d[0], d[1], d[2], d[3], hp[HP_R0_NECK], hp[HP_R0_NECK + 1], hp[HP_R0_NECK + 2],
+                  hp[HP_R0_NECK + 3])
+        ln = qmul(hp[pi], hp[pi + 1], hp[pi + 2], hp[pi + 3], wn[0], wn[1], wn[2], wn[3])
+        lh = qmul(-wn[0], -wn[1], -wn[2], wn[3], qh[0], qh[1], qh[2], qh[3])
+        for j in range(4):
+            trs[neck, TRS_Q + j] = ln[j]
+    else:
+        lh = qmul(hp[pi], hp[pi + 1], hp[pi + 2], hp[pi + 3], qh[0], qh[1], qh[2], qh[3])
+    for j in range(4):
+        trs[head, TRS_Q + j] = lh[j]
+    hips = hs[HS_HIPS]
+    if hips >= 0:
+        lx, ly, lz = 0.0, 0.0, 0.0
+        if use_t:
+            m, s = hp[HP_MAX_LEAN], hp[HP_LEAN_SHARE]
+            lx = min(max(translation[0] * s, -m), m)
+            ly = min(max(translation[1] * s, -m), m)
+            lz = min(max(translation[2] * s, -m), m)
+            hi = HP_HIPS_PARENT_INV
+            lx, ly, lz = quat_rotate(hp[hi], hp[hi + 1], hp[hi + 2], hp[hi + 3], lx, ly, lz)
+        for j in range(3):
+            trs[hips, TRS_T + j] = hp[HP_REST_HIPS_T + j]
+        if use_t:
+            trs[hips, TRS_T] += lx
+            trs[hips, TRS_T + 1] += ly
+            trs[hips, TRS_T + 2] += lz
+
+
+# ============================================================== posing
+@njit(inline="always", cache=True)
+def pose_plan(world, ops, mats, trs):
+    """Run the plan: for every row p in order, W[node] = W[src] · M_p · L(slot)."""
+    for p in range(ops.shape[0]):
+        src = ops[p, OP_SRC]
+        slot = ops[p, OP_SLOT]
+        m = row34(mats, p, 0)
+        if src >= 0:
+            m = mul34(world34(world, src), m)
+        if slot >= 0:
+            m = mul34(m, trs34(trs, slot))
+        put_world(world, ops[p, OP_NODE], m)
+
+
+@njit(inline="always", cache=True)
+def forward_kinematics(world, fk, base, trs):
+    """Whole skeleton, parents first: W[n] = W[parent] · L_n, L_n the driven TRS of its slot
+    or its base local matrix."""
+    for r in range(fk.shape[0]):
+        n = fk[r, 0]
+        parent = fk[r, 1]
+        slot = fk[r, 2]
+        if slot >= 0:
+            m = trs34(trs, slot)
+        else:
+            m = row34(base, n, 0)
+        if parent >= 0:
+            m = mul34(world34(world, parent), m)
+        put_world(world, n, m)
+
+
+# ============================================================== entry points
+@njit(cache=True, _nrt=False)
+def head_drive_kernel(rotation, translation, use_t, hp, hs, trs):
+    """The head drive alone (see :func:`head_drive`)."""
+    head_drive(rotation, translation, use_t, hp, hs, trs)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def pose_plan_kernel(world, ops, mats, trs):
+    """The pose plan alone (see :func:`pose_plan`)."""
+    pose_plan(world, ops, mats, trs)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def forward_kinematics_kernel(world, fk, base, trs):
+    """Whole-skeleton FK alone (see :func:`forward_kinematics`)."""
+    forward_kinematics(world, fk, base, trs)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def drive_and_pose_kernel(rotation, translation, use_t, hp, hs, trs, ops, mats, world):
+    """One substep's posing: head drive, then the plan's world matrices."""
+    head_drive(rotation, translation, use_t, hp, hs, trs)
+    pose_plan(world, ops, mats, trs)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def drive_and_fk_kernel(rotation, translation, use_t, hp, hs, trs, fk, base, world):
+    """One drawn frame's body pose: head drive, then whole-skeleton FK."""
+    head_drive(rotation, translation, use_t, hp, hs, trs)
+    forward_kinematics(world, fk, base, trs)
+    return 0
+
+
+# numba checks only this file's stamp; the helpers above come from solver.kernels.affine too
+_cache_dir = kernel_cache_dir(drive_and_pose_kernel)
+if _cache_dir is not None:
+    ensure_fresh(_cache_dir, [Path(__file__), Path(__file__).parents[1] / "solver" / "kernels" / "affine.py"])
