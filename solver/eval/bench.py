@@ -14,7 +14,6 @@ This is a measurement, not a test: nothing here asserts a speed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import math
@@ -30,7 +29,6 @@ from avatars import Avatar
 from avatars.assets import GODETTE, find_asset
 
 from ..chains import ChainSet
-from ..modes import SOLVER_NAMES
 from .posing import SubtreePoser
 from .synthetic import hair_cap_avatar
 
@@ -203,28 +201,3 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
                 line += f"{t['median']:>11.2f} /{t['p95']:>7.2f}{r['ratio_to_threevrm']:>16.3f}"
             stream.write(line + "\n")
     return out
-
-
-def main(argv: list[str] | None = None, motion: Motion | None = None) -> int:
-    """``python -m solver.eval.bench [--json] [--samples N] [--solver S]``."""
-    ap = argparse.ArgumentParser(prog="swaycam bench solver", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--json", action="store_true", help="print JSON")
-    ap.add_argument("--samples", type=int, default=SAMPLES, help="timed substeps per set")
-    ap.add_argument("--solver", default="rest-shape", choices=SOLVER_NAMES)
-    ap.add_argument("--reference", action="store_true",
-                    help="also time three-vrm 3.5.5 (Node.js) on each set and report the ratio")
-    args = ap.parse_args(argv)
-    if args.reference:
-        from .reference import ReferenceUnavailable, ensure_installed
-        try:
-            ensure_installed()      # before any set runs: fail in a second, not after a minute
-        except ReferenceUnavailable as exc:
-            sys.stderr.write(f"swaycam bench solver --reference: {exc}\n")
-            return 2
-    run_solver_bench(json_out=args.json, motion=motion, samples=args.samples, solver=args.solver,
-                     reference=args.reference)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
