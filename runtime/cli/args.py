@@ -127,8 +127,8 @@ def number(lo: float = -math.inf, hi: float = math.inf, *, lo_open: bool = False
 
 def _range_text(lo, hi, lo_open, hi_open) -> str:
     if hi == math.inf:
-        return f"{'>' if lo_open else '>='} {lo:g}"
-    return f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+        return f"{'>' if lo_open else '>='} {lo:.10g}"
+    return f"{'(' if lo_open else '['}{lo:.10g}, {hi:.10g}{')' if hi_open else ']'}"
 
 
 def positive(hi: float = math.inf) -> Callable[[str], float]:
