@@ -57,7 +57,8 @@ def add_parser(sub) -> None:
         description="Cost of one substep and of one 60 fps frame (2 substeps), median and p95 in microseconds, "
         "on Godette (when the shared assets are present), the generated layered avatar and synthetic hair caps "
         "of 64, 256 and 1024 joints, the head following the standard head turn.")
-    s.add_argument("--samples", type=count(2), default=4000, metavar="N", help="timed substeps per set (default 4000)")
+    s.add_argument("--samples", type=count(2), metavar="N",
+                   help="timed substeps per set (default: solver.eval.bench.SAMPLES, 4000)")
     add_solver_option(s, default=SolverMode.REST_SHAPE.value)
     s.add_argument("--reference", action="store_true",
                    help="also time three-vrm 3.5.5 (Node.js) on each set and report the ratio")
@@ -108,7 +109,7 @@ def add_parser(sub) -> None:
 # prints its table on stdout.
 
 def _solver(args, text: bool) -> dict:
-    from solver.eval.bench import run_solver_bench
+    from solver.eval.bench import SAMPLES, run_solver_bench
     from solver.eval.head_turn import head_turn_rotation
 
     if args.reference:
@@ -118,7 +119,7 @@ def _solver(args, text: bool) -> dict:
             ensure_installed()      # before any set runs: fail in a second, not after a minute
         except ReferenceUnavailable as exc:
             raise UsageError(f"--reference: {exc}") from None
-    return run_solver_bench(motion=head_turn_rotation, samples=args.samples, solver=args.solver,
+    return run_solver_bench(motion=head_turn_rotation, samples=args.samples or SAMPLES, solver=args.solver,
                             reference=args.reference, stream=sys.stdout if text else io.StringIO())
 
 

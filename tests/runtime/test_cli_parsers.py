@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import runtime.cli as cli
+from runtime import cli
 from runtime.cli import args as cli_args
 from runtime.cli import main
 
