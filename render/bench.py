@@ -11,17 +11,14 @@ little (new world matrices, computed outside the timings) and blinks, then measu
 - ``draw_cpu_ms``: process CPU time per drawn frame (all threads, llvmpipe's included),
   which is less disturbed than wall time when other processes share the machine.
 
-Means are reported with the median and 95th percentile. Run ``python -m render.bench``
-(``swaycam bench render`` wires it into the CLI).
+Means are reported with the median and 95th percentile. Run it as ``swaycam bench render``
+(its options are declared in runtime/cli/bench.py).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import logging
 import math
-import sys
 import time
 from pathlib import Path
 from typing import Sequence
@@ -142,44 +139,3 @@ def format_table(result: dict) -> str:
                      f"{r['readback_ms']['mean']:9.2f} {r['async_frame_ms']['mean']:9.1f} {r['fps']:7.1f} "
                      f"{r['draw_cpu_ms']:11.1f}")
     return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI: ``python -m render.bench [--avatar PATH|default|layered]... [--size WxH]... [--frames N]``."""
-    p = argparse.ArgumentParser(prog="swaycam bench render", description=__doc__.split("\n\n")[0])
-    p.add_argument("--avatar", action="append", help="avatar file, or 'default' / 'layered' (repeatable)")
-    p.add_argument("--size", action="append", help="WxH, repeatable (default 640x360, 1280x720, 1920x1080)")
-    p.add_argument("--frames", type=int, default=30)
-    p.add_argument("--samples", type=int, default=None, help="MSAA samples (default: 0 on llvmpipe, 4 on GPUs)")
-    p.add_argument("--background", default="chroma")
-    p.add_argument("--backend", default="auto", choices=("auto", "egl", "window"))
-    p.add_argument("--json", action="store_true", help="print JSON instead of the table (like the other benches)")
-    p.add_argument("--out", type=Path, metavar="PATH", help="also write the results as JSON to PATH")
-    args = p.parse_args(argv)
-    sizes = DEFAULT_SIZES
-    if args.size:
-        try:
-            sizes = [_size(s) for s in args.size]
-        except ValueError:
-            p.error(f"--size: expected WxH between 16x16 and 7680x4320 (e.g. 640x360), got {args.size!r}")
-    if args.frames < 1:
-        p.error(f"--frames must be at least 1, not {args.frames}")
-    result = run_render_bench(args.avatar or ("default", "layered"), sizes=sizes, frames=args.frames,
-                              samples=args.samples, background=args.background, backend=args.backend)
-    text = json.dumps(result, indent=1) + "\n"
-    sys.stdout.write(text if args.json else format_table(result) + "\n")
-    if args.out:
-        args.out.write_text(text)
-    return 0
-
-
-def _size(text: str) -> tuple[int, int]:
-    w, h = (int(v) for v in text.lower().split("x"))
-    if not (16 <= w <= 7680 and 16 <= h <= 4320):      # the limits of `swaycam run --size`
-        raise ValueError(text)
-    return w, h
-
-
-if __name__ == "__main__":  # pragma: no cover
-    logging.basicConfig(level=logging.WARNING)
-    raise SystemExit(main())

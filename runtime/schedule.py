@@ -15,7 +15,6 @@ Both stop at ``stop``; SIGTERM and SIGHUP are turned into KeyboardInterrupt arou
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 from typing import Callable
 
@@ -28,12 +27,12 @@ def offline_frame_count(fps: float, duration_ns: int) -> int:
 
 
 def run_offline(clock: Clock, fps: float, duration_ns: int, *, draw: Callable[[int], None],
-                between: Callable[[], None], stop: threading.Event) -> None:
-    """Draw frames (``draw(t)``, t = loop time) on the offline schedule; a progress line goes
-    to a terminal's stderr."""
+                between: Callable[[], None], stop: threading.Event,
+                progress: Callable[[int, int], None] | None = None) -> None:
+    """Draw frames (``draw(t)``, t = loop time) on the offline schedule; ``progress(k, n)`` is
+    told after every frame drawn (k of about n; the CLI shows a progress line)."""
     start_wall, t0 = clock.wall_ns(), clock.now_ns()
     n = offline_frame_count(fps, duration_ns)
-    tty = sys.stderr.isatty()
     k = 0
     while not stop.is_set():
         clock.sleep_until(start_wall + frame_offset_ns(k, fps))
@@ -44,10 +43,8 @@ def run_offline(clock: Clock, fps: float, duration_ns: int, *, draw: Callable[[i
             break
         draw(clock.now_ns())
         k += 1
-        if tty and (k % 10 == 1 or k == n):
-            print(f"\rrendering {k}/{n} frames", end="", file=sys.stderr, flush=True)
-    if tty:
-        print(file=sys.stderr)
+        if progress is not None:
+            progress(k, n)
 
 
 def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callable[[int], bool],

@@ -54,16 +54,19 @@ class Session:
         clock: the run's clock (default: :class:`ReplayClock` offline, :class:`MonotonicClock` live).
         say: where user-facing lines go (the CLI prints them).
         on_frame: called as ``on_frame(info, rig)`` after each frame is drawn and sent (tests, tools).
+        progress: offline runs call ``progress(k, n)`` after frame k of about n (the CLI's
+            progress line).
 
     Render-thread state (set by :meth:`open`): ``pose_input``, ``rig`` (and ``companion`` in
     compare mode), ``loop``, ``context``, ``renderer``, ``drawer``, ``outputs``, ``service``.
     :meth:`stop` and ``controller`` (the control service's) may be used from other threads.
     """
 
-    def __init__(self, cfg: RunConfig, *, clock: Clock | None = None, say=print, on_frame=None):
+    def __init__(self, cfg: RunConfig, *, clock: Clock | None = None, say=print, on_frame=None, progress=None):
         self.cfg = cfg
         self.say = say
         self.on_frame = on_frame
+        self.progress = progress
         self.clock: Clock | None = clock
         self.metrics = Telemetry()
         self.commands = CommandQueue()
@@ -242,7 +245,7 @@ class Session:
                              between=self._between_frames, stop=self._stop, dropped=self._dropped_frames)
                 else:
                     run_offline(self.clock, self.fps, self.duration_ns, draw=self.loop.frame,
-                                between=self._between_frames, stop=self._stop)
+                                between=self._between_frames, stop=self._stop, progress=self.progress)
             except KeyboardInterrupt:
                 result.interrupted = True
                 result.signal = sig.received or signal.SIGINT

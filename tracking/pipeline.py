@@ -50,16 +50,18 @@ class TrackOptions:
 
 @dataclass
 class TrackSummary:
-    """What :func:`run_track` did. Angles of the avatar-frame pose, degrees (min, max)."""
+    """What :func:`run_track` did. ``yaw``, ``pitch``, ``roll``: (min, max) of the avatar-frame
+    pose's Euler angles (:func:`~tracking.rotations.euler_from_quat`), radians; NaN when no
+    face was found."""
 
     source: str
     frames: int = 0
     found: int = 0
     out: Path | None = None
     preview: str | None = None
-    yaw_deg: tuple[float, float] = (math.nan, math.nan)
-    pitch_deg: tuple[float, float] = (math.nan, math.nan)
-    roll_deg: tuple[float, float] = (math.nan, math.nan)
+    yaw: tuple[float, float] = (math.nan, math.nan)
+    pitch: tuple[float, float] = (math.nan, math.nan)
+    roll: tuple[float, float] = (math.nan, math.nan)
     tracker_ms_median: float = math.nan
     interrupted: bool = False
 
@@ -120,7 +122,7 @@ def run_track(source: FrameSource, *, out: str | os.PathLike | None = None, prev
                 summary.frames += 1
                 summary.found += bool(obs.found)
                 if sample.found:
-                    angles.append(np.degrees(euler_from_quat(sample.rotation)))
+                    angles.append(euler_from_quat(sample.rotation))
                 if writer is not None:
                     writer.write_observation(obs) if options.raw else writer.write_sample(sample)
                 if pv is not None:
@@ -138,7 +140,7 @@ def run_track(source: FrameSource, *, out: str | os.PathLike | None = None, prev
                 pv.close()
     if angles:
         a = np.array(angles)
-        summary.yaw_deg, summary.pitch_deg, summary.roll_deg = (
+        summary.yaw, summary.pitch, summary.roll = (
             (float(a[:, i].min()), float(a[:, i].max())) for i in range(3)
         )
     if times:

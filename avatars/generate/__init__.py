@@ -7,7 +7,8 @@ expression morph targets (blink, blinkLeft, blinkRight, aa, ih, ou, ee, oh, happ
 MToon materials with a generated eye texture. ``build_layered_avatar()`` is the stress
 variant with 26 layered hair chains and more than 12,000 hair vertices.
 ``default_avatar_path()`` / ``layered_avatar_path()`` generate the files on first use into
-the cache folder (see :mod:`avatars.generate.cache`). Output is deterministic.
+the cache folder (see :mod:`avatars.generate.cache`); ``write_avatars(folder)`` writes both
+into a folder (``swaycam generate --out DIR``). Output is deterministic.
 
 The avatar's left is +X (it faces +Z): ``blinkLeft`` closes the eye on the +X side.
 """
@@ -31,7 +32,34 @@ def layered_avatar_path() -> Path:
     return cached_file("swaycam-layered", build_layered_avatar)
 
 
+#: The built-in avatars, in order: file stem and builder (VRM bytes).
+BUILTIN_AVATARS = (("swaycam-default", build_default_avatar), ("swaycam-layered", build_layered_avatar))
+
+
+def cached_avatar_paths() -> list[Path]:
+    """Every built-in avatar's file in the cache (generated if not there yet), in
+    :data:`BUILTIN_AVATARS` order."""
+    return [default_avatar_path(), layered_avatar_path()]
+
+
+def write_avatars(folder: str | Path) -> list[Path]:
+    """Generate every built-in avatar into ``folder/<stem>.vrm`` (the folder is created if
+    missing; existing files are replaced). Returns the paths in :data:`BUILTIN_AVATARS` order.
+
+    Raises:
+        OSError: the folder or a file cannot be written.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for stem, build in BUILTIN_AVATARS:
+        path = folder / f"{stem}.vrm"
+        path.write_bytes(build())
+        paths.append(path)
+    return paths
+
+
 __all__ = [
-    "build_default_avatar", "build_layered_avatar", "cache_dir", "default_avatar_path", "generator_fingerprint",
-    "layered_avatar_path",
+    "BUILTIN_AVATARS", "build_default_avatar", "build_layered_avatar", "cache_dir", "cached_avatar_paths",
+    "default_avatar_path", "generator_fingerprint", "layered_avatar_path", "write_avatars",
 ]

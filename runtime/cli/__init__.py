@@ -1,8 +1,11 @@
-"""The ``swaycam`` command line.
+"""The ``swaycam`` command line: one module per command, one argparse convention.
 
-Subcommands live next to what they drive; each module exposes
-``add_parser(subparsers)`` which registers its subcommand(s) with ``func=handler`` where
-``handler(args) -> int`` is the exit code. This module only collects them.
+Each module listed in :data:`COMMAND_MODULES` exposes ``add_parser(subparsers)``, which
+registers its command through :func:`runtime.cli.args.add_command` with ``func=handler``
+(``handler(args) -> int`` is the exit code) and declares its options with the shared types
+of :mod:`runtime.cli.args`. This module only collects them and turns a handler's errors
+into one line ``swaycam COMMAND: message`` on stderr (exit code 1 for a runtime failure, 2
+for a usage error).
 """
 
 from __future__ import annotations
@@ -13,39 +16,53 @@ import logging
 import os
 import sys
 
-#: Modules contributing subcommands, in help order.
+from .args import USAGE, CommandError, Parser
+
+#: Modules contributing commands, in help order. Every one is imported: a module that
+#: fails to import is an error, never a command that quietly disappears.
 COMMAND_MODULES = (
     "runtime.cli.run",
-    "runtime.cli.replay",
     "runtime.cli.track",
+    "runtime.cli.replay",
+    "runtime.cli.check_fps",
     "runtime.cli.inspect",
     "runtime.cli.metrics",
+    "runtime.cli.generate",
     "runtime.cli.bench",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+    ap = Parser(
         prog="swaycam",
         description="Realtime webcam avatar runtime: MediaPipe head tracking, VRM avatars, "
         "frame-rate independent hair springs, OpenGL output.",
+        epilog="'swaycam COMMAND --help' describes a command. Exit codes: 0 success, 1 failure, 2 usage "
+        "error, 130 interrupted.",
     )
     ap.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and name.startswith(exc.name):
-                continue  # that part of swaycam is not built yet
-            raise
-        mod.add_parser(sub)
+        importlib.import_module(name).add_parser(sub)
     return ap
 
 
+def _expected_errors() -> tuple[type[Exception], ...]:
+    """Failures a handler may let through: reported as one line, exit code 1."""
+    from avatars import AvatarError
+    from tracking.errors import TrackingError
+
+    return (AvatarError, TrackingError)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return its exit code
+    (also for ``--help``, 0, and usage errors, 2: this never raises SystemExit)."""
     ap = build_parser()
-    args = ap.parse_args(argv)
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as exc:          # --help, or a usage error already printed
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else USAGE)
     if args.verbose == 0:
         # MediaPipe / TensorFlow Lite print INFO and W0000 lines on stderr for every tracker
         os.environ.setdefault("GLOG_minloglevel", "2")
@@ -55,10 +72,16 @@ def main(argv: list[str] | None = None) -> int:
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):
-        ap.print_help()
-        return 2
+        ap.print_help(sys.stderr)
+        return USAGE
     try:
-        return int(args.func(args) or 0)
+        return int(args.func(args))
+    except CommandError as exc:
+        print(f"{args.command_prog}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except _expected_errors() as exc:
+        print(f"{args.command_prog}: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # e.g. `swaycam inspect --json | head`

@@ -1,54 +1,239 @@
-"""``swaycam bench TARGET``: benchmarks (never timed tests). Medians and p95; noisy machine."""
+"""``swaycam bench TARGET``: benchmarks (never timed tests). Medians and p95; noisy machine.
+
+The measuring code lives with what it measures (:mod:`solver.eval.bench`,
+:mod:`render.bench`, :mod:`tracking.bench`, :mod:`runtime.loop_bench`); the options of every
+target are declared here, once, with the shared types of :mod:`runtime.cli.args`.
+"""
 
 from __future__ import annotations
 
-import argparse
-import importlib
+import io
 import sys
+from pathlib import Path
 
-TARGETS = {
-    "solver": "solver.eval.bench",      # µs per substep / per 60 fps frame
-    "render": "render.bench",      # ms per frame (draw, readback) per size
-    "tracker": "runtime.cli.track",     # MediaPipe ms per frame (via bench-tracker)
-    "loop": "runtime.loop_bench",       # offline × real time, live latency
-}
+from solver.modes import SolverMode
+
+from .args import (
+    CommandError,
+    UsageError,
+    add_avatar_option,
+    add_command,
+    add_face_model_options,
+    add_json_option,
+    add_solver_option,
+    avatar_path,
+    background,
+    cannot_write,
+    count,
+    existing_file,
+    json_text,
+    print_json,
+    size,
+)
+
+_DESCRIPTION = """Measurements, not tests: medians and p95 on whatever machine runs them.
+
+    swaycam bench solver     µs per substep and per 60 fps frame, per chain set
+    swaycam bench render     ms per frame (draw, readback) and fps per avatar and size
+    swaycam bench tracker    MediaPipe ms per frame at 640x360 and 1280x720
+    swaycam bench loop       offline speed (× real time) and live capture-to-output latency
+    swaycam bench all        every one with its default options
+
+Every target takes --json (one JSON document on stdout instead of the table) and --out FILE
+(the same JSON written to FILE as well). 'swaycam bench TARGET --help' lists its options."""
+
+#: Benchmark targets, in the order ``bench all`` runs them.
+TARGETS = ("solver", "render", "tracker", "loop")
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("bench", help="benchmarks: solver, render, tracker, loop, or all",
-                       description="Run a benchmark; options after the target go to it "
-                       "(e.g. 'swaycam bench solver --json', 'swaycam bench render --size 640x360').")
-    p.add_argument("target", choices=(*TARGETS, "all"))
-    p.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
-    p.set_defaults(func=run)
+    p = add_command(sub, "bench", None, help="benchmarks: solver, render, tracker, loop, or all",
+                    description=_DESCRIPTION)
+    targets = p.add_subparsers(dest="target", metavar="TARGET", required=True)
+    parsers = {}
+
+    s = parsers["solver"] = add_command(
+        targets, "solver", run_target, help="hair solver µs per substep and per 60 fps frame, per chain set",
+        description="Cost of one substep and of one 60 fps frame (2 substeps), median and p95 in microseconds, "
+        "on Godette (when the shared assets are present), the generated default and layered avatars and "
+        "synthetic hair caps of 64, 256 and 1024 joints, the head following the standard head turn: the kernel "
+        "alone, and for the avatars the whole substep with the runtime's posing and the whole 60 fps frame "
+        "(2 substeps, draw pose, skinning matrices).")
+    s.add_argument("--samples", type=count(2), metavar="N",
+                   help="timed substeps per set (default: solver.eval.bench.SAMPLES, 4000)")
+    add_solver_option(s, default=SolverMode.REST_SHAPE.value)
+    s.add_argument("--reference", action="store_true",
+                   help="also time three-vrm 3.5.5 (Node.js) on each set and report the ratio")
+    s.add_argument("--set", action="append", metavar="NAME",
+                   help="only this set; repeatable (godette, default, layered, synthetic-64, synthetic-256, "
+                   "synthetic-1024)")
+
+    r = parsers["render"] = add_command(
+        targets, "render", run_target, help="renderer ms per frame (draw, readback) and fps per avatar and size",
+        description="Per avatar and size: draw until the GPU is done, synchronous readback, and a whole frame "
+        "as the runtime runs it (draw + asynchronous readback), after a few warm-up frames.")
+    add_avatar_option(r, repeat=True, default_text="default and layered")
+    r.add_argument("--size", type=size, action="append", metavar="WxH",
+                   help="framebuffer size; repeatable (default 640x360, 1280x720, 1920x1080)")
+    r.add_argument("--frames", type=count(1), default=30, metavar="N", help="timed frames per case (default 30)")
+    r.add_argument("--samples", type=count(0, 32), metavar="N",
+                   help="MSAA samples (default: 0 on llvmpipe, 4 on GPUs)")
+    r.add_argument("--background", type=background, default="chroma", metavar="COLOR",
+                   help="transparent | green | #rrggbb (default green, the chroma key)")
+    r.add_argument("--backend", default="auto", choices=("auto", "egl", "window"),
+                   help="OpenGL context (default auto)")
+
+    t = parsers["tracker"] = add_command(
+        targets, "tracker", run_target, help="MediaPipe tracker ms per frame (median, p95) at 640x360 and 1280x720",
+        description="The face tracker's time per frame on a clip's frames resized to 640x360 and 1280x720 "
+        "(median and p95, after 5 warm-up frames per size).")
+    t.add_argument("--clip", type=existing_file, metavar="FILE",
+                   help="video/GIF to time (default: the shared selfie clip)")
+    t.add_argument("--frames", type=count(6), default=100, metavar="N", help="frames per size (default 100)")
+    add_face_model_options(t)
+
+    lp = parsers["loop"] = add_command(
+        targets, "loop", run_target, help="whole loop: offline × real time, live capture-to-output latency",
+        description="Offline: 'swaycam run' on a file source, every frame tracked, simulated, drawn and encoded "
+        "(speed = media duration / wall time). Live: the same file played in real time through the live path; "
+        "capture-to-output latency p50/p95, render fps, tracker latency, drops.")
+    lp.add_argument("--source", type=existing_file, metavar="FILE",
+                    help="a video file (default: the shared selfie clip)")
+    add_avatar_option(lp)
+    lp.add_argument("--size", type=size, default=(1280, 720), metavar="WxH", help="output size (default 1280x720)")
+
+    a = parsers["all"] = add_command(targets, "all", run_all, help="every benchmark with its default options")
+    a.set_defaults(target_parsers=parsers)
+    for q in parsers.values():
+        add_json_option(q, "the results")
+        q.add_argument("--out", type=Path, metavar="FILE", help="also write the results as JSON to FILE")
 
 
-def _run_one(target: str, rest: list[str]) -> int:
-    if target == "tracker":
-        from runtime.cli import main as cli_main
+# ---------------------------------------------------------------------------- the targets
+# Each measures with its options and returns the JSON-able result; with ``text`` it also
+# prints its table on stdout.
 
-        return cli_main(["bench-tracker", *rest])
-    mod = importlib.import_module(TARGETS[target])
-    if target == "solver":
-        from runtime.rig_bench import posed_rig
-        from solver.eval.head_turn import head_turn_rotation
+def _solver(args, text: bool) -> dict:
+    from solver.eval.bench import SAMPLES, default_sets, run_solver_bench
+    from solver.eval.head_turn import head_turn_rotation
 
-        return int(mod.main(rest, motion=head_turn_rotation, rig=posed_rig) or 0)
-    return int(mod.main(rest) or 0)
+    from ..rig_bench import posed_rig
+
+    if args.reference:
+        from solver.eval.reference import ReferenceUnavailable, ensure_installed
+
+        try:
+            ensure_installed()      # before any set runs: fail in a second, not after a minute
+        except ReferenceUnavailable as exc:
+            raise UsageError(f"--reference: {exc}") from None
+    sets = None
+    if args.set:
+        known = dict(default_sets())
+        unknown = [n for n in args.set if n not in known]
+        if unknown:
+            raise UsageError(f"--set: unknown set {', '.join(unknown)} (sets here: {', '.join(known)})")
+        sets = [(n, known[n]) for n in args.set]
+    return run_solver_bench(motion=head_turn_rotation, samples=args.samples or SAMPLES, solver=args.solver,
+                            reference=args.reference, rig=posed_rig, sets=sets,
+                            stream=sys.stdout if text else io.StringIO())
 
 
-def run(args) -> int:
+def _render(args, text: bool) -> dict:
+    from render.bench import DEFAULT_SIZES, format_table, run_render_bench
+
+    result = run_render_bench([avatar_path(a) for a in args.avatar or ("default", "layered")],
+                              sizes=args.size or DEFAULT_SIZES, frames=args.frames, samples=args.samples,
+                              background=args.background, backend=args.backend)
+    if text:
+        print(format_table(result))
+    return result
+
+
+def _tracker(args, text: bool) -> dict:
+    from avatars.assets import SELFIE_CLIP, asset_path
+    from tracking.bench import bench_tracker
+    from tracking.frame_sources import open_source
+
+    clip = args.clip or str(asset_path(*SELFIE_CLIP))
+    with open_source(clip) as src:
+        images = [f.image for _, f in zip(range(args.frames), src)]
+    timings = bench_tracker(images, model_path=args.model, num_faces=args.num_faces)
+    if text:
+        print(f"tracker on {clip} ({len(images)} frames per size, num_faces={args.num_faces}):")
+        for r in timings:
+            print(f"  {r.width}x{r.height}: median {r.median_ms:.1f} ms, p95 {r.p95_ms:.1f} ms ({r.frames} frames)")
+    return {"clip": clip, "frames_per_size": len(images), "num_faces": args.num_faces, "unit": "milliseconds",
+            "sizes": timings}
+
+
+def _loop(args, text: bool) -> dict:
+    from avatars.assets import SELFIE_CLIP, asset_path
+
+    from ..loop_bench import bench_live, bench_offline
+
+    src = args.source or str(asset_path(*SELFIE_CLIP))
+    avatar = str(avatar_path(args.avatar)) if args.avatar else None
+    out = {"offline": bench_offline(src, avatar=avatar, size=args.size),
+           "live": bench_live(src, avatar=avatar, size=args.size)}
+    if text:
+        o, lv = out["offline"], out["live"]
+        print(f"offline  {o['size']}: {o['frames']} frames, {o['ms_per_frame']} ms/frame, "
+              f"{o['x_realtime']}x real time")
+        print(f"live     {lv['size']}: fps {lv['fps']}, latency p50 {lv['latency_ms_p50']} ms p95 "
+              f"{lv['latency_ms_p95']} ms, tracker p50 {lv['tracker_ms_p50']} ms, dropped {lv['dropped_frames']}")
+    return out
+
+
+MEASURE = {"solver": _solver, "render": _render, "tracker": _tracker, "loop": _loop}
+
+#: What a failing benchmark raises besides CommandError, AvatarError and TrackingError
+#: (reported as one line, exit code 1; ``bench all`` goes on with the next target).
+#: ZeroDivisionError and IndexError: statistics over a clip without usable frames.
+FAILURES = (ValueError, OSError, ZeroDivisionError, IndexError)
+
+
+def _measure(target: str, args) -> dict:
+    try:
+        return MEASURE[target](args, text=not args.json)
+    except CommandError:
+        raise
+    except FAILURES as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _write(path: Path | None, result: dict) -> None:
+    if path is None:
+        return
+    try:
+        path.write_text(json_text(result))
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+
+
+def run_target(args) -> int:
+    result = _measure(args.target, args)
+    if args.json:
+        print_json(result)
+    _write(args.out, result)
+    return 0
+
+
+def run_all(args) -> int:
     from avatars import AvatarError
     from tracking.errors import TrackingError
 
-    targets = list(TARGETS) if args.target == "all" else [args.target]
-    rc = 0
-    for t in targets:
-        if len(targets) > 1:
-            print(f"== {t}")
+    results, rc = {}, 0
+    for target in TARGETS:
+        if not args.json:
+            print(f"== {target}", flush=True)
+        options = args.target_parsers[target].parse_args([])
+        options.json = args.json
         try:
-            rc |= _run_one(t, args.rest if len(targets) == 1 else [])
-        except (AvatarError, TrackingError, ValueError, OSError, ZeroDivisionError, IndexError) as exc:
-            print(f"swaycam bench {t}: {exc}", file=sys.stderr)
-            rc |= 1
+            results[target] = _measure(target, options)
+        except (CommandError, AvatarError, TrackingError) as exc:
+            print(f"{options.command_prog}: {exc}", file=sys.stderr)
+            rc = 1
+    if args.json:
+        print_json(results)
+    _write(args.out, results)
     return rc

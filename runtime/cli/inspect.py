@@ -1,39 +1,26 @@
-"""``swaycam inspect FILE [--json]``: what an avatar file contains."""
+"""``swaycam inspect [AVATAR] [--json]``: what an avatar file contains."""
 
 from __future__ import annotations
 
-import json
-import sys
-
-from avatars import AvatarError, load_avatar
-from avatars.inspect import format_summary, summarize
+from .args import add_command, add_json_option, avatar_path, avatar_spec, print_json
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("inspect", help="describe an avatar file (VRM 0.x/1.0, glTF)",
-                       description="Version, meta and license, humanoid coverage, meshes, materials, "
-                       "expressions, springs, colliders and every warning of an avatar file.")
-    p.add_argument("file", nargs="?", help="a .vrm/.glb/.gltf file (default: the generated default avatar)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
-
-
-def _default_path():
-    from avatars.generate import default_avatar_path
-
-    return default_avatar_path()
+    p = add_command(sub, "inspect", run, help="describe an avatar file (VRM 0.x/1.0, glTF)",
+                    description="Version, meta and license, humanoid coverage, meshes, materials, expressions, "
+                    "springs, colliders and every warning of an avatar file.")
+    p.add_argument("avatar", nargs="?", type=avatar_spec, metavar="AVATAR",
+                   help="a .vrm/.glb/.gltf file, or 'default' / 'layered' (default: the generated default avatar)")
+    add_json_option(p, "the description")
 
 
 def run(args) -> int:
-    path = args.file or _default_path()
-    try:
-        avatar = load_avatar(path)
-    except AvatarError as exc:
-        print(f"swaycam inspect: {exc}", file=sys.stderr)
-        return 1
-    summary = summarize(avatar)
+    from avatars import load_avatar
+    from avatars.inspect import format_summary, summarize
+
+    summary = summarize(load_avatar(avatar_path(args.avatar)))
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print_json(summary)
     else:
         print(format_summary(summary))
     return 0

@@ -2,39 +2,54 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from solver.modes import SOLVER_NAMES
-
-from ..config import ConfigError, RunConfig, load_toml, merge, parse_size
+from ..config import MAX_DURATION_S, ConfigError, RunConfig, load_toml, merge
+from .args import (
+    BUILTIN_AVATARS,
+    Progress,
+    UsageError,
+    add_avatar_option,
+    add_command,
+    add_json_option,
+    add_solver_option,
+    background,
+    count,
+    existing_dir,
+    existing_file,
+    number,
+    positive,
+    size,
+)
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "run", help="run the avatar: webcam (or a track) -> VRM -> window / virtual camera / video",
+    p = add_command(
+        sub, "run", run, help="run the avatar: webcam (or a track) -> VRM -> window / virtual camera / video",
         description="Track the head (webcam, video, image, pose track or the built-in turn test), drive the "
         "avatar's head and hair at a fixed 120 Hz, and draw into a window, a virtual camera or a video file. "
         "With no webcam the built-in head-turn track plays; with no display a video is written under ./out.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="window keys: r recenter, o overlays, h HUD, s switch solver, c compare solvers side by side, "
         "space pause, p screenshot, q/esc quit")
-    p.add_argument("--avatar", help="a .vrm/.glb/.gltf file (default: the generated swaycam avatar)")
+    add_avatar_option(p)
     p.add_argument("--source", help="webcam index or /dev/videoN, a video/GIF/image/folder, a pose track "
                    ".jsonl, or 'turn-test' (default: webcam 0 if present, else turn-test)")
     p.add_argument("--output", action="append", metavar="OUT",
                    help="window | vcam[:DEVICE] | video:PATH.mp4 | png:DIR (repeat for several)")
-    p.add_argument("--fps", type=float, help="render rate (default: vsync/60 live, 30 offline)")
-    p.add_argument("--size", help="output WIDTHxHEIGHT (default 1280x720)")
-    p.add_argument("--background", help="transparent | green | #rrggbb (default #202430)")
-    p.add_argument("--solver", choices=SOLVER_NAMES, help="hair solver (default rest-shape)")
+    p.add_argument("--fps", type=number(1, 1000), help="render rate, 1..1000 (default: vsync/60 live, 30 offline)")
+    p.add_argument("--size", type=size, metavar="WxH", help="output size in pixels (default 1280x720)")
+    p.add_argument("--background", type=background, metavar="COLOR",
+                   help="transparent | green | #rrggbb (default #202430)")
+    add_solver_option(p, default_text="rest-shape")
     p.add_argument("--mirror", dest="mirror", action="store_true", default=None, help="selfie view (default)")
-    p.add_argument("--no-mirror", dest="mirror", action="store_false")
+    p.add_argument("--no-mirror", dest="mirror", action="store_false", help="the avatar copies the camera view")
     p.add_argument("--framing", choices=("bust", "full"), help="camera framing (default bust)")
-    p.add_argument("--config", help="TOML settings file (command-line options win)")
+    p.add_argument("--config", type=existing_file, metavar="FILE.toml",
+                   help="TOML settings file (command-line options win)")
     p.add_argument("--record", metavar="POSES.jsonl", help="record the tracked head poses")
-    p.add_argument("--duration", type=float, help="seconds to run (default: the source's length)")
+    p.add_argument("--duration", type=positive(MAX_DURATION_S), metavar="SECONDS",
+                   help="seconds to run (default: the source's length)")
     p.add_argument("--realtime", dest="realtime", action="store_true", default=None,
                    help="play a file source live, in real time (default: offline, every frame)")
     p.add_argument("--kiosk", action="store_true", default=None,
@@ -42,12 +57,12 @@ def add_parser(sub) -> None:
     p.add_argument("--overlays", action="store_true", default=None, help="show springs, colliders, head axes")
     p.add_argument("--hud", action="store_true", default=None, help="show fps, tracker latency, substeps")
     p.add_argument("--service", action="store_true", default=None, help="start the local control service")
-    p.add_argument("--port", type=int, help="control service port on 127.0.0.1 (default 8765)")
-    p.add_argument("--avatar-dir", help="folder POST /avatar may load avatars from")
-    p.add_argument("--face-model", help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL "
-                   "or the verified cached download)")
-    p.add_argument("--json", action="store_true", help="print the exit summary as JSON")
-    p.set_defaults(func=run)
+    p.add_argument("--port", type=count(0, 65535), help="control service port on 127.0.0.1 (default 8765)")
+    p.add_argument("--avatar-dir", type=existing_dir, metavar="DIR", help="folder POST /avatar may load avatars from")
+    p.add_argument("--face-model", type=existing_file, metavar="PATH",
+                   help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL or the verified "
+                   "cached download)")
+    add_json_option(p, "the exit summary")
 
 
 def config_from_args(args) -> RunConfig:
@@ -55,10 +70,14 @@ def config_from_args(args) -> RunConfig:
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "record", "duration",
         "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model")}
+    if values["avatar"] in BUILTIN_AVATARS:
+        from .args import avatar_path
+
+        values["avatar"] = str(avatar_path(values["avatar"]))
     if args.output:
         values["output"] = tuple(args.output)
     if args.size:
-        values["size"] = parse_size(args.size, "--size")
+        values["size"] = args.size
     return merge(base, values)
 
 
@@ -69,13 +88,16 @@ def run(args) -> int:
     try:
         cfg = config_from_args(args)
     except ConfigError as exc:
-        print(f"swaycam run: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     from ..session import RunError, Session
 
     try:
-        with Session(cfg, say=lambda s: print(s, flush=True)) as session:
-            result = session.run()
+        progress = Progress()
+        try:
+            with Session(cfg, say=lambda s: print(s, flush=True), progress=progress) as session:
+                result = session.run()
+        finally:
+            progress.close()
     except (AvatarError, TrackingError, ConfigError, RunError) as exc:
         print(f"swaycam run: {exc}", file=sys.stderr)
         return 1

@@ -22,10 +22,8 @@ This is a measurement, not a test: nothing here asserts a speed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
-import math
 import os
 import platform
 import sys
@@ -39,7 +37,7 @@ from avatars import Avatar
 from avatars.assets import GODETTE, find_asset
 
 from ..chains import ChainSet
-from ..modes import SOLVER_NAMES
+from .head_turn import head_turn_rotation
 from .posing import SubtreePoser
 from .synthetic import hair_cap_avatar
 
@@ -71,15 +69,6 @@ RigFactory = Callable[[Avatar, str], "PosedSubstep | None"]
 #: Substeps of motion pre-posed and cycled through while timing (4 s at 120 Hz).
 POSES = 480
 SAMPLES = 4000
-
-
-def default_motion(t: float) -> np.ndarray:
-    """Fallback head motion when none is passed: yaw 60°·sin(2π·0.5 t), pitch 15°·sin(2π·0.7 t)."""
-    yaw = math.radians(60.0) * math.sin(math.pi * t)
-    pitch = math.radians(15.0) * math.sin(2 * math.pi * 0.7 * t)
-    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
-    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
-    return np.array([cy * sp, sy * cp, -sy * sp, cy * cp])
 
 
 def default_sets() -> list[tuple[str, Callable[[], Avatar]]]:
@@ -218,8 +207,8 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
 
     Args:
         json_out: print the result as JSON (else a table) to ``stream`` (stdout).
-        motion: head rotation relative to rest, t seconds -> (4,) xyzw; the runtime passes
-            ``solver.eval.head_turn.head_turn_rotation``. Defaults to :func:`default_motion`.
+        motion: head rotation relative to rest, t seconds -> (4,) xyzw; default: the standard
+            head turn (:func:`solver.eval.head_turn.head_turn_rotation`, DESIGN §4.5).
         sets: (name, avatar factory) pairs; :func:`default_sets` when None.
         samples: timed substeps per set (frames: half as many).
         solver: "rest-shape", "legacy" or "vrm".
@@ -236,7 +225,7 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
     """
     import numba
 
-    motion = motion or default_motion
+    motion = motion or head_turn_rotation
     out = {
         "machine": {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
                     "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()},
@@ -285,40 +274,3 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
                 stream.write(f"{name:<16}{s_['median']:>9.2f} /{s_['p95']:>7.2f}{r['substep_with_pose_ratio']:>10.2f}x"
                              f"{f_['median']:>11.2f} /{f_['p95']:>7.2f}\n")
     return out
-
-
-def main(argv: list[str] | None = None, motion: Motion | None = None, rig: RigFactory | None = None) -> int:
-    """``python -m solver.eval.bench [--json] [--samples N] [--solver S] [--set NAME ...]``;
-    ``rig``: see :func:`run_solver_bench` (``swaycam bench solver`` passes the runtime's)."""
-    ap = argparse.ArgumentParser(prog="swaycam bench solver", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--json", action="store_true", help="print JSON")
-    ap.add_argument("--samples", type=int, default=SAMPLES, help="timed substeps per set")
-    ap.add_argument("--solver", default="rest-shape", choices=SOLVER_NAMES)
-    ap.add_argument("--reference", action="store_true",
-                    help="also time three-vrm 3.5.5 (Node.js) on each set and report the ratio")
-    ap.add_argument("--set", action="append", dest="sets", metavar="NAME",
-                    help="only this set (repeatable): godette, default, layered, synthetic-64, ...")
-    args = ap.parse_args(argv)
-    sets = None
-    if args.sets:
-        known = dict(default_sets())
-        unknown = [n for n in args.sets if n not in known]
-        if unknown:
-            sys.stderr.write(f"swaycam bench solver: unknown set {', '.join(unknown)} "
-                             f"(sets here: {', '.join(known)})\n")
-            return 2
-        sets = [(n, known[n]) for n in args.sets]
-    if args.reference:
-        from .reference import ReferenceUnavailable, ensure_installed
-        try:
-            ensure_installed()      # before any set runs: fail in a second, not after a minute
-        except ReferenceUnavailable as exc:
-            sys.stderr.write(f"swaycam bench solver --reference: {exc}\n")
-            return 2
-    run_solver_bench(json_out=args.json, motion=motion, samples=args.samples, solver=args.solver,
-                     reference=args.reference, rig=rig, sets=sets)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

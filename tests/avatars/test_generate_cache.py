@@ -70,10 +70,8 @@ def test_generation_is_fast(build):
     assert time.perf_counter() - t0 < GENERATION_BUDGET_S
 
 
-def test_module_cli_writes_both_files(tmp_path, capsys):
-    from avatars.generate.__main__ import main
-
-    assert main(["--out", str(tmp_path)]) == 0
-    out = capsys.readouterr().out.split()
-    assert out == [str(tmp_path / "swaycam-default.vrm"), str(tmp_path / "swaycam-layered.vrm")]
+def test_write_avatars_writes_both_files(tmp_path):
+    """What ``swaycam generate --out DIR`` writes (tests/runtime/test_cli_generate.py runs the command)."""
+    out = gen.write_avatars(tmp_path / "new")
+    assert out == [tmp_path / "new" / "swaycam-default.vrm", tmp_path / "new" / "swaycam-layered.vrm"]
     assert load_avatar(out[0]).meta.name == "swaycam default"

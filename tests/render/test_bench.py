@@ -1,7 +1,8 @@
 """Render benchmarks (pytest-benchmark; skipped by default through --benchmark-skip).
 
 Run: ``.venv/bin/python -m pytest tests/render/test_bench.py -o addopts=""`` (addopts skips them)
-or ``python -m render.bench`` for the full table (draw and readback at three sizes).
+or ``swaycam bench render`` for the full table (draw and readback at three sizes; its options
+are tested in tests/runtime/test_cli_bench.py).
 """
 
 from __future__ import annotations
@@ -51,21 +52,3 @@ def test_run_render_bench_reports_every_case():
     (case,) = res["results"]
     assert case["size"] == [64, 36] and case["fps"] > 0 and case["draw_ms"]["mean"] > 0
     assert "Godette" in format_table(res)
-
-
-def test_bench_render_cli_json_and_out(tmp_path, capsys):
-    import json
-
-    from render.bench import main
-    from tests.conftest import asset
-
-    out = tmp_path / "r.json"
-    assert main(["--avatar", str(asset("vrm", "Godette_vrm_v4.vrm")), "--size", "64x36", "--frames", "2", "--json",
-                 "--out", str(out)]) == 0
-    printed = json.loads(capsys.readouterr().out)
-    assert printed == json.loads(out.read_text())
-    assert [r["size"] for r in printed["results"]] == [[64, 36]]
-    for bad in ("64by36", "10x10"):
-        with pytest.raises(SystemExit):
-            main(["--size", bad])
-        assert "--size: expected WxH between 16x16 and 7680x4320" in capsys.readouterr().err

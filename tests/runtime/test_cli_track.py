@@ -1,5 +1,5 @@
-"""``swaycam track`` / ``bench-tracker`` through runtime.cli.track (the runtime CLI mounts the same
-parsers): recorded tracks, previews, progress bar, exit codes and error messages."""
+"""``swaycam track`` (runtime/cli/track.py) through the ``swaycam`` entry point: recorded tracks,
+previews, progress bar, exit codes and error messages."""
 
 import io
 import json
@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from runtime.cli.track import Progress, main
+from runtime.cli import main
+from runtime.cli.args import Progress
 from tracking.track_io import load_track
 
 MS = 1_000_000
@@ -96,7 +97,8 @@ def test_track_errors(argv, code, message, tmp_path, capsys, monkeypatch, astron
     (tmp_path / "empty.mp4").write_bytes(b"")
     argv = [a.format(tmp=tmp_path, asset=astronaut_png) for a in argv] + ["--model", str(model_path)]
     assert main(argv) == code
-    assert message.format(tmp=tmp_path) in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"swaycam track: {message.format(tmp=tmp_path)}" in err
 
 
 def test_progress_bar_only_on_a_terminal():
@@ -115,13 +117,19 @@ def test_progress_bar_only_on_a_terminal():
 def test_parser_registers_on_a_foreign_subparsers_object():
     import argparse
 
-    from runtime.cli.track import add_parser, cmd_bench_tracker, cmd_track
+    from runtime.cli import bench, track
 
     ap = argparse.ArgumentParser(prog="swaycam")
-    add_parser(ap.add_subparsers(dest="command"))
+    sub = ap.add_subparsers(dest="command")
+    track.add_parser(sub)
+    bench.add_parser(sub)
     args = ap.parse_args(["track", "0", "--preview", "window", "--no-mirror"])
-    assert args.func is cmd_track and args.no_mirror and args.source == "0"
-    assert ap.parse_args(["bench-tracker", "--frames", "20"]).func is cmd_bench_tracker
+    assert args.func is track.run and args.no_mirror and args.source == "0"
+    assert args.command_prog == "swaycam track"
+    # the tracker's timing moved under `swaycam bench tracker`, with its options
+    args = ap.parse_args(["bench", "tracker", "--frames", "20", "--num-faces", "2"])
+    assert args.func is bench.run_target and args.target == "tracker" and (args.frames, args.num_faces) == (20, 2)
+    assert args.command_prog == "swaycam bench tracker"
 
 
 def test_raw_recording_refilters_to_the_avatar_track(android_gif, model_path, tmp_path):

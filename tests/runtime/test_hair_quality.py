@@ -75,5 +75,5 @@ def test_metrics_cli_gravity_shows_the_legacy_curl_on_godette(tmp_path, godette_
 
 
 def test_metrics_cli_rejects_a_non_finite_gravity(tmp_path, capsys):
-    assert main(["metrics", "--avatar", "default", "--gravity", "nan", "--out", str(tmp_path)]) == 1
+    assert main(["metrics", "--avatar", "default", "--gravity", "nan", "--out", str(tmp_path)]) == 2  # usage error
     assert "--gravity: nan is not a finite number" in capsys.readouterr().err

@@ -44,7 +44,7 @@ def test_a_missing_virtual_camera_leaves_an_existing_video_alone(kept_video, cap
     (["--output", "video:/proc/swaycam.mp4"], 1, "cannot write /proc/swaycam.mp4"),
     (["--duration", "nan"], 2, "duration: nan is not a finite number"),
     (["--duration", "inf"], 2, "duration: inf is not a finite number"),
-    (["--avatar-dir", "/no/such/folder"], 2, "avatar_dir: '/no/such/folder' is not a folder"),
+    (["--avatar-dir", "/no/such/folder"], 2, "--avatar-dir: '/no/such/folder' is not a folder"),
 ])
 def test_bad_run_options_are_one_line_errors(args, code, message, capsys):
     rc, err = _run(args, capsys)

@@ -1,6 +1,6 @@
 """Tracker timing. The pytest-benchmark cases are skipped by default (addopts has
 --benchmark-skip); run them with ``pytest tests/tracking/test_bench.py --benchmark-only``.
-``swaycam bench-tracker`` prints median and p95 per size."""
+``swaycam bench tracker`` prints median and p95 per size."""
 
 import cv2
 import numpy as np

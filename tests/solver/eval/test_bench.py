@@ -77,10 +77,3 @@ def test_bench_times_an_injected_rig(godette):
     grid = {(n + 1) * 1_000_000_000 // 120 for n in range(480)}   # the 120 Hz grid over the head motion
     assert set(f.times) <= grid
     assert "with the runtime's posing" in buf.getvalue() and "headless" not in buf.getvalue().split("posing")[1]
-
-
-def test_bench_main_selects_sets(capsys):
-    from solver.eval.bench import main
-
-    assert main(["--set", "nope"]) == 2
-    assert "unknown set nope" in capsys.readouterr().err

@@ -16,7 +16,6 @@ import shutil
 import numpy as np
 import pytest
 
-from solver.eval.bench import main as bench_main
 from solver.eval.bench import run_solver_bench
 from solver.chains import ChainSet
 from solver.eval.posing import SubtreePoser
@@ -77,15 +76,3 @@ def test_bench_reports_the_ratio_to_threevrm(godette):
     assert r["ratio_to_threevrm"] == pytest.approx(r["frame_60fps_one_call_us"]["median"]
                                                    / r["threevrm_frame_us"]["median"])
     assert "ours/three-vrm" in buf.getvalue()
-
-
-def test_reference_without_node_is_one_clear_error(monkeypatch, tmp_path, capsys):
-    """No Node.js on PATH and nothing installed: exit 2 with one line saying what is missing,
-    before any benchmark set runs."""
-    monkeypatch.setenv("SWAYCAM_THREEVRM_DIR", str(tmp_path / "none"))
-    monkeypatch.setenv("PATH", str(tmp_path))
-    assert bench_main(["--reference", "--samples", "10"]) == 2
-    err = capsys.readouterr()
-    assert err.err.strip() == ("swaycam bench solver --reference: node is not on PATH; "
-                               "the three-vrm reference needs Node.js and npm")
-    assert err.out == ""
