@@ -148,10 +148,10 @@ class Session:
 
     def _first_rig(self) -> AvatarRig:
         path = self.cfg.avatar
-        if path is None:
-            from avatars.generate import default_avatar_path
+        if path in (None, "default", "layered"):   # the generated avatars, by name (config files use it)
+            from avatars.generate import default_avatar_path, layered_avatar_path
 
-            path = default_avatar_path()
+            path = layered_avatar_path() if path == "layered" else default_avatar_path()
         avatar = load_avatar(path)   # AvatarError (a ValueError) goes out as it is
         try:
             rig = self.make_rig(avatar, self.cfg.solver)

@@ -94,7 +94,9 @@ def run(args) -> int:
     try:
         progress = Progress()
         try:
-            with Session(cfg, say=lambda s: print(s, flush=True), progress=progress) as session:
+            # with --json, stdout carries the one JSON document: the run's notes go to stderr
+            say_to = sys.stderr if args.json else sys.stdout
+            with Session(cfg, say=lambda s: print(s, file=say_to, flush=True), progress=progress) as session:
                 result = session.run()
         finally:
             progress.close()
