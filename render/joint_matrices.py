@@ -3,7 +3,7 @@ skin joint and one matrix per rigid mesh instance (glTF 2.0 §3.7.3), one compil
 frame (numba, ``cache=True``, no NRT), no allocation.
 
 :class:`render.skinning.JointPalette` uploads these; the solver bench times them as part of
-the runtime's drawn frame (:mod:`runtime.rig_bench`), which needs no GL context.
+the runtime's drawn frame (:mod:`runtime.eval.rig_bench`), which needs no GL context.
 """
 
 from __future__ import annotations

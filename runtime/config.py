@@ -79,7 +79,7 @@ _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing",
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
 
 
-#: Allowed [drive] values (see runtime.drive.DriveOptions).
+#: Allowed [drive] values (see runtime.rig.drive.DriveOptions).
 DRIVE_RANGES = {"neck_share": (0.0, 1.0), "lean_share": (0.0, 2.0), "max_lean": (0.0, 0.5),
                 "arms_down_deg": (0.0, 90.0)}
 #: Longest run accepted, seconds (a year: keeps nanosecond times in int64).
@@ -103,7 +103,7 @@ def _check_types(cfg: RunConfig, where: str) -> None:
             raise ConfigError(f"{where} {name}: {v!r} is not a string")
     if not all(isinstance(o, str) for o in cfg.output):
         raise ConfigError(f"{where} output: {list(cfg.output)!r} is not a list of strings")
-    from .drive import DriveOptions
+    from .rig.drive import DriveOptions
 
     known = {f.name for f in fields(DriveOptions)}
     for key, value in (cfg.drive or {}).items():
@@ -114,7 +114,7 @@ def _check_types(cfg: RunConfig, where: str) -> None:
         lo, hi = DRIVE_RANGES.get(key, (-math.inf, math.inf))
         if not lo <= value <= hi:
             raise ConfigError(f"{where} drive.{key}: {value} is outside {lo:g}..{hi:g}")
-    from .hair_params import parse_hair
+    from .rig.hair_params import parse_hair
 
     try:
         parse_hair(cfg.hair)

@@ -59,7 +59,7 @@ def replay(avatar: Avatar, track: PoseTrack, fps: float, *, solver: str = "rest-
            seed: int = 0, max_substeps: int = NO_CAP, duration_ns: int | None = None,
            hair: dict | None = None) -> HairStates:
     """Replay ``track`` rendered at ``fps`` (physics only) and return the hair at every substep.
-    ``hair``: ``[hair]`` settings (:mod:`runtime.hair_params`) replacing the avatar's own."""
+    ``hair``: ``[hair]`` settings (:mod:`runtime.rig.hair_params`) replacing the avatar's own."""
     from .pose_inputs import TrackInput
 
     rig = AvatarRig(avatar, solver=solver, hair=hair)

@@ -6,7 +6,7 @@ Endpoints:
     POST /avatar      {"path": "name.vrm"}: load an avatar from the configured avatar folder
                       (paths resolving outside it are refused with 403)
     POST /hair        {"solver": "rest-shape"|"legacy"|"vrm", "params": {"k": 60, "c": 4, ...}}
-                      (params as the config's [hair] table, see runtime.hair_params)
+                      (params as the config's [hair] table, see runtime.rig.hair_params)
     GET  /frame.png   the last rendered frame
 Bad requests get 4xx with a JSON body ``{"error": "..."}``.
 

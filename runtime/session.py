@@ -32,13 +32,12 @@ from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
 from .config import RunConfig
 from .controller import CommandQueue, SessionController, bind_service
 from .drawing import FrameDrawer
-from .drive import DriveOptions
 from .keys import KEY_HELP, Keys
 from .loop import FrameInfo, Loop
 from .outputs import OutputSpec, Outputs, needs_window, open_outputs, plan_outputs
 from .pose_inputs import PoseInput, open_pose_input
 from .results import RunError, RunResult
-from .rig import AvatarRig
+from .rig import AvatarRig, DriveOptions
 from .schedule import run_live, run_offline, sigterm_as_interrupt
 from .telemetry import Telemetry
 

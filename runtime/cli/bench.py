@@ -1,7 +1,7 @@
 """``swaycam bench TARGET``: benchmarks (never timed tests). Medians and p95; noisy machine.
 
 The measuring code lives with what it measures (:mod:`solver.eval.bench`,
-:mod:`render.bench`, :mod:`tracking.bench`, :mod:`runtime.loop_bench`); the options of every
+:mod:`render.bench`, :mod:`tracking.bench`, :mod:`runtime.eval.loop_bench`); the options of every
 target are declared here, once, with the shared types of :mod:`runtime.cli.args`.
 """
 
@@ -117,7 +117,7 @@ def _solver(args, text: bool) -> dict:
     from solver.eval.bench import SAMPLES, default_sets, run_solver_bench
     from solver.eval.head_turn import head_turn_rotation
 
-    from ..rig_bench import posed_rig
+    from ..eval.rig_bench import posed_rig
 
     if args.reference:
         from solver.eval.reference import ReferenceUnavailable, ensure_installed
@@ -169,7 +169,7 @@ def _tracker(args, text: bool) -> dict:
 def _loop(args, text: bool) -> dict:
     from avatars.assets import SELFIE_CLIP, asset_path
 
-    from ..loop_bench import bench_live, bench_offline
+    from ..eval.loop_bench import bench_live, bench_offline
 
     src = args.source or str(asset_path(*SELFIE_CLIP))
     avatar = str(avatar_path(args.avatar)) if args.avatar else None

@@ -71,7 +71,7 @@ def _avatars(specs, gravity=None):
 def run(args) -> int:
     from tracking.track_io import load_track
 
-    from ..hair_quality import measure, write_report
+    from ..eval.hair_quality import measure, write_report
 
     avatars = _avatars(args.avatar, args.gravity)
     track = load_track(args.track) if args.track else None

@@ -71,7 +71,7 @@ def test_generation_is_fast(build):
 
 
 def test_write_avatars_writes_both_files(tmp_path):
-    """What ``swaycam generate --out DIR`` writes (tests/runtime/test_cli_generate.py runs the command)."""
+    """What ``swaycam generate --out DIR`` writes (tests/runtime/cli/test_generate.py runs the command)."""
     out = gen.write_avatars(tmp_path / "new")
     assert out == [tmp_path / "new" / "swaycam-default.vrm", tmp_path / "new" / "swaycam-layered.vrm"]
     assert load_avatar(out[0]).meta.name == "swaycam default"

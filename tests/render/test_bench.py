@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m pytest tests/render/test_bench.py -o addopts=""`` (addopts skips them)
 or ``swaycam bench render`` for the full table (draw and readback at three sizes; its options
-are tested in tests/runtime/test_cli_bench.py).
+are tested in tests/runtime/cli/test_bench.py).
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def test_relative_input_paths_are_read_from_the_config_folder(tmp_path, monkeypa
 
 
 def test_hair_settings_become_solver_overrides():
-    from runtime.hair_params import parse_hair
+    from runtime.rig.hair_params import parse_hair
     ov = parse_hair({"k": 60.0, "gravity": [0, -2, 0], "springs": {"bang*": {"c": 3}}})
     assert list(ov) == ["bang*", "*"]
     assert ov["bang*"].c == 3.0 and ov["bang*"].k == 60.0 and ov["bang*"].g == (0.0, -2.0, 0.0)

@@ -1,7 +1,7 @@
 """ChainSet.world_reads() is exactly what step/reset read: with every other world matrix
 poisoned (NaN), the hair states are bit-identical to those from the full pose — for every
 solver, with centre nodes, authored joints and branched chains. (The runtime poses only
-these nodes per substep: runtime.posing.)"""
+these nodes per substep: runtime.rig.posing.)"""
 
 from __future__ import annotations
 

@@ -1,22 +1,22 @@
 """Compiled per-substep code of the rig (numba, ``cache=True``, no NRT): head drive, targeted
 posing and whole-skeleton forward kinematics, in one call each; nothing here allocates.
 
-Entry points (the Python side is :mod:`runtime.drive` and :mod:`runtime.posing`):
+Entry points (the Python side is :mod:`runtime.rig.drive` and :mod:`runtime.rig.posing`):
 
 - :func:`drive_and_pose_kernel` — per 120 Hz substep: the head drive writes the driven
   nodes' local TRS, then the pose plan writes the world matrices of the solver's targets;
 - :func:`drive_and_fk_kernel` — per drawn frame: the head drive, then every node's world
   matrix (whole-skeleton FK, parents first);
 - :func:`head_drive_kernel`, :func:`pose_plan_kernel`, :func:`forward_kinematics_kernel` —
-  the same pieces alone (tests, :meth:`runtime.drive.HeadDrive.apply`, future drives).
+  the same pieces alone (tests, :meth:`runtime.rig.drive.HeadDrive.apply`, future drives).
 
 Data (all C-contiguous, float64 unless said; the layouts are the constants below):
 
 - ``trs`` (D, 10): local translation (metres, parent space), rotation (xyzw) and scale of
-  every driven node, one row per slot (:class:`runtime.posing.DrivenPose`);
+  every driven node, one row per slot (:class:`runtime.rig.posing.DrivenPose`);
 - ``hp`` (HP,) and ``hs`` (3,) int64: the head drive's parameters and its three slots
-  (hips, neck, head; −1 when absent), packed by :class:`runtime.drive.HeadDrive`;
-- ``ops`` (P, 3) int64 and ``mats`` (P, 12): the pose plan (:class:`runtime.posing.PosePlan`),
+  (hips, neck, head; −1 when absent), packed by :class:`runtime.rig.drive.HeadDrive`;
+- ``ops`` (P, 3) int64 and ``mats`` (P, 12): the pose plan (:class:`runtime.rig.posing.PosePlan`),
   one world matrix per row: ``W[node] = W[src] · M · L(slot)``, with W[−1] = I and L(−1) = I;
 - ``fk`` (N, 3) int64 (node, parent, slot; parents first) and ``base`` (N, 12): the base
   local matrices, for whole-skeleton FK ``W[n] = W[parent] · (L(slot) or base[n])``;
@@ -118,7 +118,7 @@ def quat_rotate(qx, qy, qz, qw, vx, vy, vz):
 @njit(inline="always", cache=True)
 def head_drive(rotation, translation, use_t, hp, hs, trs):
     """Write the neck/head local rotations and the hips translation (module doc of
-    :mod:`runtime.drive`): D_neck = slerp(I, q, neck_share), W_neck = D_neck · R0_neck,
+    :mod:`runtime.rig.drive`): D_neck = slerp(I, q, neck_share), W_neck = D_neck · R0_neck,
     L_neck = R0_parent⁻¹ · W_neck, L_head = W_neck⁻¹ · q · R0_head (no neck: L_head =
     R0_parent⁻¹ · q · R0_head); hips: t0 + R0_hips_parent⁻¹ · clamp(lean_share · t, ±max_lean)."""
     qx, qy, qz, qw = rotation[0], rotation[1], rotation[2], rotation[3]
@@ -228,4 +228,4 @@ def drive_and_fk_kernel(rotation, translation, use_t, hp, hs, trs, fk, base, wor
 # numba checks only this file's stamp; the helpers above come from solver.kernels.affine too
 _cache_dir = kernel_cache_dir(drive_and_pose_kernel)
 if _cache_dir is not None:
-    ensure_fresh(_cache_dir, [Path(__file__), Path(__file__).parents[1] / "solver" / "kernels" / "affine.py"])
+    ensure_fresh(_cache_dir, [Path(__file__), Path(__file__).parents[2] / "solver" / "kernels" / "affine.py"])

@@ -1,4 +1,4 @@
-"""The runtime's substep as ``swaycam bench solver`` times it (runtime.rig_bench), and the
+"""The runtime's substep as ``swaycam bench solver`` times it (runtime.eval.rig_bench), and the
 injected factory end to end (no timing asserted)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from avatars import load_avatar
-from runtime.rig_bench import PosedRig, posed_rig
+from runtime.eval.rig_bench import PosedRig, posed_rig
 from solver.eval.bench import run_solver_bench
 from solver.eval.head_turn import head_turn_rotation
 

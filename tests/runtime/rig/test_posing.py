@@ -1,4 +1,4 @@
-"""Targeted posing (runtime.posing, runtime.rig): the world matrices handed to the solver
+"""Targeted posing (runtime.rig.posing, runtime.rig): the world matrices handed to the solver
 equal whole-skeleton forward kinematics at every index the solver reads, on the standard
 head turn, for Godette, the generated default and the layered avatars."""
 
@@ -13,7 +13,7 @@ from avatars import load_avatar
 from avatars.generate import default_avatar_path, layered_avatar_path
 from avatars.math3d import mat_compose, quat_from_euler
 from runtime.pose_inputs import TrackInput, head_turn_track
-from runtime.posing import DrivenPose, PosePlan
+from runtime.rig.posing import DrivenPose, PosePlan
 from runtime.rig import AvatarRig
 from tracking.pose_track import PoseSample
 

@@ -2,8 +2,8 @@
 
 Per 120 Hz substep (:meth:`AvatarRig.substep`), one compiled call poses only what the solver
 reads (DESIGN §7 "update only what the simulation reads"): the head drive
-(:mod:`runtime.drive`) writes the driven nodes' local TRS sampled at t_n, and the pose plan
-(:class:`runtime.posing.PosePlan`) writes the world matrices of the solver's targets
+(:mod:`runtime.rig.drive`) writes the driven nodes' local TRS sampled at t_n, and the pose plan
+(:class:`runtime.rig.posing.PosePlan`) writes the world matrices of the solver's targets
 (:meth:`solver.chains.ChainSet.world_reads`: anchors, centre nodes, colliders, joints hanging
 from the body, authored joints); then the hair solver (:class:`solver.chains.ChainSet`)
 advances one substep. Nothing on that path allocates. For drawing (:meth:`AvatarRig.draw_pose`):
@@ -11,7 +11,7 @@ the body at the draw time by whole-skeleton forward kinematics (compiled, once p
 frame) and the hair interpolated by the driver's alpha, patched into a separate buffer (the
 physics state is never changed by drawing).
 
-The driven set is data (:class:`runtime.posing.DrivenPose`): today the head drive's hips,
+The driven set is data (:class:`runtime.rig.posing.DrivenPose`): today the head drive's hips,
 neck and head, with the lowered T-pose arms baked into the base pose; body clips and node
 constraints add nodes to it and write their rows of its TRS buffer.
 """
@@ -27,7 +27,7 @@ from solver.chains import ChainSet
 from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
 from tracking.pose_track import PoseSample
 
-from . import rig_kernels as RK
+from . import kernels as RK
 from .drive import DriveOptions, HeadDrive
 from .hair_params import parse_hair
 from .posing import DrivenPose, PosePlan
@@ -42,7 +42,7 @@ class AvatarRig:
         avatar: a loaded avatar with a humanoid head.
         solver: "rest-shape" (default), "legacy" or "vrm" (see :mod:`solver.chains`).
         drive: neck/head split and lean options.
-        hair: ``[hair]`` settings (see :mod:`runtime.hair_params`).
+        hair: ``[hair]`` settings (see :mod:`runtime.rig.hair_params`).
         mirror: selfie view for expressions (must match the tracker's head mirror).
 
     Attributes:

@@ -15,9 +15,9 @@ the upper body: the hips move by ``lean_share · t`` clamped to ``max_lean`` per
 
     t_hips = t0_hips + R0_hips_parent⁻¹ · clamp(lean_share · t, −max_lean, max_lean)
 
-The per-substep drive is compiled (:func:`runtime.rig_kernels.head_drive`, the formulas
+The per-substep drive is compiled (:func:`runtime.rig.kernels.head_drive`, the formulas
 above with numpy's arithmetic order) and writes a driven TRS buffer
-(:class:`runtime.posing.DrivenPose`) through :meth:`HeadDrive.write`, allocating nothing;
+(:class:`runtime.rig.posing.DrivenPose`) through :meth:`HeadDrive.write`, allocating nothing;
 :meth:`HeadDrive.apply` is the same drive into whole-skeleton rotation/translation arrays.
 """
 
@@ -30,7 +30,7 @@ import numpy as np
 from avatars import Avatar
 from avatars.math3d import mat_decompose, quat_conj, quat_from_vecs, quat_mul
 
-from . import rig_kernels as RK
+from . import kernels as RK
 
 IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -115,12 +115,12 @@ class HeadDrive:
     # ------------------------------------------------------------------ compiled drive
     @property
     def params(self) -> np.ndarray:
-        """(HP,) float64 packed parameters of the compiled drive (:data:`runtime.rig_kernels.HP_NECK_SHARE` ...)."""
+        """(HP,) float64 packed parameters of the compiled drive (:data:`runtime.rig.kernels.HP_NECK_SHARE` ...)."""
         return self._hp
 
     def slots(self, slot_of: np.ndarray) -> np.ndarray:
         """(3,) int64 slots (hips, neck, head; −1 when absent) of this drive's nodes in a
-        driven set whose ``slot_of`` (N,) maps nodes to slots (:class:`runtime.posing.DrivenPose`).
+        driven set whose ``slot_of`` (N,) maps nodes to slots (:class:`runtime.rig.posing.DrivenPose`).
 
         Raises:
             ValueError: one of :attr:`nodes` is not in the driven set.

@@ -16,8 +16,8 @@ from avatars import Avatar
 from render.joint_matrices import JointMatrices
 from tracking.pose_track import PoseSample
 
-from .pose_inputs import TrackInput, head_turn_track
-from .rig import AvatarRig
+from ..pose_inputs import TrackInput, head_turn_track
+from ..rig import AvatarRig
 
 
 class PosedRig:

@@ -9,7 +9,7 @@ import pytest
 from avatars import load_avatar
 from avatars.generate import default_avatar_path
 from runtime.cli import main
-from runtime.hair_quality import markdown, write_report
+from runtime.eval.hair_quality import markdown, write_report
 from solver.eval.measure import standard_run
 from solver.eval.head_turn import head_turn_rotation
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import tempfile
 import time
 
-from .config import RunConfig
-from .session import run
+from ..config import RunConfig
+from ..session import run
 
 
 def bench_offline(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 25.0) -> dict:

@@ -7,7 +7,7 @@ import pytest
 
 from avatars import load_avatar
 from avatars.math3d import mat_decompose, quat_from_euler, quat_mul
-from runtime.drive import DriveOptions, HeadDrive
+from runtime.rig.drive import DriveOptions, HeadDrive
 
 ROT_TOL = 1e-12
 

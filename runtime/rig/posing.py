@@ -5,11 +5,11 @@ Terms:
 
 - *base pose*: every node's local transform when no drive writes it: the file's rest TRS,
   with static overrides set once (the lowered T-pose arms of
-  :meth:`runtime.drive.HeadDrive.relaxed_arms`). Hair joints stay at their rest local rotations.
+  :meth:`runtime.rig.drive.HeadDrive.relaxed_arms`). Hair joints stay at their rest local rotations.
 - *driven set* (:class:`DrivenPose`): the nodes whose local TRS a drive writes at every
   substep — today the head drive's hips, neck and head; later body clips (every humanoid
   bone) and node constraints. It is data: ``nodes`` (D,) and the ``trs`` (D, 10) buffer the
-  drives write (layout :data:`runtime.rig_kernels.TRS_T` ...).
+  drives write (layout :data:`runtime.rig.kernels.TRS_T` ...).
 - *targets*: the nodes whose world matrices a consumer reads at every substep
   (:meth:`solver.chains.ChainSet.world_reads`: chain anchors, centre nodes, collider nodes,
   joints hanging from the body, authored joints).
@@ -24,7 +24,7 @@ A :class:`PosePlan` writes exactly the targets (and the driven nodes above them)
 where c1 ... n is the path below a. R is the rigid subtree W_a(rest)⁻¹ · W_n(rest) of the base
 pose, precomputed as a product of locals (no inverse). Whole-skeleton FK for drawing is
 W_n = W_parent · L_n over all nodes, parents first. Both run compiled
-(:mod:`runtime.rig_kernels`); building here is numpy, once.
+(:mod:`runtime.rig.kernels`); building here is numpy, once.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import numpy as np
 from avatars import Skeleton
 from avatars.math3d import mat_compose
 
-from . import rig_kernels as RK
+from . import kernels as RK
 
 
 class DrivenPose:
@@ -111,7 +111,7 @@ class PosePlan:
     """The world matrices one substep writes (module doc for the formulas).
 
     Attributes:
-        ops: (P, 3) int64 rows (node, src, slot) in order (:data:`runtime.rig_kernels.OP_NODE` ...).
+        ops: (P, 3) int64 rows (node, src, slot) in order (:data:`runtime.rig.kernels.OP_NODE` ...).
         mats: (P, 12) float64 the constant factor M of each row (3x4, row-major).
         targets: (T,) int64 the nodes asked for (sorted).
     """

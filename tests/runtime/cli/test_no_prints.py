@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PACKAGES = ("avatars", "render", "runtime", "solver", "tracking")
 
 #: Console writers that are a command line of their own, or known and owned elsewhere.

@@ -22,9 +22,9 @@ from solver.eval.measure import RunMetrics, standard_run
 from solver.modes import SolverMode
 from tracking.pose_track import PoseTrack
 
-from .hair_params import parse_hair
-from .pose_inputs.track import head_turn_track
-from .replay import check_fps
+from ..pose_inputs.track import head_turn_track
+from ..replay import check_fps
+from ..rig.hair_params import parse_hair
 
 QUALITY_COLUMNS = (
     ("avatar", "avatar", "{}"), ("solver", "solver", "{}"),
@@ -48,7 +48,7 @@ TIMING_COLUMNS = (
 def measure(avatars: dict[str, Avatar | tuple[Avatar, dict]], solvers=(SolverMode.REST_SHAPE, SolverMode.LEGACY), *,
             track: PoseTrack | None = None, fps_check: bool = True) -> list[RunMetrics]:
     """Run every (avatar, solver). A value may be ``(avatar, hair)`` with ``[hair]`` settings
-    (:mod:`runtime.hair_params`, e.g. ``{"gravity": [0, -9.81, 0]}``) replacing the file's
+    (:mod:`runtime.rig.hair_params`, e.g. ``{"gravity": [0, -9.81, 0]}``) replacing the file's
     spring parameters. ``track`` replaces the standard head turn (avatar frame).
 
     Raises:

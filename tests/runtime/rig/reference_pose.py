@@ -13,7 +13,7 @@ IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
 
 
 class NumpyHeadDrive:
-    """The head drive's formulas (module doc of :mod:`runtime.drive`) in numpy."""
+    """The head drive's formulas (module doc of :mod:`runtime.rig.drive`) in numpy."""
 
     def __init__(self, avatar: Avatar, neck_share=0.35, lean_share=0.5, max_lean=0.08):
         sk = avatar.skeleton

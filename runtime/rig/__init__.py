@@ -1,0 +1,15 @@
+"""One avatar's animated state (DESIGN §2): what drives the body, how it is posed, the hair.
+
+- :class:`AvatarRig` (:mod:`.rig`): per 120 Hz substep the drive, the posing of what the
+  solver reads and one solver step; per drawn frame the whole-skeleton pose with the hair;
+- :mod:`.drive`: the tracked head pose -> neck/head local rotations and the hips lean;
+- :mod:`.posing`: the driven set as data and the plan that poses only the nodes the solver
+  reads; :mod:`.kernels`: the compiled drive, posing and forward kinematics (numba);
+- :mod:`.hair_params`: the ``[hair]`` settings -> the solver's per-spring overrides.
+"""
+
+from .drive import DriveOptions, HeadDrive
+from .hair_params import parse_hair
+from .rig import AvatarRig
+
+__all__ = ["AvatarRig", "DriveOptions", "HeadDrive", "parse_hair"]
