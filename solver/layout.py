@@ -25,10 +25,11 @@ touching state and state without touching parameters: **state** (what the motion
 from one substep to the next: tails, velocities, previous tails), **parameters** (k, c,
 gravity, hit radius and the VRM values, with the quantities derived from them), **rest**
 constants (the rest shape: offsets, relative frames, lengths) and **scratch** (written and
-read within one substep). :data:`SEGMENT_ROWS` says whether they are separate blocks of
-``F`` ("separate", the default) or four column groups of one row per segment ("shared");
-the kernels read both the same way (``st[i, S_X]``, ``par[i, S_K]``, ``rst[i, S_B]``,
-``scr[i, S_O]``), only the constants and the offsets differ.
+read within one substep). :data:`ROW_GROUPS` says which of them are blocks of their own in
+``F`` and which share rows (column groups of one block, one row per segment); the kernels
+read every arrangement the same way (``st[i, S_X]``, ``par[i, S_K]``, ``rst[i, S_B]``,
+``scr[i, S_O]``), only the constants differ. Sections that share rows share their header
+entry too (``H_OF_SCR`` is ``H_OF_ST``), so the compiled code sees one array, not two.
 
 3x4 matrices are stored row-major (r00 r01 r02 t0 r10 r11 r12 t1 r20 r21 r22 t2),
 column-vector convention (DESIGN §3). Units: metres, seconds, radians; "model metres" are
@@ -45,10 +46,13 @@ from pathlib import Path
 
 import numpy as np
 
-#: "separate": the four segment sections are blocks of their own in ``F``; "shared": they are
-#: column groups of one ``F`` row per segment (the layout before the split). Measured, see
-#: solver/NOTES.md.
-SEGMENT_ROWS = "separate"
+#: Sections that share rows (section keys; column groups of one block, in this order, under
+#: the first one's header entry); a section in no group is a block of its own. Chosen by
+#: measurement (solver/NOTES.md, frame with one call, paired in one process): the four
+#: segment sections side by side in one row run at the speed of the old mixed row (0.99-1.00);
+#: (state, scratch) and (params, rest) as two blocks cost 1.01; four blocks 1.02-1.08 (every
+#: block is one more base pointer live in the link loops).
+ROW_GROUPS: tuple[tuple[str, ...], ...] = (("state", "params", "rest", "scratch"),)
 
 
 @dataclass(frozen=True)
@@ -264,6 +268,30 @@ F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUN
 I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES)
 SECTIONS = F_SECTIONS + I_SECTIONS
 
+_BY_KEY = {s.key: s for s in SECTIONS}
+
+
+def _group(sec: Section) -> tuple[Section, ...]:
+    """The row group of ``sec`` (itself alone when it shares rows with nothing)."""
+    for g in ROW_GROUPS:
+        if sec.key in g:
+            return tuple(_BY_KEY[k] for k in g)
+    return (sec,)
+
+
+def _check_groups() -> None:
+    seen = set()
+    for g in ROW_GROUPS:
+        secs = [_BY_KEY[k] for k in g]
+        if len({(s.buffer, s.rows, s.soa, s.flat) for s in secs}) != 1 or secs[0].soa or secs[0].flat:
+            raise ValueError(f"layout: row group {g} mixes buffers, row counts or kinds")
+        if seen & set(g):
+            raise ValueError(f"layout: a section is in two row groups: {g}")
+        seen |= set(g)
+
+
+_check_groups()
+
 # ------------------------------------------------------------------ I header
 HEADER = Section("header", "Header of I", "I", "1", None, None, (
     _f("H_S", "segments", (), "count", "S: segments (simulated joints)"),
@@ -282,8 +310,10 @@ HEADER = Section("header", "Header of I", "I", "1", None, None, (
     _f("H_N_ROOT_INSIDE", "root_inside", (), "count", "last substep: (link, collider) pairs whose root is inside "
        "(tail-only test)"),
     _f("H_N_CONTACT_TOTAL", "contacts_total", (), "count", "counter: contact corrections since construction"),
-) + tuple(_f(s.header, "offset_" + s.key, (), f"index into {s.buffer}", f"offset of the {s.title.lower()}")
-          for s in SECTIONS), doc="Counts, options, counters, then the offset of every section.")
+) + tuple(_f(s.header, "offset_" + s.key, (), f"index into {s.buffer}",
+             "offset of the " + " / ".join(m.title.lower() for m in _group(s)))
+          for s in SECTIONS if _group(s)[0] is s),
+    doc="Counts, options, counters, then the offset of every block (sections sharing rows share one).")
 
 #: Entries reserved for the header (the table's entries, then zeros).
 HDR_RESERVED = 32
@@ -305,29 +335,29 @@ _ROW_COUNTS = {"S": "H_S", "C": "H_C", "K": "H_K", "P": "H_P", "M": "H_M"}
 
 
 # ------------------------------------------------------------------ derived constants
-def _offsets() -> tuple[dict[str, int], dict[str, int]]:
-    """(field constant -> column, section key -> row stride) for the chosen :data:`SEGMENT_ROWS`."""
-    if SEGMENT_ROWS not in ("separate", "shared"):
-        raise ValueError(f"SEGMENT_ROWS must be 'separate' or 'shared', not {SEGMENT_ROWS!r}")
+def _offsets() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """(field constant -> column, section key -> row stride, section key -> first column),
+    with the sections of a :data:`ROW_GROUPS` entry side by side in one row."""
     cols: dict[str, int] = {}
     stride: dict[str, int] = {}
-    shared_width = sum(s.width for s in SEGMENT_SECTIONS)
-    base = 0
+    first: dict[str, int] = {}
     for sec in (HEADER,) + SECTIONS:
-        if sec in SEGMENT_SECTIONS and SEGMENT_ROWS == "shared":
-            start, stride[sec.key] = base, shared_width
-            base += sec.width
-        else:
-            start, stride[sec.key] = 0, sec.width
+        group = _group(sec)
+        start = sum(m.width for m in group[:group.index(sec)])
+        stride[sec.key] = sum(m.width for m in group)
+        first[sec.key] = start
         for f in sec.fields:
             if f.const in cols:
                 raise ValueError(f"layout: field constant {f.const} declared twice")
             cols[f.const] = start
             start += f.width
-    return cols, stride
+    for sec in SECTIONS:
+        if _group(sec)[0] is not sec:
+            cols[sec.header] = cols[_group(sec)[0].header]     # one header entry per block
+    return cols, stride, first
 
 
-_COLS, _STRIDE = _offsets()
+_COLS, _STRIDE, _FIRST = _offsets()
 if len(HEADER.fields) > HDR_RESERVED:
     raise ValueError(f"layout: {len(HEADER.fields)} header entries do not fit in {HDR_RESERVED}")
 globals().update(_COLS)
@@ -340,7 +370,7 @@ CONSTANTS: dict[str, int] = {**_COLS, **{s.width_const: _STRIDE[s.key] for s in 
 
 
 def stride(section: Section) -> int:
-    """Row stride of ``section`` in its buffer (its width, or the shared segment row)."""
+    """Row stride of ``section`` in its buffer (its width, or its row group's)."""
     return _STRIDE[section.key]
 
 
@@ -368,8 +398,8 @@ def pack(counts: dict[str, int], blocks: dict[str, np.ndarray], header: dict[str
         header: {header constant: value} for the counts' entries beyond S C K P M (mode,
             passes...).
 
-    Sections follow :data:`F_SECTIONS` / :data:`I_SECTIONS` order; with ``SEGMENT_ROWS ==
-    "shared"`` the four segment sections are column groups of one block.
+    Blocks follow :data:`F_SECTIONS` / :data:`I_SECTIONS` order; the sections of a
+    :data:`ROW_GROUPS` entry are column groups of one block, placed at the first one.
 
     Raises:
         ValueError: a block whose shape does not match its section.
@@ -397,17 +427,11 @@ def pack(counts: dict[str, int], blocks: dict[str, np.ndarray], header: dict[str
 
     def place(sections, start):
         parts, offsets, pos = [], {}, start
-        shared = SEGMENT_ROWS == "shared"
         for sec in sections:
-            if shared and sec is SEGMENT_SECTIONS[0]:
-                parts.append(np.hstack([block(s) for s in SEGMENT_SECTIONS]).ravel())
-                for s in SEGMENT_SECTIONS:
-                    offsets[s.header] = pos
-                pos += parts[-1].size
-                continue
-            if shared and sec in SEGMENT_SECTIONS:
-                continue
-            parts.append(block(sec).ravel())
+            group = _group(sec)
+            if group[0] is not sec:
+                continue                      # placed with the first section of its group
+            parts.append((np.hstack([block(m) for m in group]) if len(group) > 1 else block(sec)).ravel())
             offsets[sec.header] = pos
             pos += parts[-1].size
         return parts, offsets, pos
@@ -444,8 +468,9 @@ class Block:
 
     @property
     def array(self) -> np.ndarray:
-        """The section's whole block: (rows, stride), (width, rows) for struct of arrays,
-        (rows,) flat."""
+        """The section's columns: (rows, width), (width, rows) for struct of arrays, (rows,)
+        flat (field offsets in it: the constant minus the section's first column when it
+        shares rows)."""
         return self._array
 
     def __getattr__(self, name: str) -> np.ndarray:
@@ -467,7 +492,8 @@ class Block:
 
 
 def block_array(section: Section, F: np.ndarray, I: np.ndarray) -> np.ndarray:  # noqa: E741
-    """The whole block of ``section`` in the buffers (a view; see :attr:`Block.array`)."""
+    """The block of ``section`` in the buffers (a view; see :attr:`Block.array`): its own
+    columns only when it shares rows with other sections."""
     buf = F if section.buffer == "F" else I
     of = int(I[_COLS[section.header]])
     r = row_count(section, I)
@@ -476,7 +502,8 @@ def block_array(section: Section, F: np.ndarray, I: np.ndarray) -> np.ndarray:  
     if section.soa:
         return buf[of:of + section.width * r].reshape(section.width, r)
     st = stride(section)
-    return buf[of:of + r * st].reshape(r, st)
+    c0 = _FIRST[section.key]
+    return buf[of:of + r * st].reshape(r, st)[:, c0:c0 + section.width]
 
 
 def views(section: Section, F: np.ndarray, I: np.ndarray) -> Block:  # noqa: E741
@@ -490,7 +517,7 @@ def views(section: Section, F: np.ndarray, I: np.ndarray) -> Block:  # noqa: E74
         if section.soa:
             out[f.attr] = arr[k]
             continue
-        c = _COLS[f.const]
+        c = _COLS[f.const] - _FIRST[section.key]
         if section.rows == "1":
             out[f.attr] = arr[0, c:c + f.width].reshape(f.shape)
         else:
@@ -515,14 +542,18 @@ def markdown() -> str:
         "",
         "Generated from the tables in `solver/layout.py` by `python -m solver.layout --write`; do not edit by hand",
         "(a test compares this file with the tables). Offsets are columns inside a row (struct-of-arrays",
-        "sections: the field index; field f of row r at f·rows + r). Segment sections: "
-        f"`SEGMENT_ROWS = \"{SEGMENT_ROWS}\"`.",
+        "sections: the field index; field f of row r at f·rows + r). Row groups (sections side by side in one",
+        "row): " + (", ".join("(" + ", ".join(g) + ")" for g in ROW_GROUPS) or "none") + ".",
         "",
     ]
     for sec in (HEADER,) + SECTIONS:
         rows = "one row" if sec.rows == "1" else f"{sec.rows} rows"
         kind = ", struct of arrays" if sec.soa else ", flat" if sec.flat else ""
         width = f", stride `{sec.width_const}` = {_STRIDE[sec.key]}" if sec.width_const else ""
+        group = _group(sec)
+        if len(group) > 1:
+            width += (f", columns {_FIRST[sec.key]}–{_FIRST[sec.key] + sec.width - 1} of rows shared with "
+                      + ", ".join(m.key for m in group if m is not sec))
         where = f", offset in `I[{sec.header}]`" if sec.header else f", at I[0], `HDR` = {HDR} entries reserved"
         out.append(f"## {sec.title} (`{sec.key}`)")
         out.append("")
