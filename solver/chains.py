@@ -65,28 +65,33 @@ class SpringParams:
                 "gravity": [list(g) for g in self.gravity], "hit_radius": list(self.hit_radius)}
 
 
-def _scalar(value, name: str, *, minimum: float = 0.0) -> float:
-    """``value`` as a finite float >= ``minimum``; ValueError naming ``name`` otherwise."""
+def _scalar(value, name: str, who: str = "set_params") -> float:
+    """``value`` as a finite float >= 0; ValueError naming ``who``, ``name`` and the value otherwise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"set_params: {name}={value!r} is not a number")
+        raise ValueError(f"{who}: {name}={value!r} is not a number")
     v = float(value)
     if not math.isfinite(v):
-        raise ValueError(f"set_params: {name}={value!r} is not finite")
-    if v < minimum:
-        raise ValueError(f"set_params: {name}={value!r} is below {minimum}")
+        raise ValueError(f"{who}: {name}={value!r} is not finite")
+    if v < 0.0:
+        raise ValueError(f"{who}: {name}={value!r} is below 0")
     return v
 
 
-def _vector(value, name: str) -> np.ndarray:
-    """``value`` as three finite floats (3,); ValueError naming ``name`` otherwise."""
+def _vector(value, name: str, who: str = "set_params") -> np.ndarray:
+    """``value`` as three finite floats (3,); ValueError naming ``who``, ``name`` and the value otherwise."""
+    bad = ValueError(f"{who}: {name}={value!r} is not three numbers [x, y, z]")
+    if isinstance(value, (str, bytes)):
+        raise bad
     try:
-        g = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"set_params: {name}={value!r} is not three numbers [x, y, z]") from None
-    if g.shape != (3,) or any(isinstance(x, (bool, np.bool_)) for x in np.ravel(np.asarray(value, dtype=object))):
-        raise ValueError(f"set_params: {name}={value!r} is not three numbers [x, y, z]")
+        items = list(value)
+    except TypeError:
+        raise bad from None
+    if len(items) != 3 or any(isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating))
+                              for x in items):
+        raise bad
+    g = np.array([float(x) for x in items], np.float64)
     if not np.all(np.isfinite(g)):
-        raise ValueError(f"set_params: {name}={value!r} is not finite")
+        raise ValueError(f"{who}: {name}={value!r} is not finite")
     return g
 
 
@@ -393,13 +398,13 @@ class ChainSet:
             rows = self.segment_chain == kc
             where = f"override {name!r}"
             if ov.k is not None:
-                k[rows] = _scalar(ov.k, f"{where}.k")
+                k[rows] = _scalar(ov.k, f"{where}.k", "set_overrides")
             if ov.c is not None:
-                c[rows] = _scalar(ov.c, f"{where}.c")
+                c[rows] = _scalar(ov.c, f"{where}.c", "set_overrides")
             if ov.g is not None:
-                g[rows] = _vector(ov.g, f"{where}.g")
+                g[rows] = _vector(ov.g, f"{where}.g", "set_overrides")
             if ov.hit_radius is not None:
-                hit[rows] = _scalar(ov.hit_radius, f"{where}.hit_radius")
+                hit[rows] = _scalar(ov.hit_radius, f"{where}.hit_radius", "set_overrides")
         self._write_params(np.arange(S), k, c, g, hit)
 
     def _write_params(self, rows, k, c, g, hit) -> None:
@@ -450,8 +455,8 @@ class ChainSet:
         """Set c (1/s) for every segment (scalar or (S,)); recomputes exp(−c h). Kept for
         callers of the old API; :meth:`set_params` validates and matches springs by name."""
         cc = np.broadcast_to(np.asarray(c, np.float64), (self.segment_count,))
-        for i, x in enumerate(cc):
-            _scalar(float(x), "c")
+        for x in cc:
+            _scalar(float(x), "c", "set_damping")
         self._write_params(np.arange(self.segment_count), None, cc, None, None)
 
     # ------------------------------------------------------------------ state across a switch
@@ -474,11 +479,13 @@ class ChainSet:
             The number of segments taken over.
 
         Raises:
-            ValueError: ``other`` was built for a skeleton with another node count.
+            ValueError: ``other`` was built for another skeleton (node count or rest pose).
         """
         if other.node_count != self.node_count:
             raise ValueError(f"copy_state_from: the other chain set has {other.node_count} nodes, "
                              f"this one {self.node_count} (another avatar)")
+        if not np.array_equal(other._tuning.rest_world, self._tuning.rest_world):
+            raise ValueError("copy_state_from: the other chain set's skeleton has another rest pose (another avatar)")
         if world is not None:
             self.reset(world)
         index = {int(n): i for i, n in enumerate(other.segment_nodes)}
