@@ -6,7 +6,11 @@ offsets a_i (in the joint frame and in the anchor frame, i.e. R_i^0 a_i), rest l
 per-joint k, c, g, hit radii, links to simulated parents, each chain's anchor (the frame its
 rest arc is carried by), the colliders (plus a fitted torso capsule where the avatar leaves
 the torso uncovered) and the contact allowances of links that overlap a collider in the
-authored rest pose.
+authored rest pose. The buffers come from :func:`solver.layout.pack` and are filled through
+the sections' named views. What derives from a parameter is one function each
+(:func:`damping_factor`, :func:`preload_of`, :func:`rest_overlap_depths`,
+:func:`allowances_of`), shared with :meth:`ChainSet.set_params`, and :class:`Tuning` keeps
+what a later retune needs (the mapped values, rest directions, anchor frames, options).
 """
 
 from __future__ import annotations
@@ -313,8 +317,8 @@ def pack_avatar(
     seg_vst, seg_vdrag, seg_vext, seg_frame, seg_rel, seg_rest_q, seg_dirs = [], [], [], [], [], [], []
     base_k, base_c, base_g, base_hit = [], [], [], []
     segi_rows, pairs = [], []
-    chaini_rows, chain_names, chain_anchor, chain_apos, chain_cprev, chain_det0, chain_reach = [], [], [], [], [], [], []
-    chain_inv3 = []
+    chaini_rows, chain_names, chain_anchor, chain_inv3 = [], [], [], []
+    chain_apos, chain_cprev, chain_det0, chain_reach = [], [], [], []
     seg_nodes, seg_chain, rest_lengths, seg_tail_node = [], [], [], []
     node_to_seg: dict[int, int] = {}
     fast_ok: list[bool] = []

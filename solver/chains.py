@@ -7,6 +7,14 @@ a_i), rest lengths, per-joint k, c, g, hit radii, links to simulated parents, ea
 anchor (the frame its rest arc is carried by) and the colliders. Every substep is then one
 compiled call (:func:`solver.kernels.step.step_kernel`) that reads the animated world matrices.
 
+Parameters apart from state (solver/LAYOUT.md): every segment has a *state* section (tails,
+velocities, previous tails: what the motion carries), a *parameter* section (k, c, g, hit
+radius, VRM values and what derives from them alone), *rest* constants and *scratch*.
+:meth:`ChainSet.set_params` / :meth:`ChainSet.set_overrides` change parameters mid-motion
+without touching the state; :meth:`ChainSet.copy_state_from` (or ``from_avatar(...,
+state_from=old)``) carries the state over to a chain set of another solver, so neither a
+retune nor a solver switch snaps the hair to rest.
+
 Terms. A *segment* is a simulated joint: joint i of a spring with a tail (joint i+1, or the
 VRM 0.x virtual tail); VRM 1.0 last joints have no segment and follow their parent. Rows of
 ``tails``/``velocities`` are segments in processing order (parents first); ``segment_nodes``
@@ -86,8 +94,8 @@ def _vector(value, name: str, who: str = "set_params") -> np.ndarray:
         items = list(value)
     except TypeError:
         raise bad from None
-    if len(items) != 3 or any(isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating))
-                              for x in items):
+    numbers = (int, float, np.integer, np.floating)
+    if len(items) != 3 or any(isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers) for x in items):
         raise bad
     g = np.array([float(x) for x in items], np.float64)
     if not np.all(np.isfinite(g)):

@@ -245,7 +245,8 @@ COLLIDER_INT = Section("collider_ints", "Collider indices", "I", "C", "H_OI_COL"
 ))
 
 CHAIN_INT = Section("chain_ints", "Chain indices", "I", "K", "H_OI_CH", "KI", (
-    _f("KI_ANCHOR", "anchor", (), "node index", "anchor: nearest non-simulated ancestor of the first joint (−1: world)"),
+    _f("KI_ANCHOR", "anchor", (), "node index",
+       "anchor: nearest non-simulated ancestor of the first joint (−1: world)"),
     _f("KI_CENTER", "center", (), "node index", "VRM centre node (−1: world)"),
     _f("KI_SEG0", "first", (), "segment index", "segments [SEG0, SEG1) in processing order"),
     _f("KI_SEG1", "end", (), "segment index", "end of its segments"),
@@ -388,7 +389,8 @@ def section_size(section: Section, rows: int) -> int:
 
 
 # ------------------------------------------------------------------ packing
-def pack(counts: dict[str, int], blocks: dict[str, np.ndarray], header: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+def pack(counts: dict[str, int], blocks: dict[str, np.ndarray],
+         header: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """The buffers ``F`` (float64) and ``I`` (int64) for the given section contents.
 
     Args:

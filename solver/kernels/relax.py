@@ -84,8 +84,8 @@ def _root_of(st, scr, segi, i):
 
 
 @njit(cache=True, _nrt=False)
-def _relax(st, par, rst, scr, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passes, bend_max, bend_cos, wp, maxit,
-           u_min, tol):
+def _relax(st, par, rst, scr, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passes, bend_max, bend_cos,
+           wp, maxit, u_min, tol):
     """Rest-shape chain relaxation after a contact (one chain, segments [s0, s1)).
 
     The contact projection turns a link about its root and leaves its neighbours on their

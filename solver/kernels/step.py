@@ -399,8 +399,8 @@ def step_kernel(world, F, I):
                 w, _ = _solved_frame(node_h, rst, i, ox, oy, oz, hx, hy, hz)
                 put34(scr, i, S_W, w)
         if chain_hits > 0 and relax > 0 and mode == MODE_REST_SHAPE:
-            chain_hits += _relax(st, par, rst, scr, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, relax, bend_max,
-                                 bend_cos, bend_wp, maxit, u_min, tol)
+            chain_hits += _relax(st, par, rst, scr, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, relax,
+                                 bend_max, bend_cos, bend_wp, maxit, u_min, tol)
             chain_unres = 0
             for i in range(s0, s1):
                 chain_unres += int(scr[i, S_UNR])
