@@ -7,9 +7,12 @@ benchmarks and the three-vrm reference in :mod:`solver.eval`.
 Public names:
 
 - :class:`ChainSet` (:mod:`solver.chains`): every spring chain of an avatar packed into
-  flat arrays; ``ChainSet.from_avatar(avatar, solver="rest-shape"|"legacy"|"vrm", ...)``,
-  then per substep ``step(world)``, and for drawing ``apply(world, alpha)`` or
-  ``write_local_rotations(world, out, alpha)``.
+  flat arrays; ``ChainSet.from_avatar(avatar, solver="rest-shape"|"legacy"|"vrm", ...,
+  state_from=None)``, then per substep ``step(world)``, and for drawing ``apply(world,
+  alpha)`` or ``write_local_rotations(world, out, alpha)``; mid-motion
+  ``set_params(k=, c=, gravity=, hit_radius=, springs="*")``, ``set_overrides(overrides)``,
+  ``get_params()`` (-> {name: :class:`SpringParams`}) and ``copy_state_from(other)``.
+- :mod:`solver.layout`: the packed layout, declared once as tables (solver/LAYOUT.md).
 - :data:`RATE_HZ`, :data:`SUBSTEP_SECONDS` (:mod:`solver.params`): the substep rate, stated
   once (the runtime's fixed-step driver in :mod:`runtime.clock` reads it).
 - :class:`SolverMode`, :data:`SOLVER_NAMES` (:mod:`solver.modes`): rest-shape, legacy, vrm.
@@ -18,12 +21,12 @@ Public names:
 - :func:`fit_torso_capsule` (:mod:`solver.colliders`).
 """
 
-from .chains import SUBSTEP_SECONDS, BuildReport, ChainSet
+from .chains import SUBSTEP_SECONDS, BuildReport, ChainSet, SpringParams
 from .colliders import TorsoFit, fit_torso_capsule
 from .modes import SOLVER_NAMES, SolverMode
 from .params import ANALYTIC_MAPPING, DEFAULT_MAPPING, RATE_HZ, SpringOverride, VrmMapping
 
 __all__ = [
     "ANALYTIC_MAPPING", "BuildReport", "ChainSet", "DEFAULT_MAPPING", "RATE_HZ", "SOLVER_NAMES", "SUBSTEP_SECONDS",
-    "SolverMode", "SpringOverride", "TorsoFit", "VrmMapping", "fit_torso_capsule",
+    "SolverMode", "SpringOverride", "SpringParams", "TorsoFit", "VrmMapping", "fit_torso_capsule",
 ]

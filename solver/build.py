@@ -6,7 +6,11 @@ offsets a_i (in the joint frame and in the anchor frame, i.e. R_i^0 a_i), rest l
 per-joint k, c, g, hit radii, links to simulated parents, each chain's anchor (the frame its
 rest arc is carried by), the colliders (plus a fitted torso capsule where the avatar leaves
 the torso uncovered) and the contact allowances of links that overlap a collider in the
-authored rest pose.
+authored rest pose. The buffers come from :func:`solver.layout.pack` and are filled through
+the sections' named views. What derives from a parameter is one function each
+(:func:`damping_factor`, :func:`preload_of`, :func:`rest_overlap_depths`,
+:func:`allowances_of`), shared with :meth:`ChainSet.set_params`, and :class:`Tuning` keeps
+what a later retune needs (the mapped values, rest directions, anchor frames, options).
 """
 
 from __future__ import annotations
@@ -81,6 +85,82 @@ def _affine34(m: np.ndarray) -> np.ndarray:
     return np.asarray(m, np.float64)[:3, :4].reshape(12)
 
 
+def damping_factor(c: float, h: float) -> float:
+    """exp(−c h): the per-substep velocity factor of damping rate ``c`` (1/s) over ``h`` seconds
+    (the build and :meth:`ChainSet.set_params` use this one expression, so both give the same bits)."""
+    return np.exp(-c * h)
+
+
+def preload_of(g: np.ndarray, rest_dir: np.ndarray, anchor_rest_inv3: np.ndarray) -> np.ndarray:
+    """Rest-shape gravity preload (3,), anchor's rest frame: the part of gravity ``g`` (3,)
+    across the link's rest direction ``rest_dir`` (3,) unit, avatar frame, carried into the
+    anchor's rest frame by ``anchor_rest_inv3`` (3, 3), the inverse of the anchor's rest
+    world 3x3 (solver/NOTES.md, *Gravity preload*)."""
+    g_t = g - (g @ rest_dir) * rest_dir
+    return anchor_rest_inv3 @ g_t
+
+
+def rest_overlap_depths(F: np.ndarray, I: np.ndarray, rest_world: np.ndarray) -> np.ndarray:  # noqa: E741
+    """(P,) overlap depth (metres, > 0 overlapping) of every (segment, collider) reference in
+    the rest pose ``rest_world`` (N, 4, 4), as the contact test measures it (no allowance),
+    with the hit radii in ``F``. Resets the state of the buffers it is given to that pose:
+    pass copies to keep a running chain set's state (:meth:`ChainSet.set_params` does)."""
+    world = _writable(rest_world)
+    K.reset_kernel(world, F, I)
+    depths = np.zeros(int(I[L.H_P]))
+    K.overlap_kernel(world, F, I, depths)
+    return depths
+
+
+def allowances_of(depths: np.ndarray) -> np.ndarray:
+    """Contact allowances (P,) metres from rest overlap depths (P,): the depth plus
+    :data:`REST_OVERLAP_MARGIN` where a pair overlaps, else 0."""
+    return np.where(depths > 0.0, depths + REST_OVERLAP_MARGIN, 0.0)
+
+
+def rest_overlap_list(depths, I, chain_names, segment_chain, segment_nodes) -> tuple:  # noqa: E741
+    """(chain, joint node, collider index, depth m) for every reference with ``depths`` > 0
+    (the :attr:`BuildReport.rest_overlaps` entries), in segment and reference order."""
+    segi = L.views(L.SEG_INT, np.zeros(0), I)
+    pairs = L.views(L.PAIRS, np.zeros(0), I).collider
+    out = []
+    for i in range(len(segment_nodes)):
+        for p in range(int(segi.pair_begin[i]), int(segi.pair_end[i])):
+            if depths[p] > 0.0:
+                out.append((chain_names[segment_chain[i]], int(segment_nodes[i]), int(pairs[p]), float(depths[p])))
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class Tuning:
+    """What a parameter change needs besides the packed buffers, kept from the build so that
+    :meth:`ChainSet.set_params` derives exactly what :func:`pack_avatar` derives.
+
+    Attributes:
+        mapped_k, mapped_c: (S,) k 1/s² and c 1/s mapped from the VRM file (before overrides).
+        mapped_gravity: (S, 3) g m/s², avatar frame, mapped from the file.
+        mapped_hit: (S,) hit radius, model metres, from the file (times the joint's rest scale).
+        rest_dirs: (S, 3) unit rest direction of every link, avatar frame.
+        anchor_rest_inv3: (K, 3, 3) inverse rest world 3x3 of every chain's anchor.
+        gravity_preload: the rest-shape gravity preload is on.
+        allow_rest_overlap: rest-pose overlaps become contact allowances.
+        rest_world: (N, 4, 4) the skeleton's rest world matrices.
+        torso_chains: the chains given the fitted torso capsule at build (kept when hit
+            radii change later).
+    """
+
+    mapped_k: np.ndarray
+    mapped_c: np.ndarray
+    mapped_gravity: np.ndarray
+    mapped_hit: np.ndarray
+    rest_dirs: np.ndarray
+    anchor_rest_inv3: np.ndarray
+    gravity_preload: bool
+    allow_rest_overlap: bool
+    rest_world: np.ndarray
+    torso_chains: tuple[str, ...]
+
+
 @dataclass(frozen=True, eq=False)
 class Packed:
     """What :func:`pack_avatar` builds: the packed buffers and the per-segment/chain indexes.
@@ -97,6 +177,7 @@ class Packed:
         anchor_rest_inv: (K, 4, 4) inverse rest world matrix of each chain's anchor.
         fast_eligible: (S,) bool, the joint sits at its simulated parent's tail in the
             rest-shape solver, so its root is that tail whenever it is not authored.
+        tuning: what :meth:`ChainSet.set_params` needs to rederive parameters.
     """
 
     F: np.ndarray
@@ -112,6 +193,7 @@ class Packed:
     rest_tails: np.ndarray
     anchor_rest_inv: np.ndarray
     fast_eligible: np.ndarray
+    tuning: Tuning
 
 
 def pack_avatar(
@@ -230,13 +312,17 @@ def pack_avatar(
         log.info("torso: %s", torso_text)
     col_world = [collider_world(c, rest) for c in colliders]
 
-    # ---- per-segment data
-    seg_rows, segi_rows, pose_rows, pairs = [], [], [], []
-    chain_rows, chaini_rows, chain_names, chain_anchor = [], [], [], []
+    # ---- per-segment data, one list per field (written into the packed sections at the end)
+    seg_tails, seg_tloc, seg_b, seg_gpre, seg_g, seg_k, seg_c, seg_damp, seg_hit = [], [], [], [], [], [], [], [], []
+    seg_vst, seg_vdrag, seg_vext, seg_frame, seg_rel, seg_rest_q, seg_dirs = [], [], [], [], [], [], []
+    base_k, base_c, base_g, base_hit = [], [], [], []
+    segi_rows, pairs = [], []
+    chaini_rows, chain_names, chain_anchor, chain_inv3 = [], [], [], []
+    chain_apos, chain_cprev, chain_det0, chain_reach = [], [], [], []
     seg_nodes, seg_chain, rest_lengths, seg_tail_node = [], [], [], []
     node_to_seg: dict[int, int] = {}
     fast_ok: list[bool] = []
-    torso_chains, rest_overlaps = [], []
+    torso_chains: list[str] = []
     mode = L.MODES[solver]
     authored = set(int(n) for n in authored_nodes)
     for spring, segs in springs:
@@ -251,7 +337,7 @@ def pack_avatar(
         refs = sorted({ci for g in spring.collider_groups for ci in avatar.collider_groups[g].colliders})
         if not collisions:
             refs = []
-        seg0 = len(seg_rows)
+        seg0 = len(seg_nodes)
         reach = 0.0
         max_hit = 0.0
         chain_links = []
@@ -276,33 +362,35 @@ def pack_avatar(
             sp = node_to_seg.get(sp_node, -1)
             k, c, gvec = mapping.kcg(joint, length)
             hit = joint.hit_radius * abs(np.linalg.det(m[:3, :3])) ** (1.0 / 3.0)
+            base_k.append(k)
+            base_c.append(c)
+            base_g.append(np.asarray(gvec, np.float64))
+            base_hit.append(hit)
             if ov is not None:
                 k = k if ov.k is None else float(ov.k)
                 c = c if ov.c is None else float(ov.c)
                 gvec = gvec if ov.g is None else np.asarray(ov.g, np.float64)
                 hit = hit if ov.hit_radius is None else float(ov.hit_radius)
-            row = np.zeros(L.SF)
-            row[L.S_X:L.S_X + 3] = tail
-            row[L.S_XP:L.S_XP + 3] = tail
-            row[L.S_TLOC:L.S_TLOC + 3] = tloc
-            row[L.S_B:L.S_B + 3] = a_inv3 @ link
-            if mode == L.MODE_REST_SHAPE and gravity_preload:
-                g_t = gvec - (gvec @ d0) * d0
-                row[L.S_GPRE:L.S_GPRE + 3] = a_inv3 @ g_t
-            row[L.S_G:L.S_G + 3] = gvec
-            row[L.S_K] = k
-            row[L.S_C] = c
-            row[L.S_DAMP] = np.exp(-c * substep)
-            row[L.S_HIT] = hit
-            row[L.S_VST] = joint.stiffness
-            row[L.S_VDRAG] = joint.drag_force
-            row[L.S_VEXT:L.S_VEXT + 3] = joint.gravity_power * np.asarray(joint.gravity_dir, np.float64)
-            row[L.S_W:L.S_W + 12] = _affine34(m)
+            seg_tails.append(tail)
+            seg_tloc.append(tloc)
+            seg_b.append(a_inv3 @ link)
+            seg_dirs.append(d0)
+            seg_gpre.append(preload_of(gvec, d0, a_inv3) if mode == L.MODE_REST_SHAPE and gravity_preload
+                            else np.zeros(3))
+            seg_g.append(gvec)
+            seg_k.append(k)
+            seg_c.append(c)
+            seg_damp.append(damping_factor(c, substep))
+            seg_hit.append(hit)
+            seg_vst.append(joint.stiffness)
+            seg_vdrag.append(joint.drag_force)
+            seg_vext.append(joint.gravity_power * np.asarray(joint.gravity_dir, np.float64))
+            seg_frame.append(_affine34(m))
             if sp >= 0:
                 rel = np.linalg.inv(rest[seg_nodes[sp]]) @ m
-                row[L.S_REL:L.S_REL + 12] = _affine34(rel)
+                seg_rel.append(_affine34(rel))
             else:
-                row[L.S_REL:L.S_REL + 12] = _affine34(np.eye(4))
+                seg_rel.append(_affine34(np.eye(4)))
             irow = np.zeros(L.SI, np.int64)
             irow[L.SI_NODE] = n
             irow[L.SI_SPAR] = sp
@@ -311,17 +399,11 @@ def pack_avatar(
             # the joint sits at its simulated parent's tail (the spring's next joint)
             tail_child = sp >= 0 and seg_tail_node[sp] == n
             fast_ok.append(mode == L.MODE_REST_SHAPE and tail_child)
-            row[L.S_L0] = length
-            prow = np.zeros(L.PF)
-            prow[L.P_RQ:L.P_RQ + 4] = sk.rest_rotation[n]
-            prow[L.P_Q:L.P_Q + 4] = sk.rest_rotation[n]
-            prow[L.P_W:L.P_W + 12] = _affine34(m)
+            seg_rest_q.append(sk.rest_rotation[n])
             refs_here = list(refs)
-            chain_links.append((head, tail, hit, len(seg_rows)))
-            node_to_seg[n] = len(seg_rows)
-            seg_rows.append(row)
+            chain_links.append((head, tail, hit, len(seg_nodes)))
+            node_to_seg[n] = len(seg_nodes)
             segi_rows.append(irow)
-            pose_rows.append(prow)
             pairs.append(refs_here)
             seg_nodes.append(n)
             seg_tail_node.append(tail_node)
@@ -342,20 +424,23 @@ def pack_avatar(
             elif can_reach:
                 notes.append(f"chain {spring.name!r} lies in the fitted torso capsule at rest; "
                              "torso capsule not used for it")
-        crow = np.zeros(L.KF)
-        crow[L.K_APREV:L.K_APREV + 3] = a_world[:3, 3]
-        crow[L.K_CPREV:L.K_CPREV + 12] = _affine34(rest[spring.center] if spring.center >= 0 else np.eye(4))
-        crow[L.K_DET0] = abs(np.linalg.det(a_world[:3, :3])) or 1.0
-        crow[L.K_S] = 1.0
-        crow[L.K_REACH] = reach + max_hit
-        cirow = np.array([anchor, spring.center, seg0, len(seg_rows)], np.int64)
-        chain_rows.append(crow)
+        chain_apos.append(a_world[:3, 3])
+        chain_cprev.append(_affine34(rest[spring.center] if spring.center >= 0 else np.eye(4)))
+        chain_det0.append(abs(np.linalg.det(a_world[:3, :3])) or 1.0)
+        chain_reach.append(reach + max_hit)
+        chain_inv3.append(a_inv3)
+        cirow = np.zeros(L.KI, np.int64)
+        cirow[L.KI_ANCHOR] = anchor
+        cirow[L.KI_CENTER] = spring.center
+        cirow[L.KI_SEG0] = seg0
+        cirow[L.KI_SEG1] = len(seg_nodes)
         chaini_rows.append(cirow)
         chain_names.append(spring.name)
         chain_anchor.append(anchor)
 
-    S = len(seg_rows)
+    S = len(seg_nodes)
     C = len(colliders)
+    Kc = len(chain_names)
     # CSR collider references
     p_flat: list[int] = []
     segi = np.array(segi_rows, np.int64).reshape(S, L.SI)
@@ -376,50 +461,71 @@ def pack_avatar(
             m = int(sk.parents[m])
         if m >= 0:
             aff.append((n, node_to_seg[m]))
-    # colliders
-    col_rows, coli_rows = [], []
-    for col in colliders:
-        r = np.zeros(L.CF)
-        r[L.C_OFF:L.C_OFF + 3] = col.offset
-        r[L.C_TAIL:L.C_TAIL + 3] = col.offset if col.tail is None else col.tail
-        r[L.C_RAD] = col.radius
-        if col.normal is not None:
-            r[L.C_NRM:L.C_NRM + 3] = col.normal
-        col_rows.append(r)
-        coli_rows.append((col.node, L.SHAPES[col.shape]))
-    g = np.zeros(L.GF)
-    g[L.G_H] = substep
-    g[L.G_TELEPORT] = teleport_distance
-    g[L.G_CONTACT_TOL] = CONTACT_TOLERANCE
-    g[L.G_U_MIN] = CONTACT_U_MIN
-    g[L.G_BEND_MAX] = np.radians(bend_limit_deg)
-    g[L.G_BEND_COS] = np.cos(np.radians(bend_limit_deg))
-    g[L.G_BEND_WP] = BEND_PARENT_SHARE
-
-    F, I = _pack(
-        mode=mode, maxit=contact_passes, relax=relax_passes if mode == L.MODE_REST_SHAPE else 0,
-        seg=np.array(seg_rows).reshape(S, L.SF), col=np.array(col_rows).reshape(C, L.CF),
-        ch=np.array(chain_rows).reshape(len(chain_rows), L.KF), g=g,
-        pose=np.array(pose_rows).reshape(S, L.PF), segi=segi,
-        coli=np.array(coli_rows, np.int64).reshape(C, L.CI),
-        chi=np.array(chaini_rows, np.int64).reshape(len(chaini_rows), L.KI),
-        pairs=np.array(p_flat, np.int64), aff=np.array(aff, np.int64).reshape(len(aff), L.AI),
+    # ---- the packed buffers (solver.layout), filled through their named views
+    coli = np.zeros((C, L.CI), np.int64)
+    coli[:, L.CI_NODE] = [col.node for col in colliders]
+    coli[:, L.CI_SHAPE] = [L.SHAPES[col.shape] for col in colliders]
+    affi = np.zeros((len(aff), L.AI), np.int64)
+    affi[:, L.A_NODE] = [a[0] for a in aff]
+    affi[:, L.A_SEG] = [a[1] for a in aff]
+    F, I = L.pack(  # noqa: E741
+        {"S": S, "C": C, "K": Kc, "P": len(p_flat), "M": len(aff)},
+        {"segment_ints": segi, "collider_ints": coli, "chain_ints": np.array(chaini_rows, np.int64).reshape(Kc, L.KI),
+         "pairs": np.array(p_flat, np.int64), "affected": affi},
+        {"H_MODE": mode, "H_MAXIT": contact_passes, "H_RELAX": relax_passes if mode == L.MODE_REST_SHAPE else 0},
     )
+    v = L.all_views(F, I)
+    st, par, rst, scr, pose = v["state"], v["params"], v["rest"], v["scratch"], v["pose"]
+    if S:
+        st.tails[:] = seg_tails
+        st.prev_tails[:] = seg_tails
+        par.k[:] = seg_k
+        par.damp[:] = seg_damp
+        par.gravity[:] = seg_g
+        par.gravity_preload[:] = seg_gpre
+        par.hit_radius[:] = seg_hit
+        par.c[:] = seg_c
+        par.vrm_stiffness[:] = seg_vst
+        par.vrm_drag[:] = seg_vdrag
+        par.vrm_gravity[:] = seg_vext
+        rst.rest_offset[:] = seg_b
+        rst.length[:] = rest_lengths
+        rst.tail_local[:] = seg_tloc
+        rst.rel_frame[:] = np.reshape(seg_rel, (S, 3, 4))
+        scr.frame[:] = np.reshape(seg_frame, (S, 3, 4))
+        pose.rest_rotations[:] = seg_rest_q
+        pose.local_rotations[:] = seg_rest_q
+        pose.frames[:] = np.reshape(seg_frame, (S, 3, 4))
+    cv = v["colliders"]
+    for c, col in enumerate(colliders):
+        cv.offset[c] = col.offset
+        cv.tail[c] = col.offset if col.tail is None else col.tail
+        cv.radius[c] = col.radius
+        if col.normal is not None:
+            cv.normal[c] = col.normal
+    kv = v["chains"]
+    if Kc:
+        kv.anchor_prev[:] = chain_apos
+        kv.centre_prev[:] = np.reshape(chain_cprev, (Kc, 3, 4))
+        kv.anchor_det0[:] = chain_det0
+        kv.scale[:] = 1.0
+        kv.reach[:] = chain_reach
+    g = v["globals"]
+    g.h[()] = substep
+    g.teleport[()] = teleport_distance
+    g.contact_tolerance[()] = CONTACT_TOLERANCE
+    g.u_min[()] = CONTACT_U_MIN
+    g.bend_max[()] = np.radians(bend_limit_deg)
+    g.bend_cos[()] = np.cos(np.radians(bend_limit_deg))
+    g.bend_parent_share[()] = BEND_PARENT_SHARE
     if authored:
         notes.append(f"authored joints (left to the animation): {sorted(authored & set(seg_nodes))}")
-    cs_tmp_rest = _writable(rest)
-    K.reset_kernel(cs_tmp_rest, F, I)
-    depths = np.zeros(len(p_flat))
-    K.overlap_kernel(cs_tmp_rest, F, I, depths)
-    for i, refs in enumerate(pairs):
-        p0 = int(segi[i, L.SI_P0])
-        for j, ci in enumerate(refs):
-            if depths[p0 + j] > 0.0:
-                rest_overlaps.append((chain_names[seg_chain[i]], seg_nodes[i], ci, float(depths[p0 + j])))
-                log.info("rest overlap: chain %r joint %d collider %d depth %.4f m", *rest_overlaps[-1])
+    depths = rest_overlap_depths(F, I, rest)
+    rest_overlaps = rest_overlap_list(depths, I, chain_names, seg_chain, seg_nodes)
+    for item in rest_overlaps:
+        log.info("rest overlap: chain %r joint %d collider %d depth %.4f m", *item)
     if rest_overlap == "allow" and mode != L.MODE_VRM:
-        ofa = int(I[L.H_OF_PAIRF])
-        F[ofa:ofa + len(p_flat)] = np.where(depths > 0.0, depths + REST_OVERLAP_MARGIN, 0.0)
+        v["allowances"].allowance[:] = allowances_of(depths)
     report = BuildReport(
         chains=tuple(chain_names), segments=S, colliders=C, collider_refs=len(p_flat), torso=torso_text,
         torso_chains=tuple(torso_chains), rest_overlaps=tuple(rest_overlaps), notes=tuple(notes),
@@ -428,9 +534,18 @@ def pack_avatar(
         F=F, I=I, mode=solver, node_count=sk.node_count, segment_nodes=np.array(seg_nodes, np.int64),
         segment_chain=np.array(seg_chain, np.int64), chain_names=tuple(chain_names),
         chain_anchor=np.array(chain_anchor, np.int64), rest_lengths=np.array(rest_lengths), report=report,
-        rest_tails=np.array([row[L.S_X:L.S_X + 3] for row in seg_rows]).reshape(S, 3),
+        rest_tails=np.array(seg_tails).reshape(S, 3),
         anchor_rest_inv=np.array([np.linalg.inv(rest[a]) if a >= 0 else np.eye(4) for a in chain_anchor]),
         fast_eligible=np.array(fast_ok, bool),
+        tuning=Tuning(
+            mapped_k=np.array(base_k, np.float64), mapped_c=np.array(base_c, np.float64),
+            mapped_gravity=np.array(base_g, np.float64).reshape(S, 3), mapped_hit=np.array(base_hit, np.float64),
+            rest_dirs=np.array(seg_dirs, np.float64).reshape(S, 3),
+            anchor_rest_inv3=np.array(chain_inv3, np.float64).reshape(Kc, 3, 3),
+            gravity_preload=bool(mode == L.MODE_REST_SHAPE and gravity_preload),
+            allow_rest_overlap=bool(rest_overlap == "allow" and mode != L.MODE_VRM),
+            rest_world=np.array(rest, np.float64), torso_chains=tuple(torso_chains),
+        ),
     )
 
 
@@ -465,31 +580,3 @@ def _link_overlap(head, tail, hit, a, b, r) -> bool:
     u = np.linspace(0.0, 1.0, 33)[:, None]
     pts = head + u * (tail - head)
     return bool((point_segment_distance(pts, a, b) < r + hit - REST_OVERLAP_TOLERANCE).any())
-
-
-def _pack(*, mode, maxit, relax, seg, col, ch, g, pose, segi, coli, chi, pairs, aff):
-    """Concatenate the sections into F (float64) and I (int64) with the header of layout.py."""
-    f_parts = [seg.ravel(), col.ravel(), ch.ravel(), g.ravel(), pose.ravel(), np.zeros(pairs.size),
-               np.zeros(4 * col.shape[0])]
-    offs = np.cumsum([0] + [p.size for p in f_parts])
-    F = np.concatenate(f_parts) if offs[-1] else np.zeros(0)
-    F = np.ascontiguousarray(F, np.float64)
-    i_parts = [segi.ravel(), coli.ravel(), chi.ravel(), pairs.ravel(), aff.ravel(),
-               np.zeros(col.shape[0] + 1, np.int64)]
-    ioffs = np.cumsum([L.HDR] + [p.size for p in i_parts])
-    I = np.zeros(int(ioffs[-1]), np.int64)  # noqa: E741
-    for p, o in zip(i_parts, ioffs[:-1]):
-        I[int(o):int(o) + p.size] = p
-    I[L.H_S] = seg.shape[0]
-    I[L.H_C] = col.shape[0]
-    I[L.H_K] = ch.shape[0]
-    I[L.H_P] = pairs.size
-    I[L.H_M] = aff.shape[0]
-    I[L.H_MODE] = mode
-    I[L.H_MAXIT] = maxit
-    I[L.H_RELAX] = relax
-    (I[L.H_OF_SEG], I[L.H_OF_COL], I[L.H_OF_CH], I[L.H_OF_G], I[L.H_OF_POSE], I[L.H_OF_PAIRF],
-     I[L.H_OF_CB]) = offs[:7]
-    (I[L.H_OI_SEG], I[L.H_OI_COL], I[L.H_OI_CH], I[L.H_OI_PAIR], I[L.H_OI_AFF],
-     I[L.H_OI_CAND]) = ioffs[:6]
-    return F, I

@@ -1,116 +1,328 @@
-"""Packed-array layout shared by the compiled kernels (:mod:`solver.kernels`, a folder) and the Python
-side (:mod:`solver.chains`).
+"""Packed-array layout shared by the compiled kernels (:mod:`solver.kernels`) and the Python
+side (:mod:`solver.chains`, :mod:`solver.build`), declared once as tables.
 
 All solver state and parameters live in two flat buffers so that one substep is one compiled
 call with three array arguments (``world``, ``F``, ``I``): a numba dispatch costs roughly
 0.1-0.2 µs per array argument, which matters when a whole Godette substep is ~1 µs of work.
+``I`` (int64) starts with a header of :data:`HDR` entries (counts, options, counters, section
+offsets); after it, and in ``F`` (float64), come the sections.
 
-``I`` (int64) starts with a header of :data:`HDR` entries (counts, section offsets, mode,
-counters); ``F`` (float64) holds per-segment, per-collider, per-chain and global sections.
-Sections are row-major 2D blocks ``(rows, width)`` addressed by the offsets in the header.
-Column names below are offsets inside a row; 3x4 matrices are stored row-major
-(r00 r01 r02 t0 r10 r11 r12 t1 r20 r21 r22 t2), column-vector convention (DESIGN §3).
+Every section is one :class:`Section` below: a table of named :class:`Field` s (constant
+name, Python view name, shape, unit and frame, meaning). From these tables, and nowhere
+else, come
+
+- the integer offset constants the kernels use (``S_X``, ``S_K``, ``C_WA``, ``H_S``...,
+  and each section's row width ``SF_ST``, ``SF_PAR``, ``CF``...): plain module-level ints
+  made at import, so numba folds them into the compiled code as constants, exactly like
+  literals (a global int is frozen when a kernel is compiled);
+- the named numpy views of the Python side (:func:`views`: ``params.k`` (S,),
+  ``state.tails`` (S, 3), ``scratch.frame`` (S, 3, 4)...);
+- the Markdown reference ``solver/LAYOUT.md`` (:func:`markdown`; ``python -m solver.layout``
+  regenerates it, and a test fails when it disagrees with the tables).
+
+A segment (simulated joint) has four sections, so that a parameter is written without
+touching state and state without touching parameters: **state** (what the motion carries
+from one substep to the next: tails, velocities, previous tails), **parameters** (k, c,
+gravity, hit radius and the VRM values, with the quantities derived from them), **rest**
+constants (the rest shape: offsets, relative frames, lengths) and **scratch** (written and
+read within one substep). :data:`ROW_GROUPS` says which of them are blocks of their own in
+``F`` and which share rows (column groups of one block, one row per segment); the kernels
+read every arrangement the same way (``st[i, S_X]``, ``par[i, S_K]``, ``rst[i, S_B]``,
+``scr[i, S_O]``), only the constants differ. Sections that share rows share their header
+entry too (``H_OF_SCR`` is ``H_OF_ST``), so the compiled code sees one array, not two.
+
+3x4 matrices are stored row-major (r00 r01 r02 t0 r10 r11 r12 t1 r20 r21 r22 t2),
+column-vector convention (DESIGN §3). Units: metres, seconds, radians; "model metres" are
+metres at the avatar's authored scale, multiplied by the chain scale s at run time.
+Changing this file recompiles the kernels (:mod:`solver.kernels.cache` stamps it).
 """
 
 from __future__ import annotations
 
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+#: Sections that share rows (section keys; column groups of one block, in this order, under
+#: the first one's header entry); a section in no group is a block of its own. Chosen by
+#: measurement (solver/NOTES.md, frame with one call, paired in one process): the four
+#: segment sections side by side in one row run at the speed of the old mixed row (0.99-1.00);
+#: (state, scratch) and (params, rest) as two blocks cost 1.01; four blocks 1.02-1.08 (every
+#: block is one more base pointer live in the link loops).
+ROW_GROUPS: tuple[tuple[str, ...], ...] = (("state", "params", "rest", "scratch"),)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named field of a section row.
+
+    Attributes:
+        const: the offset constant's name (``S_X``); its value is the field's first column.
+        attr: the name of its numpy view on the Python side (``tails``).
+        shape: () for a scalar, (3,) a vector, (3, 4) a 3x4 matrix...; width = product.
+        unit: unit and frame ("m, world").
+        doc: what it is.
+    """
+
+    const: str
+    attr: str
+    shape: tuple[int, ...]
+    unit: str
+    doc: str
+
+    @property
+    def width(self) -> int:
+        return int(math.prod(self.shape))
+
+
+@dataclass(frozen=True)
+class Section:
+    """A block of ``F`` or ``I``: ``rows`` rows of the fields, or with ``soa`` one run of
+    ``rows`` values per field (struct of arrays).
+
+    Attributes:
+        key: its name in :func:`views` and :func:`pack` ("state", "params"...).
+        title: heading of the docs.
+        buffer: "F" (float64) or "I" (int64).
+        rows: "S" segments, "C" colliders, "K" chains, "P" collider references, "M"
+            affected nodes, "C+1", or "1" (one row).
+        header: the header entry holding its offset (``H_OF_ST``); None for the header.
+        width_const: the name of its row-width constant (``SF_ST``), or None.
+        fields: the fields in storage order.
+        soa: struct of arrays: field f's values for all rows start at f * rows.
+        flat: one field of width 1 whose view is 1-D (rows,).
+        doc: one paragraph for the docs.
+    """
+
+    key: str
+    title: str
+    buffer: str
+    rows: str
+    header: str | None
+    width_const: str | None
+    fields: tuple[Field, ...]
+    soa: bool = False
+    flat: bool = False
+    doc: str = ""
+
+    @property
+    def width(self) -> int:
+        return sum(f.width for f in self.fields)
+
+
+def _f(const, attr, shape, unit, doc):
+    return Field(const, attr, tuple(shape), unit, doc)
+
+
+S3, M34, Q4 = (3,), (3, 4), (4,)
+
+# ------------------------------------------------------------------ per segment, F
+SEG_STATE = Section("state", "Segment state", "F", "S", "H_OF_ST", "SF_ST", (
+    _f("S_X", "tails", S3, "m, world", "tail position x after the last substep"),
+    _f("S_V", "velocities", S3, "m/s, world", "tail velocity v after the last substep"),
+    _f("S_XP", "prev_tails", S3, "m, world",
+       "tail one substep earlier (interpolation for drawing; the Verlet history in \"vrm\" mode)"),
+), doc="What the motion carries from one substep to the next. Written by the step and reset kernels "
+       "only (and by `ChainSet.copy_state_from`).")
+
+SEG_PARAMS = Section("params", "Segment parameters", "F", "S", "H_OF_PAR", "SF_PAR", (
+    _f("S_K", "k", (), "1/s²", "stiffness k toward the rest arc (rest-shape) or the parent-carried rest offset "
+       "(legacy)"),
+    _f("S_DAMP", "damp", (), "1", "exp(−c h), derived from c and the substep h"),
+    _f("S_G", "gravity", S3, "model m/s², avatar frame", "gravity g (times the chain scale s at run time)"),
+    _f("S_GPRE", "gravity_preload", S3, "model m/s², anchor's rest frame",
+       "rest-shape gravity preload: the across-link part of g in the rest pose, derived from g and the rest "
+       "direction (zero in legacy/vrm or without preload)"),
+    _f("S_HIT", "hit_radius", (), "model m", "hit radius of the joint's own link (times s)"),
+    _f("S_C", "c", (), "1/s", "damping rate c"),
+    _f("S_VST", "vrm_stiffness", (), "1 (VRM)", "VRM stiffness (\"vrm\" mode)"),
+    _f("S_VDRAG", "vrm_drag", (), "1 (VRM)", "VRM dragForce (\"vrm\" mode)"),
+    _f("S_VEXT", "vrm_gravity", S3, "model m/s (VRM), avatar frame",
+       "VRM gravityDir * gravityPower (\"vrm\" mode)"),
+), doc="Spring parameters and what is derived from them alone. Changed in place by "
+       "`ChainSet.set_params` / `set_overrides`, which never write state. Per-reference contact allowances "
+       "(derived from the hit radius and the rest pose) have their own section.")
+
+SEG_REST = Section("rest", "Segment rest constants", "F", "S", "H_OF_REST", "SF_REST", (
+    _f("S_B", "rest_offset", S3, "model m, anchor's rest frame",
+       "rest offset a_i in the anchor's local frame: R_H R_i⁰ (s a_i) = M_H b"),
+    _f("S_L0", "length", (), "model m", "rest link length L (times s)"),
+    _f("S_TLOC", "tail_local", S3, "file units, joint frame", "rest tail offset in the joint's own local frame"),
+    _f("S_REL", "rel_frame", M34, "joint frame",
+       "rest_world[simulated parent]⁻¹ @ rest_world[joint] (identity for a chain root)"),
+), doc="The authored rest shape, fixed at build.")
+
+SEG_SCRATCH = Section("scratch", "Segment scratch", "F", "S", "H_OF_SCR", "SF_SCR", (
+    _f("S_O", "root", S3, "m, world", "the link's root at this substep (read by the relaxation)"),
+    _f("S_LEN", "length", (), "m", "the link's length at this substep"),
+    _f("S_UNR", "unresolved", (), "count", "collider references the link still overlaps (> tolerance) after its "
+       "contact passes"),
+    _f("S_NCONV", "not_converged", (), "flag", "1 when the link's last contact passes did not converge"),
+    _f("S_W", "frame", M34, "world", "solved world frame of the joint at this substep, kept only where a child "
+       "reads it (SI_NEEDW; written before it is read; the pose kernel recomputes all frames for drawing)"),
+), doc="Written and read within one substep (and by the diagnostics after it); never carried over.")
+
+SEGMENT_SECTIONS = (SEG_STATE, SEG_PARAMS, SEG_REST, SEG_SCRATCH)
+
+POSE = Section("pose", "Pose scratch (drawing)", "F", "S", "H_OF_POSE", "PF", (
+    _f("P_W", "frames", M34, "world", "posed world frame (from interpolated tails)"),
+    _f("P_D", "corrections", M34, "world", "world correction W_posed @ inverse(W_input)"),
+    _f("P_Q", "local_rotations", Q4, "xyzw, parent frame", "local rotation for skinning"),
+    _f("P_RQ", "rest_rotations", Q4, "xyzw, parent frame", "rest local rotation (constant)"),
+), doc="Written by the pose kernel for drawing; never read by the simulation.")
+
+# ------------------------------------------------------------------ per collider, chain; globals (F)
+COLLIDER = Section("colliders", "Colliders", "F", "C", "H_OF_COL", "CF", (
+    _f("C_OFF", "offset", S3, "node units, collider-node frame", "head / centre / plane point"),
+    _f("C_TAIL", "tail", S3, "node units, collider-node frame", "capsule tail (= offset otherwise)"),
+    _f("C_RAD", "radius", (), "node units", "radius"),
+    _f("C_NRM", "normal", S3, "collider-node frame", "plane normal"),
+    _f("C_WA", "world_head", S3, "m, world", "world head at this substep"),
+    _f("C_WB", "world_tail", S3, "m, world", "world tail at this substep"),
+    _f("C_WR", "world_radius", (), "m", "world radius at this substep"),
+    _f("C_WN", "world_normal", S3, "world", "world unit plane normal at this substep"),
+    _f("C_BC", "bound_centre", S3, "m, world", "bounding-sphere centre"),
+    _f("C_BR", "bound_radius", (), "m", "bounding-sphere radius (−1: unbounded, planes)"),
+), doc="Shape data (first four fields, fixed at build) and its world placement at the last substep.")
+
+CHAIN = Section("chains", "Chains", "F", "K", "H_OF_CH", "KF", (
+    _f("K_APREV", "anchor_prev", S3, "m, world", "state: anchor position at the previous substep (teleport test)"),
+    _f("K_CPREV", "centre_prev", M34, "world", "state: VRM centre-node world matrix at the previous substep"),
+    _f("K_DET0", "anchor_det0", (), "1", "rest: |det| of the anchor's rest world 3x3"),
+    _f("K_S", "scale", (), "1", "state: the chain scale s (cube root of the determinant ratio) at the last substep"),
+    _f("K_REACH", "reach", (), "model m", "parameter-derived: rest length of the chain + its largest hit radius "
+       "(not read by the kernels)"),
+), doc="Per chain: state (carried from substep to substep), a rest constant and a parameter-derived reach, "
+       "see each field.")
+
+#: The chain fields that are motion state (taken over by ``ChainSet.copy_state_from``).
+CHAIN_STATE = ("anchor_prev", "centre_prev", "scale")
+
+GLOBALS = Section("globals", "Globals", "F", "1", "H_OF_G", "GF", (
+    _f("G_H", "h", (), "s", "substep (1/120 for the runtime)"),
+    _f("G_TELEPORT", "teleport", (), "model m per substep", "automatic reset distance"),
+    _f("G_CONTACT_TOL", "contact_tolerance", (), "m", "overlap below this counts as resolved (diagnostics)"),
+    _f("G_U_MIN", "u_min", (), "1", "smallest contact parameter u used to lever a segment push to its tail"),
+    _f("G_BEND_MAX", "bend_max", (), "rad", "relaxation: largest bend of a link off its parent's rest continuation"),
+    _f("G_BEND_COS", "bend_cos", (), "1", "cos(G_BEND_MAX)"),
+    _f("G_BEND_WP", "bend_parent_share", (), "1", "relaxation: share of an excess bend taken by the parent link"),
+), doc="Options fixed at build.")
+
+ALLOWANCE = Section("allowances", "Contact allowances", "F", "P", "H_OF_PAIRF", None, (
+    _f("PF_ALLOW", "allowance", (), "model m", "overlap of the (segment, collider) reference in the authored rest "
+       "pose that contact allows (rest_overlap=\"allow\"; 0 otherwise); derived from the hit radius"),
+), flat=True, doc="One per collider reference, in the order of the reference list.")
+
+BOUNDS = Section("bounds", "Collider bounds", "F", "C", "H_OF_CB", None, (
+    _f("CB_X", "x", (), "m, world", "bounding-sphere centre x"),
+    _f("CB_Y", "y", (), "m, world", "centre y"),
+    _f("CB_Z", "z", (), "m, world", "centre z"),
+    _f("CB_R", "r", (), "m", "radius (inf: planes)"),
+), soa=True, doc="Struct of arrays (field f of collider c at f·C + c), so the broad phase tests four colliders per "
+                 "vector instruction. Scratch, written with the colliders each substep.")
+
+# ------------------------------------------------------------------ I sections
+SEG_INT = Section("segment_ints", "Segment indices and flags", "I", "S", "H_OI_SEG", "SI", (
+    _f("SI_NODE", "node", (), "node index", "the joint's node"),
+    _f("SI_SPAR", "parent", (), "segment index", "nearest simulated ancestor segment, −1 when it hangs from the body"),
+    _f("SI_CHAIN", "chain", (), "chain index", "its chain"),
+    _f("SI_P0", "pair_begin", (), "reference index", "collider references pairs[P0:P1]"),
+    _f("SI_P1", "pair_end", (), "reference index", "end of its references"),
+    _f("SI_AUTH", "authored", (), "flag", "1: authored (the animation drives it; the solver follows)"),
+    _f("SI_FAST", "fast", (), "flag", "1: rest-shape joint at its simulated parent's tail: its root is that tail "
+       "(the fast path)"),
+    _f("SI_NEEDW", "needs_frame", (), "flag", "1: its solved frame S_W is needed in the substep (a child reads it)"),
+    _f("SI_REFMASK", "ref_mask", (), "bits", "bit c: collider c is referenced (0 when > 63 colliders or a collider "
+       "is referenced twice: the broad phase then walks the references)"),
+))
+
+COLLIDER_INT = Section("collider_ints", "Collider indices", "I", "C", "H_OI_COL", "CI", (
+    _f("CI_NODE", "node", (), "node index", "collider node (−1: world)"),
+    _f("CI_SHAPE", "shape", (), "SHAPE_*", "shape code"),
+))
+
+CHAIN_INT = Section("chain_ints", "Chain indices", "I", "K", "H_OI_CH", "KI", (
+    _f("KI_ANCHOR", "anchor", (), "node index",
+       "anchor: nearest non-simulated ancestor of the first joint (−1: world)"),
+    _f("KI_CENTER", "center", (), "node index", "VRM centre node (−1: world)"),
+    _f("KI_SEG0", "first", (), "segment index", "segments [SEG0, SEG1) in processing order"),
+    _f("KI_SEG1", "end", (), "segment index", "end of its segments"),
+))
+
+PAIRS = Section("pairs", "Collider references", "I", "P", "H_OI_PAIR", None, (
+    _f("PR_COL", "collider", (), "collider index", "collider of the reference (CSR list, per segment sorted)"),
+), flat=True)
+
+AFFECTED = Section("affected", "Affected nodes", "I", "M", "H_OI_AFF", "AI", (
+    _f("A_NODE", "node", (), "node index", "a simulated joint or a descendant of one"),
+    _f("A_SEG", "segment", (), "segment index", "the nearest simulated joint at or above it"),
+), doc="Nodes `apply` patches.")
+
+CANDIDATES = Section("candidates", "Candidate scratch", "I", "C+1", "H_OI_CAND", None, (
+    _f("CA_PAIR", "pair", (), "reference index", "candidate pairs of the link being stepped"),
+), flat=True, doc="Scratch of the broad phase.")
+
+F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS)
+I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES)
+SECTIONS = F_SECTIONS + I_SECTIONS
+
+_BY_KEY = {s.key: s for s in SECTIONS}
+
+
+def _group(sec: Section) -> tuple[Section, ...]:
+    """The row group of ``sec`` (itself alone when it shares rows with nothing)."""
+    for g in ROW_GROUPS:
+        if sec.key in g:
+            return tuple(_BY_KEY[k] for k in g)
+    return (sec,)
+
+
+def _check_groups() -> None:
+    seen = set()
+    for g in ROW_GROUPS:
+        secs = [_BY_KEY[k] for k in g]
+        if len({(s.buffer, s.rows, s.soa, s.flat) for s in secs}) != 1 or secs[0].soa or secs[0].flat:
+            raise ValueError(f"layout: row group {g} mixes buffers, row counts or kinds")
+        if seen & set(g):
+            raise ValueError(f"layout: a section is in two row groups: {g}")
+        seen |= set(g)
+
+
+_check_groups()
+
 # ------------------------------------------------------------------ I header
-H_S = 0          # segments (simulated joints)
-H_C = 1          # colliders
-H_K = 2          # chains
-H_P = 3          # collider references (pairs) in the CSR list
-H_M = 4          # affected nodes (simulated joints and their descendants) for apply()
-H_MODE = 5       # MODE_* below
-H_MAXIT = 6      # contact projection passes per substep
-H_OF_SEG = 7     # F offsets
-H_OF_COL = 8
-H_OF_CH = 9
-H_OF_G = 10
-H_OF_POSE = 11
-H_OI_SEG = 12    # I offsets
-H_OI_COL = 13
-H_OI_CH = 14
-H_OI_PAIR = 15
-H_OI_AFF = 16
-H_N_AUTO_RESET = 17   # counter: automatic (teleport) resets
-H_N_STEPS = 18        # counter: substeps performed
-H_N_CONTACT = 19      # last substep: contact corrections applied
-H_N_UNRESOLVED = 20   # last substep: links still overlapping a collider after the passes
-H_N_ROOT_INSIDE = 21  # last substep: (link, collider) pairs whose root is inside (tail-only test)
-H_N_CONTACT_TOTAL = 22  # counter: contact corrections since construction
-H_OF_PAIRF = 23       # F offset of the per-reference contact allowances (P,)
-H_OF_CB = 24          # F offset of the compact collider bounds (4 C): centre x, y, z and radius, each (C,)
-H_OI_CAND = 25        # I offset of the per-segment candidate scratch (C + 1,)
-H_RELAX = 26          # rest-shape: chain relaxation passes after a contact (0: off)
-HDR = 32
+HEADER = Section("header", "Header of I", "I", "1", None, None, (
+    _f("H_S", "segments", (), "count", "S: segments (simulated joints)"),
+    _f("H_C", "colliders", (), "count", "C: colliders"),
+    _f("H_K", "chains", (), "count", "K: chains"),
+    _f("H_P", "pairs", (), "count", "P: collider references (pairs) in the CSR list"),
+    _f("H_M", "affected", (), "count", "M: affected nodes (simulated joints and their descendants) for apply()"),
+    _f("H_MODE", "mode", (), "MODE_*", "the solver"),
+    _f("H_MAXIT", "contact_passes", (), "count", "contact projection passes per substep"),
+    _f("H_RELAX", "relax_passes", (), "count", "rest-shape: chain relaxation passes after a contact (0: off)"),
+    _f("H_N_AUTO_RESET", "auto_resets", (), "count", "counter: automatic (teleport) resets"),
+    _f("H_N_STEPS", "steps", (), "count", "counter: substeps performed"),
+    _f("H_N_CONTACT", "contacts", (), "count", "last substep: contact corrections applied"),
+    _f("H_N_UNRESOLVED", "unresolved", (), "count", "last substep: links still overlapping a collider after the "
+       "passes"),
+    _f("H_N_ROOT_INSIDE", "root_inside", (), "count", "last substep: (link, collider) pairs whose root is inside "
+       "(tail-only test)"),
+    _f("H_N_CONTACT_TOTAL", "contacts_total", (), "count", "counter: contact corrections since construction"),
+) + tuple(_f(s.header, "offset_" + s.key, (), f"index into {s.buffer}",
+             "offset of the " + " / ".join(m.title.lower() for m in _group(s)))
+          for s in SECTIONS if _group(s)[0] is s),
+    doc="Counts, options, counters, then the offset of every block (sections sharing rows share one).")
+
+#: Entries reserved for the header (the table's entries, then zeros).
+HDR_RESERVED = 32
 
 MODE_REST_SHAPE = 0
 MODE_LEGACY = 1
 MODE_VRM = 2
 MODES = {"rest-shape": MODE_REST_SHAPE, "legacy": MODE_LEGACY, "vrm": MODE_VRM}  # keys: solver.modes.SolverMode
-
-# ------------------------------------------------------------------ per segment, F (SF wide)
-S_X = 0        # (3) tail position x, world metres
-S_V = 3        # (3) tail velocity v, world m/s
-S_XP = 6       # (3) tail at the previous substep (interpolation; Verlet history in "vrm" mode)
-S_TLOC = 9     # (3) rest tail offset in the joint's own local frame (file units)
-S_B = 12       # (3) rest offset a_i in the anchor's local frame: R_H R_i^0 (s a_i) = M_H @ b
-S_GPRE = 15    # (3) gravity preload (rest tangential gravity) in the anchor's local frame
-S_G = 18       # (3) gravity g, model m/s² (multiplied by the chain scale s)
-S_K = 21       # stiffness k, 1/s²
-S_DAMP = 22    # exp(-c h)
-S_C = 23       # damping rate c, 1/s
-S_HIT = 24     # hit radius, model metres (multiplied by s)
-S_VST = 25     # VRM stiffness (unitless, "vrm" mode)
-S_VDRAG = 26   # VRM dragForce
-S_VEXT = 27    # (3) VRM gravityDir * gravityPower
-S_W = 30       # (12) solved world matrix of the joint (3x4) at the last substep (kept
-               #      only where SI_NEEDW; the pose kernel recomputes all for drawing)
-S_REL = 42     # (12) rest_world[sim parent]^-1 @ rest_world[joint] (3x4)
-S_L0 = 54      # rest link length, model metres
-S_O = 55       # (3) scratch: the link's root at this substep (links not rooted at a parent tail)
-S_LEN = 58     # scratch: the link's length at this substep, metres
-S_UNR = 59     # scratch: collider references the link still overlaps (> tolerance) after its contact passes
-S_NCONV = 60   # scratch: 1 when the link's last contact passes did not converge
-SF = 61
-
-# ------------------------------------------------------------------ per segment, I (SI wide)
-SI_NODE = 0    # the joint's node
-SI_SPAR = 1    # nearest simulated ancestor segment, -1 when the joint hangs from the body
-SI_CHAIN = 2
-SI_P0 = 3      # collider references pairs[P0:P1]
-SI_P1 = 4
-SI_AUTH = 5    # 1: authored (animation drives it; the solver follows, never overrides)
-SI_FAST = 6    # 1: rest-shape joint sitting at its simulated parent's tail: its root is that
-               #    tail, no frame needs to be composed (the fast path)
-SI_NEEDW = 7   # 1: its solved frame S_W is needed in the substep (a child reads it)
-SI_REFMASK = 8  # bit c set: collider c is referenced (0 when there are more than 63 colliders
-               #    or a collider is referenced twice: the broad phase then walks the references)
-SI = 9
-
-# ------------------------------------------------------------------ per segment, pose scratch F (PF wide)
-P_W = 0        # (12) posed world matrix (interpolated tails)
-P_D = 12       # (12) world correction W_posed @ inverse(W_input)
-P_Q = 24       # (4) local rotation xyzw for skinning
-P_RQ = 28      # (4) rest local rotation xyzw
-PF = 32
-
-# ------------------------------------------------------------------ per collider
-C_OFF = 0      # (3) head / centre / plane point, collider-node space
-C_TAIL = 3     # (3) capsule tail, collider-node space
-C_RAD = 6      # radius, node units
-C_NRM = 7      # (3) plane normal, node space
-C_WA = 10      # (3) world head
-C_WB = 13      # (3) world tail
-C_WR = 16      # world radius
-C_WN = 19      # (3) world plane normal
-C_BC = 22      # (3) bounding-sphere centre
-C_BR = 25      # bounding-sphere radius (-1: unbounded, planes)
-CF = 26
-
-CI_NODE = 0    # collider node (-1: world)
-CI_SHAPE = 1   # SHAPE_* below
-CI = 2
 
 SHAPE_SPHERE = 0
 SHAPE_CAPSULE = 1
@@ -120,31 +332,255 @@ SHAPE_PLANE = 4
 SHAPES = {"sphere": SHAPE_SPHERE, "capsule": SHAPE_CAPSULE, "inside_sphere": SHAPE_INSIDE_SPHERE,
           "inside_capsule": SHAPE_INSIDE_CAPSULE, "plane": SHAPE_PLANE}
 
-# ------------------------------------------------------------------ per chain
-K_APREV = 0    # (3) anchor position at the previous substep (teleport detection)
-K_CPREV = 3    # (12) centre-node world matrix at the previous substep
-K_DET0 = 15    # |det| of the anchor's rest world 3x3
-K_S = 16       # current scale s (cube root of the determinant ratio)
-K_REACH = 17   # rest length of the chain + largest hit radius (broad phase), model metres
-KF = 18
+_ROW_COUNTS = {"S": "H_S", "C": "H_C", "K": "H_K", "P": "H_P", "M": "H_M"}
 
-KI_ANCHOR = 0  # anchor node: nearest non-simulated ancestor of the first joint (-1: world)
-KI_CENTER = 1  # VRM centre node (-1: world)
-KI_SEG0 = 2    # segments [SEG0, SEG1) in processing order
-KI_SEG1 = 3
-KI = 4
 
-# ------------------------------------------------------------------ globals, F
-G_H = 0          # substep seconds (1/120 for the runtime)
-G_TELEPORT = 1   # automatic reset distance, model metres per substep
-G_CONTACT_TOL = 2  # overlap below this (metres) counts as resolved
-G_U_MIN = 3      # smallest contact parameter u used to lever a segment push to its tail
-G_BEND_MAX = 4   # relaxation: largest bend of a link off its parent's rest continuation, radians
-G_BEND_COS = 5   # cos(G_BEND_MAX)
-G_BEND_WP = 6    # relaxation: share of an excess bend taken by the parent link (the child takes the rest)
-GF = 8
+# ------------------------------------------------------------------ derived constants
+def _offsets() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """(field constant -> column, section key -> row stride, section key -> first column),
+    with the sections of a :data:`ROW_GROUPS` entry side by side in one row."""
+    cols: dict[str, int] = {}
+    stride: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for sec in (HEADER,) + SECTIONS:
+        group = _group(sec)
+        start = sum(m.width for m in group[:group.index(sec)])
+        stride[sec.key] = sum(m.width for m in group)
+        first[sec.key] = start
+        for f in sec.fields:
+            if f.const in cols:
+                raise ValueError(f"layout: field constant {f.const} declared twice")
+            cols[f.const] = start
+            start += f.width
+    for sec in SECTIONS:
+        if _group(sec)[0] is not sec:
+            cols[sec.header] = cols[_group(sec)[0].header]     # one header entry per block
+    return cols, stride, first
 
-# ------------------------------------------------------------------ affected nodes, I
-A_NODE = 0
-A_SEG = 1
-AI = 2
+
+_COLS, _STRIDE, _FIRST = _offsets()
+if len(HEADER.fields) > HDR_RESERVED:
+    raise ValueError(f"layout: {len(HEADER.fields)} header entries do not fit in {HDR_RESERVED}")
+globals().update(_COLS)
+globals().update({s.width_const: _STRIDE[s.key] for s in SECTIONS if s.width_const})
+HDR = HDR_RESERVED
+
+#: Every derived constant: field offsets, row widths (and HDR), as {name: int}.
+CONSTANTS: dict[str, int] = {**_COLS, **{s.width_const: _STRIDE[s.key] for s in SECTIONS if s.width_const},
+                             "HDR": HDR}
+
+
+def stride(section: Section) -> int:
+    """Row stride of ``section`` in its buffer (its width, or its row group's)."""
+    return _STRIDE[section.key]
+
+
+def row_count(section: Section, I: np.ndarray) -> int:  # noqa: E741
+    """Rows of ``section`` in the buffers whose header is ``I``."""
+    if section.rows == "1":
+        return 1
+    sym, _, plus = section.rows.partition("+")
+    return int(I[_COLS[_ROW_COUNTS[sym]]]) + (int(plus) if plus else 0)
+
+
+def section_size(section: Section, rows: int) -> int:
+    """Number of buffer entries ``section`` takes with ``rows`` rows."""
+    return rows * stride(section)
+
+
+# ------------------------------------------------------------------ packing
+def pack(counts: dict[str, int], blocks: dict[str, np.ndarray],
+         header: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The buffers ``F`` (float64) and ``I`` (int64) for the given section contents.
+
+    Args:
+        counts: {"S", "C", "K", "P", "M"} row counts.
+        blocks: {section key: array} with ``(rows, section.width)`` values (or (rows,) for
+            flat sections, (width, rows) for struct-of-arrays ones); a missing key is zeros.
+        header: {header constant: value} for the counts' entries beyond S C K P M (mode,
+            passes...).
+
+    Blocks follow :data:`F_SECTIONS` / :data:`I_SECTIONS` order; the sections of a
+    :data:`ROW_GROUPS` entry are column groups of one block, placed at the first one.
+
+    Raises:
+        ValueError: a block whose shape does not match its section.
+    """
+    hdr = np.zeros(HDR, np.int64)
+    for sym, const in _ROW_COUNTS.items():
+        hdr[_COLS[const]] = counts[sym]
+    for const, value in header.items():
+        hdr[_COLS[const]] = value
+
+    def rows_of(sec):
+        return row_count(sec, hdr)
+
+    def block(sec):
+        r = rows_of(sec)
+        arr = blocks.get(sec.key)
+        dtype = np.float64 if sec.buffer == "F" else np.int64
+        want = (r,) if sec.flat else (sec.width, r) if sec.soa else (r, sec.width)
+        if arr is None:
+            return np.zeros(want, dtype)
+        arr = np.asarray(arr, dtype)
+        if arr.shape != want and not (arr.size == 0 and math.prod(want) == 0):
+            raise ValueError(f"layout.pack: section {sec.key!r} has shape {arr.shape}, expected {want}")
+        return arr.reshape(want)
+
+    def place(sections, start):
+        parts, offsets, pos = [], {}, start
+        for sec in sections:
+            group = _group(sec)
+            if group[0] is not sec:
+                continue                      # placed with the first section of its group
+            parts.append((np.hstack([block(m) for m in group]) if len(group) > 1 else block(sec)).ravel())
+            offsets[sec.header] = pos
+            pos += parts[-1].size
+        return parts, offsets, pos
+
+    f_parts, f_off, f_end = place(F_SECTIONS, 0)
+    i_parts, i_off, i_end = place(I_SECTIONS, HDR)
+    for const, pos in {**f_off, **i_off}.items():
+        hdr[_COLS[const]] = pos
+    F = np.ascontiguousarray(np.concatenate(f_parts) if f_end else np.zeros(0), np.float64)
+    I = np.concatenate([hdr] + i_parts).astype(np.int64)  # noqa: E741
+    return F, I
+
+
+# ------------------------------------------------------------------ Python views
+class Block:
+    """Named numpy views of one section (attributes = the fields' ``attr`` names).
+
+    A view is a window into the packed buffer: write through it (``block.k[:] = 5.0``,
+    ``block.tails[i] = x``); rebinding an attribute is refused. Shapes: (rows,) + the
+    field's shape; one-row sections (globals) drop the row axis (a scalar field is a 0-d
+    view: ``g.h[()]``); flat sections are the 1-D array itself (``block.allowance``).
+    """
+
+    __slots__ = ("_section", "_array", "_views")
+
+    def __init__(self, section: Section, array: np.ndarray, views: dict[str, np.ndarray]):
+        object.__setattr__(self, "_section", section)
+        object.__setattr__(self, "_array", array)
+        object.__setattr__(self, "_views", views)
+
+    @property
+    def section(self) -> Section:
+        return self._section
+
+    @property
+    def array(self) -> np.ndarray:
+        """The section's columns: (rows, width), (width, rows) for struct of arrays, (rows,)
+        flat (field offsets in it: the constant minus the section's first column when it
+        shares rows)."""
+        return self._array
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            return self._views[name]
+        except KeyError:
+            raise AttributeError(f"section {self._section.key!r} has no field {name!r} "
+                                 f"(fields: {', '.join(self._views)})") from None
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"{self._section.key}.{name}: assign into the view ({self._section.key}.{name}[...] = "
+                             "value), the view itself cannot be replaced")
+
+    def __dir__(self):
+        return list(self._views) + ["section", "array"]
+
+    def __repr__(self) -> str:
+        return f"<layout.Block {self._section.key}: {', '.join(self._views)}>"
+
+
+def block_array(section: Section, F: np.ndarray, I: np.ndarray) -> np.ndarray:  # noqa: E741
+    """The block of ``section`` in the buffers (a view; see :attr:`Block.array`): its own
+    columns only when it shares rows with other sections."""
+    buf = F if section.buffer == "F" else I
+    of = int(I[_COLS[section.header]])
+    r = row_count(section, I)
+    if section.flat:
+        return buf[of:of + r]
+    if section.soa:
+        return buf[of:of + section.width * r].reshape(section.width, r)
+    st = stride(section)
+    c0 = _FIRST[section.key]
+    return buf[of:of + r * st].reshape(r, st)[:, c0:c0 + section.width]
+
+
+def views(section: Section, F: np.ndarray, I: np.ndarray) -> Block:  # noqa: E741
+    """Named views of ``section`` in the buffers ``F`` / ``I`` (see :class:`Block`)."""
+    arr = block_array(section, F, I)
+    out: dict[str, np.ndarray] = {}
+    if section.flat:
+        out[section.fields[0].attr] = arr
+        return Block(section, arr, out)
+    for k, f in enumerate(section.fields):
+        if section.soa:
+            out[f.attr] = arr[k]
+            continue
+        c = _COLS[f.const] - _FIRST[section.key]
+        if section.rows == "1":
+            out[f.attr] = arr[0, c:c + f.width].reshape(f.shape)
+        else:
+            out[f.attr] = arr[:, c:c + f.width].reshape((arr.shape[0],) + f.shape)
+    return Block(section, arr, out)
+
+
+def all_views(F: np.ndarray, I: np.ndarray) -> dict[str, Block]:  # noqa: E741
+    """{section key: :func:`views`} for every section."""
+    return {s.key: views(s, F, I) for s in SECTIONS}
+
+
+# ------------------------------------------------------------------ docs
+def _shape_text(shape) -> str:
+    return "1" if shape == () else "×".join(str(n) for n in shape)
+
+
+def markdown() -> str:
+    """The layout reference (solver/LAYOUT.md), generated from the tables."""
+    out = [
+        "# Packed solver layout",
+        "",
+        "Generated from the tables in `solver/layout.py` by `python -m solver.layout`; do not edit by hand",
+        "(a test compares this file with the tables). Offsets are columns inside a row (struct-of-arrays",
+        "sections: the field index; field f of row r at f·rows + r). Row groups (sections side by side in one",
+        "row): " + (", ".join("(" + ", ".join(g) + ")" for g in ROW_GROUPS) or "none") + ".",
+        "",
+    ]
+    for sec in (HEADER,) + SECTIONS:
+        rows = "one row" if sec.rows == "1" else f"{sec.rows} rows"
+        kind = ", struct of arrays" if sec.soa else ", flat" if sec.flat else ""
+        width = f", stride `{sec.width_const}` = {_STRIDE[sec.key]}" if sec.width_const else ""
+        group = _group(sec)
+        if len(group) > 1:
+            width += (f", columns {_FIRST[sec.key]}–{_FIRST[sec.key] + sec.width - 1} of rows shared with "
+                      + ", ".join(m.key for m in group if m is not sec))
+        where = f", offset in `I[{sec.header}]`" if sec.header else f", at I[0], `HDR` = {HDR} entries reserved"
+        out.append(f"## {sec.title} (`{sec.key}`)")
+        out.append("")
+        out.append(f"`{sec.buffer}`, {rows} of {sec.width}{kind}{width}{where}.")
+        if sec.doc:
+            out.append(sec.doc)
+        out.append("")
+        out.append("| constant | offset | view | shape | unit, frame | meaning |")
+        out.append("|---|---|---|---|---|---|")
+        for k, f in enumerate(sec.fields):
+            off = k if sec.soa else _COLS[f.const]
+            out.append(f"| `{f.const}` | {off} | `{f.attr}` | {_shape_text(f.shape)} | {f.unit} | {f.doc} |")
+        out.append("")
+    return "\n".join(out)
+
+
+DOC_PATH = Path(__file__).with_name("LAYOUT.md")
+
+
+def main() -> int:
+    """``python -m solver.layout``: regenerate solver/LAYOUT.md from the tables (a developer's
+    step after changing them; tests/solver/test_layout.py fails while the file is stale)."""
+    DOC_PATH.write_text(markdown(), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -15,8 +15,8 @@ from numba import njit
 from .affine import inv34, mul34, put34, qmul, row34, world34
 from .step import _sections, _solved_frame
 from ..layout import (
-    A_NODE, A_SEG, H_M, H_OF_POSE, H_OF_SEG, H_S, PF, P_D, P_Q, P_RQ, P_W, SF, SI_AUTH, SI_NODE, SI_SPAR, S_REL, S_X,
-    S_XP,
+    A_NODE, A_SEG, H_M, H_OF_POSE, H_OF_ST, H_S, PF, P_D, P_Q, P_RQ, P_W, SF_ST, SI_AUTH, SI_NODE, SI_SPAR, S_REL,
+    S_X, S_XP,
 )
 
 
@@ -30,7 +30,7 @@ def pose_kernel(world, F, I, alpha, out_q):
     joints when it has N rows (pass a (0, 4) array to skip). The simulation state is never
     modified.
     """
-    seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
+    st, par, rst, scr, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
     S = I[H_S]
     M = I[H_M]
     pose = F[I[H_OF_POSE]:I[H_OF_POSE] + S * PF].reshape((S, PF))
@@ -43,15 +43,15 @@ def pose_kernel(world, F, I, alpha, out_q):
         elif segi[i, SI_AUTH] != 0:
             hm = mul34(row34(pose, sp, P_D), win)
         else:
-            hm = mul34(row34(pose, sp, P_W), row34(seg, i, S_REL))
+            hm = mul34(row34(pose, sp, P_W), row34(rst, i, S_REL))
         if segi[i, SI_AUTH] != 0:
             w = hm
             q = (0.0, 0.0, 0.0, 1.0)
         else:
-            xx = seg[i, S_XP] + alpha * (seg[i, S_X] - seg[i, S_XP])
-            xy = seg[i, S_XP + 1] + alpha * (seg[i, S_X + 1] - seg[i, S_XP + 1])
-            xz = seg[i, S_XP + 2] + alpha * (seg[i, S_X + 2] - seg[i, S_XP + 2])
-            w, q = _solved_frame(hm, seg, i, hm[3], hm[7], hm[11], xx, xy, xz)
+            xx = st[i, S_XP] + alpha * (st[i, S_X] - st[i, S_XP])
+            xy = st[i, S_XP + 1] + alpha * (st[i, S_X + 1] - st[i, S_XP + 1])
+            xz = st[i, S_XP + 2] + alpha * (st[i, S_X + 2] - st[i, S_XP + 2])
+            w, q = _solved_frame(hm, rst, i, hm[3], hm[7], hm[11], xx, xy, xz)
             lq = qmul(pose[i, P_RQ], pose[i, P_RQ + 1], pose[i, P_RQ + 2], pose[i, P_RQ + 3],
                        q[0], q[1], q[2], q[3])
             for j in range(4):
@@ -68,7 +68,7 @@ def pose_kernel(world, F, I, alpha, out_q):
 def apply_kernel(world, F, I):
     """Patch ``world`` (N, 4, 4) in place with the frames of the last :func:`pose_kernel`:
     the simulated joints get their frames, every descendant follows."""
-    seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
+    st, par, rst, scr, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
     S = I[H_S]
     M = I[H_M]
     pose = F[I[H_OF_POSE]:I[H_OF_POSE] + S * PF].reshape((S, PF))
@@ -89,8 +89,8 @@ def apply_kernel(world, F, I):
 def interpolate_kernel(F, I, alpha, out):
     """out (S, 3) = x_prev + alpha (x - x_prev)."""
     S = I[H_S]
-    seg = F[I[H_OF_SEG]:I[H_OF_SEG] + S * SF].reshape((S, SF))
+    st = F[I[H_OF_ST]:I[H_OF_ST] + S * SF_ST].reshape((S, SF_ST))
     for i in range(S):
         for j in range(3):
-            out[i, j] = seg[i, S_XP + j] + alpha * (seg[i, S_X + j] - seg[i, S_XP + j])
+            out[i, j] = st[i, S_XP + j] + alpha * (st[i, S_X + j] - st[i, S_XP + j])
     return 0

@@ -51,41 +51,41 @@ def _qrot(qx, qy, qz, qw, x, y, z):
 
 
 @njit(inline="always", cache=True)
-def _turn_subtree(seg, segi, i, s0, s1, strict, ox, oy, oz, qx, qy, qz, qw):
+def _turn_subtree(st, scr, segi, i, s0, s1, strict, ox, oy, oz, qx, qy, qz, qw):
     """Turn the tails of segment i's subtree (without i itself when ``strict``) by q about o;
     velocities follow the bounce-free rule along each tail's displacement."""
     for j in range(i + 1 if strict else i, s1):
         if j != i and not _below(segi, j, i, s0):
             continue
-        rx, ry, rz = seg[j, S_X] - ox, seg[j, S_X + 1] - oy, seg[j, S_X + 2] - oz
+        rx, ry, rz = st[j, S_X] - ox, st[j, S_X + 1] - oy, st[j, S_X + 2] - oz
         cx, cy, cz = _chord(qx, qy, qz, qw, rx, ry, rz)
-        vx, vy, vz = _inward(seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2], cx, cy, cz, 0.5 * seg[j, S_LEN])
-        seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2] = ox + rx + 2.0 * cx, oy + ry + 2.0 * cy, oz + rz + 2.0 * cz
-        seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2] = vx, vy, vz
+        vx, vy, vz = _inward(st[j, S_V], st[j, S_V + 1], st[j, S_V + 2], cx, cy, cz, 0.5 * scr[j, S_LEN])
+        st[j, S_X], st[j, S_X + 1], st[j, S_X + 2] = ox + rx + 2.0 * cx, oy + ry + 2.0 * cy, oz + rz + 2.0 * cz
+        st[j, S_V], st[j, S_V + 1], st[j, S_V + 2] = vx, vy, vz
 
 
 @njit(inline="always", cache=True)
-def _shift_subtree(seg, segi, i, s0, s1, dx, dy, dz):
+def _shift_subtree(st, scr, segi, i, s0, s1, dx, dy, dz):
     """Move the tails strictly below segment i by d (bounce-free rule along d)."""
     for j in range(i + 1, s1):
         if not _below(segi, j, i, s0):
             continue
-        vx, vy, vz = _inward(seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2], dx, dy, dz, seg[j, S_LEN])
-        seg[j, S_X], seg[j, S_X + 1], seg[j, S_X + 2] = seg[j, S_X] + dx, seg[j, S_X + 1] + dy, seg[j, S_X + 2] + dz
-        seg[j, S_V], seg[j, S_V + 1], seg[j, S_V + 2] = vx, vy, vz
+        vx, vy, vz = _inward(st[j, S_V], st[j, S_V + 1], st[j, S_V + 2], dx, dy, dz, scr[j, S_LEN])
+        st[j, S_X], st[j, S_X + 1], st[j, S_X + 2] = st[j, S_X] + dx, st[j, S_X + 1] + dy, st[j, S_X + 2] + dz
+        st[j, S_V], st[j, S_V + 1], st[j, S_V + 2] = vx, vy, vz
 
 
 @njit(inline="always", cache=True)
-def _root_of(seg, segi, i):
+def _root_of(st, scr, segi, i):
     sp = segi[i, SI_SPAR]
     if sp >= 0:
-        return seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
-    return seg[i, S_O], seg[i, S_O + 1], seg[i, S_O + 2]
+        return st[sp, S_X], st[sp, S_X + 1], st[sp, S_X + 2]
+    return scr[i, S_O], scr[i, S_O + 1], scr[i, S_O + 2]
 
 
 @njit(cache=True, _nrt=False)
-def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passes, bend_max, bend_cos, wp, maxit,
-           u_min, tol):
+def _relax(st, par, rst, scr, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passes, bend_max, bend_cos,
+           wp, maxit, u_min, tol):
     """Rest-shape chain relaxation after a contact (one chain, segments [s0, s1)).
 
     The contact projection turns a link about its root and leaves its neighbours on their
@@ -122,13 +122,13 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
             sp = segi[i, SI_SPAR]
             if sp < 0:
                 continue        # a chain root: its rest-shape spring alone holds it to the rest arc
-            ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
-            dix, diy, diz, li = _unit(seg[i, S_X] - ox, seg[i, S_X + 1] - oy, seg[i, S_X + 2] - oz)
-            gx, gy, gz = _root_of(seg, segi, sp)
+            ox, oy, oz = st[sp, S_X], st[sp, S_X + 1], st[sp, S_X + 2]
+            dix, diy, diz, li = _unit(st[i, S_X] - ox, st[i, S_X + 1] - oy, st[i, S_X + 2] - oz)
+            gx, gy, gz = _root_of(st, scr, segi, sp)
             dpx, dpy, dpz, lp = _unit(ox - gx, oy - gy, oz - gz)
-            bix, biy, biz = vec(ma, seg[i, S_B], seg[i, S_B + 1], seg[i, S_B + 2])
+            bix, biy, biz = vec(ma, rst[i, S_B], rst[i, S_B + 1], rst[i, S_B + 2])
             bix, biy, biz, nb = _unit(bix, biy, biz)
-            bpx, bpy, bpz = vec(ma, seg[sp, S_B], seg[sp, S_B + 1], seg[sp, S_B + 2])
+            bpx, bpy, bpz = vec(ma, rst[sp, S_B], rst[sp, S_B + 1], rst[sp, S_B + 2])
             bpx, bpy, bpz, nb2 = _unit(bpx, bpy, bpz)
             if li == 0.0 or lp == 0.0 or nb == 0.0 or nb2 == 0.0:
                 continue
@@ -148,43 +148,43 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
                 continue
             a = -(1.0 - wp) * excess
             sa = math.sin(0.5 * a)
-            _turn_subtree(seg, segi, i, s0, s1, False, ox, oy, oz, kx * sa, ky * sa, kz * sa, math.cos(0.5 * a))
+            _turn_subtree(st, scr, segi, i, s0, s1, False, ox, oy, oz, kx * sa, ky * sa, kz * sa, math.cos(0.5 * a))
             first = i
             if wp > 0.0:
                 # the parent turns toward the child; the links below keep their directions
                 sa = math.sin(0.5 * wp * excess)
-                lp = seg[sp, S_LEN]
+                lp = scr[sp, S_LEN]
                 cx, cy, cz = _chord(kx * sa, ky * sa, kz * sa, math.cos(0.5 * wp * excess),
                                     lp * dpx, lp * dpy, lp * dpz)
-                vx, vy, vz = _inward(seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2], cx, cy, cz, 0.5 * lp)
-                seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2] = (gx + lp * dpx + 2.0 * cx, gy + lp * dpy + 2.0 * cy,
+                vx, vy, vz = _inward(st[sp, S_V], st[sp, S_V + 1], st[sp, S_V + 2], cx, cy, cz, 0.5 * lp)
+                st[sp, S_X], st[sp, S_X + 1], st[sp, S_X + 2] = (gx + lp * dpx + 2.0 * cx, gy + lp * dpy + 2.0 * cy,
                                                                     gz + lp * dpz + 2.0 * cz)
-                seg[sp, S_V], seg[sp, S_V + 1], seg[sp, S_V + 2] = vx, vy, vz
-                _shift_subtree(seg, segi, sp, s0, s1, 2.0 * cx, 2.0 * cy, 2.0 * cz)
+                st[sp, S_V], st[sp, S_V + 1], st[sp, S_V + 2] = vx, vy, vz
+                _shift_subtree(st, scr, segi, sp, s0, s1, 2.0 * cx, 2.0 * cy, 2.0 * cz)
                 first = sp
         for i in range(s0, first):
-            if seg[i, S_NCONV] != 0.0:
+            if scr[i, S_NCONV] != 0.0:
                 first = i       # its contact passes did not converge: give it more
                 break
         if first == s1:
             break
         # ---- (2) lengths and contact, root -> tail, from the first link that moved
         for i in range(first, s1):
-            ox, oy, oz = _root_of(seg, segi, i)
-            length = seg[i, S_LEN]
-            xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
+            ox, oy, oz = _root_of(st, scr, segi, i)
+            length = scr[i, S_LEN]
+            xx, xy, xz = st[i, S_X], st[i, S_X + 1], st[i, S_X + 2]
             dx, dy, dz, dn = _unit(xx - ox, xy - oy, xz - oz)
             if dn == 0.0:
                 continue
             hx, hy, hz = ox + length * dx, oy + length * dy, oz + length * dz
-            vx, vy, vz = seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2]
-            rh = seg[i, S_HIT] * s
+            vx, vy, vz = st[i, S_V], st[i, S_V + 1], st[i, S_V + 2]
+            rh = par[i, S_HIT] * s
             n_cand = 0
             if segi[i, SI_P1] > segi[i, SI_P0]:
                 n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
             hits = 0
-            seg[i, S_UNR] = 0.0
-            seg[i, S_NCONV] = 0.0
+            scr[i, S_UNR] = 0.0
+            scr[i, S_NCONV] = 0.0
             qx, qy, qz, qw = 0.0, 0.0, 0.0, 1.0
             if n_cand > 0 and _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length, rh):
                 hx, hy, hz, vx, vy, vz, hits, converged, _, _, _, _, qx, qy, qz, qw = _resolve(
@@ -192,13 +192,13 @@ def _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, passe
                     maxit, True, u_min)
                 hits_total += hits
                 if hits > 0 and not converged:
-                    seg[i, S_NCONV] = 1.0
-                    seg[i, S_UNR] = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s,
+                    scr[i, S_NCONV] = 1.0
+                    scr[i, S_UNR] = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s,
                                               tol, True)
             if hits > 0:
                 vx, vy, vz = _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz)
                 # the links below turn with the pushed link (no new kink under the push)
-                _turn_subtree(seg, segi, i, s0, s1, True, ox, oy, oz, qx, qy, qz, qw)
-            seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2] = hx, hy, hz
-            seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2] = vx, vy, vz
+                _turn_subtree(st, scr, segi, i, s0, s1, True, ox, oy, oz, qx, qy, qz, qw)
+            st[i, S_X], st[i, S_X + 1], st[i, S_X + 2] = hx, hy, hz
+            st[i, S_V], st[i, S_V + 1], st[i, S_V + 2] = vx, vy, vz
     return hits_total

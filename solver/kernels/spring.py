@@ -21,9 +21,12 @@ from ..layout import (
     S_UNR, S_V, S_W, S_X, S_XP,
 )
 
+# The segment sections (solver.layout): ``st`` state, ``par`` parameters, ``rst`` rest
+# constants, ``scr`` scratch, each (S, stride) views of F indexed with their own constants.
+
 
 @njit(inline="always", cache=True)
-def joint_frame(world, seg, segi, i):
+def joint_frame(world, rst, scr, segi, i):
     """World frame H of joint i with its rest local rotation: from the body when it hangs from
     the body, else carried by its solved simulated ancestor (authored joints: exact)."""
     sp = segi[i, SI_SPAR]
@@ -32,13 +35,13 @@ def joint_frame(world, seg, segi, i):
         return world34(world, node)
     if segi[i, SI_AUTH] != 0:
         # authored: keep the animated local transforms below the solved ancestor
-        d = mul34(row34(seg, sp, S_W), inv34(world34(world, segi[sp, SI_NODE])))
+        d = mul34(row34(scr, sp, S_W), inv34(world34(world, segi[sp, SI_NODE])))
         return mul34(d, world34(world, node))
-    return mul34(row34(seg, sp, S_W), row34(seg, i, S_REL))
+    return mul34(row34(scr, sp, S_W), row34(rst, i, S_REL))
 
 
 @njit(inline="always", cache=True)
-def link_root(world, seg, segi, i, s, s0, lhx, lhy, lhz):
+def link_root(world, st, rst, scr, segi, i, s, s0, lhx, lhy, lhz):
     """Root o of link i at this substep, the joint's frame H with its rest local rotation,
     the rest offset p carried by H, and the link length (metres, world).
 
@@ -52,15 +55,15 @@ def link_root(world, seg, segi, i, s, s0, lhx, lhy, lhz):
         if sp == i - 1 and i > s0:
             ox, oy, oz = lhx, lhy, lhz
         else:
-            ox, oy, oz = seg[sp, S_X], seg[sp, S_X + 1], seg[sp, S_X + 2]
-        return IDENT, ox, oy, oz, 0.0, 0.0, 0.0, s * seg[i, S_L0]
-    node_h = joint_frame(world, seg, segi, i)
-    px, py, pz = vec(node_h, seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2])
+            ox, oy, oz = st[sp, S_X], st[sp, S_X + 1], st[sp, S_X + 2]
+        return IDENT, ox, oy, oz, 0.0, 0.0, 0.0, s * rst[i, S_L0]
+    node_h = joint_frame(world, rst, scr, segi, i)
+    px, py, pz = vec(node_h, rst[i, S_TLOC], rst[i, S_TLOC + 1], rst[i, S_TLOC + 2])
     return node_h, node_h[3], node_h[7], node_h[11], px, py, pz, math.sqrt(px * px + py * py + pz * pz)
 
 
 @njit(inline="always", cache=True)
-def spring_tail(seg, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length):
+def spring_tail(st, par, rst, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length):
     """New tail of link i after one spring step of h seconds (DESIGN §4.1 / §4.2).
 
     Rest-shape: the restoring target is the saved rest arc carried by the anchor frame
@@ -70,22 +73,22 @@ def spring_tail(seg, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, leng
     rest direction). Returns (hx, hy, hz)."""
     if mode == MODE_REST_SHAPE:
         # restoring offset from the saved rest arc carried by the anchor frame
-        ax_, ay_, az_ = vec(ma, seg[i, S_B], seg[i, S_B + 1], seg[i, S_B + 2])
-        gpx, gpy, gpz = vec(ma, seg[i, S_GPRE], seg[i, S_GPRE + 1], seg[i, S_GPRE + 2])
+        ax_, ay_, az_ = vec(ma, rst[i, S_B], rst[i, S_B + 1], rst[i, S_B + 2])
+        gpx, gpy, gpz = vec(ma, par[i, S_GPRE], par[i, S_GPRE + 1], par[i, S_GPRE + 2])
     else:
         # legacy: from the parent's current (already deflected) frame
         ax_, ay_, az_ = px, py, pz
         gpx, gpy, gpz = 0.0, 0.0, 0.0
-    kk = seg[i, S_K]
-    damp = seg[i, S_DAMP]
+    kk = par[i, S_K]
+    damp = par[i, S_DAMP]
     # x + h u - o written as P + Q o: the root o (the parent's new tail, on the serial path
     # down the chain) enters with one multiply-add instead of seven dependent operations
     hd = h * damp
     hhd = h * hd
     qo = hhd * kk - 1.0
-    px_ = xx + hd * seg[i, S_V] + hhd * (kk * (ax_ - xx) + s * seg[i, S_G] - gpx)
-    py_ = xy + hd * seg[i, S_V + 1] + hhd * (kk * (ay_ - xy) + s * seg[i, S_G + 1] - gpy)
-    pz_ = xz + hd * seg[i, S_V + 2] + hhd * (kk * (az_ - xz) + s * seg[i, S_G + 2] - gpz)
+    px_ = xx + hd * st[i, S_V] + hhd * (kk * (ax_ - xx) + s * par[i, S_G] - gpx)
+    py_ = xy + hd * st[i, S_V + 1] + hhd * (kk * (ay_ - xy) + s * par[i, S_G + 1] - gpy)
+    pz_ = xz + hd * st[i, S_V + 2] + hhd * (kk * (az_ - xz) + s * par[i, S_G + 2] - gpz)
     dx, dy, dz = px_ + qo * ox, py_ + qo * oy, pz_ + qo * oz
     dn = math.sqrt(dx * dx + dy * dy + dz * dz)
     if dn > 1e-9 * length and dn > 1e-300:
@@ -98,21 +101,21 @@ def spring_tail(seg, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, leng
 
 
 @njit(inline="always", cache=True)
-def store_link(seg, i, hx, hy, hz, vx, vy, vz, ox, oy, oz, length, unr, nconv):
+def store_link(st, scr, i, hx, hy, hz, vx, vy, vz, ox, oy, oz, length, unr, nconv):
     """Link i's new tail and velocity (the old tail becomes the previous one), and the
     substep scratch the relaxation and the diagnostics read: root, length, residual overlaps,
     non-convergence flag."""
     for j in range(3):
-        seg[i, S_XP + j] = seg[i, S_X + j]
-    seg[i, S_X] = hx
-    seg[i, S_X + 1] = hy
-    seg[i, S_X + 2] = hz
-    seg[i, S_V] = vx
-    seg[i, S_V + 1] = vy
-    seg[i, S_V + 2] = vz
-    seg[i, S_O] = ox
-    seg[i, S_O + 1] = oy
-    seg[i, S_O + 2] = oz
-    seg[i, S_LEN] = length
-    seg[i, S_UNR] = unr
-    seg[i, S_NCONV] = nconv
+        st[i, S_XP + j] = st[i, S_X + j]
+    st[i, S_X] = hx
+    st[i, S_X + 1] = hy
+    st[i, S_X + 2] = hz
+    st[i, S_V] = vx
+    st[i, S_V + 1] = vy
+    st[i, S_V + 2] = vz
+    scr[i, S_O] = ox
+    scr[i, S_O + 1] = oy
+    scr[i, S_O + 2] = oz
+    scr[i, S_LEN] = length
+    scr[i, S_UNR] = unr
+    scr[i, S_NCONV] = nconv

@@ -47,10 +47,10 @@ from ..layout import (
     AI, CF, CI, CI_NODE, CI_SHAPE, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN, C_WR, GF, G_BEND_COS,
     G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE, H_N_AUTO_RESET,
     H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH, H_OF_COL, H_OF_G,
-    H_OF_PAIRF, H_OF_SEG, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG, H_P, H_RELAX, H_S, KF, KI,
-    KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S, MODE_REST_SHAPE, MODE_VRM, SF,
-    SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, S_HIT, S_TLOC, S_UNR, S_V, S_VDRAG,
-    S_VEXT, S_VST, S_W, S_X, S_XP,
+    H_OF_PAIRF, H_OF_PAR, H_OF_REST, H_OF_SCR, H_OF_ST, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
+    H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S,
+    MODE_REST_SHAPE, MODE_VRM, SF_PAR, SF_REST, SF_SCR, SF_ST, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_P0,
+    SI_P1, SI_REFMASK, S_HIT, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
 )
 
 
@@ -59,31 +59,55 @@ def overlap_kernel(world, F, I, out):
     """Overlap depth (metres, > 0 overlapping) of every (segment, collider) reference at the
     current tails, measured exactly as the contact test sees it (no allowance); ``out`` (P,).
     Used at build time on the rest pose to set the allowances."""
-    seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
+    st, par, rst, scr, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
     _update_colliders(world, col, coli, I[H_C], F[I[H_OF_CB]:I[H_OF_CB] + 4 * I[H_C]])
     segment_wise = I[H_MODE] != MODE_VRM
     for k in range(I[H_K]):
         s = (abs(det3(world34(world, chi[k, KI_ANCHOR]))) / ch[k, K_DET0]) ** (1.0 / 3.0)
         for i in range(chi[k, KI_SEG0], chi[k, KI_SEG1]):
-            w = row34(seg, i, S_W)
+            w = row34(scr, i, S_W)
             ox, oy, oz = w[3], w[7], w[11]
-            rh = seg[i, S_HIT] * s
+            rh = par[i, S_HIT] * s
             for p in range(segi[i, SI_P0], segi[i, SI_P1]):
                 c = pairs[p]
-                out[p] = pair_depth(coli[c, CI_SHAPE], col, c, ox, oy, oz, seg[i, S_X], seg[i, S_X + 1],
-                                     seg[i, S_X + 2], rh, segment_wise)
+                out[p] = pair_depth(coli[c, CI_SHAPE], col, c, ox, oy, oz, st[i, S_X], st[i, S_X + 1],
+                                     st[i, S_X + 2], rh, segment_wise)
     return 0
 
 
 # ============================================================== sections
 @njit(inline="always", cache=True)
 def _sections(F, I):
+    """Views of the sections (solver.layout): segment state, parameters, rest constants,
+    scratch (S, stride each), colliders, chains, globals, segment / collider / chain ints,
+    collider references, affected nodes."""
     S = I[H_S]
     C = I[H_C]
     K = I[H_K]
     P = I[H_P]
     M = I[H_M]
-    seg = F[I[H_OF_SEG]:I[H_OF_SEG] + S * SF].reshape((S, SF))
+    st = F[I[H_OF_ST]:I[H_OF_ST] + S * SF_ST].reshape((S, SF_ST))
+    # sections that share rows (solver.layout.ROW_GROUPS) share one view, decided at compile
+    # time: LLVM keeps separate views apart even when they are equal, and every extra base
+    # pointer in the link loops costs (4 views of one block: 1.03-1.07x the frame, measured)
+    if H_OF_PAR == H_OF_ST:
+        par = st
+    else:
+        par = F[I[H_OF_PAR]:I[H_OF_PAR] + S * SF_PAR].reshape((S, SF_PAR))
+    if H_OF_REST == H_OF_ST:
+        rst = st
+    elif H_OF_REST == H_OF_PAR:
+        rst = par
+    else:
+        rst = F[I[H_OF_REST]:I[H_OF_REST] + S * SF_REST].reshape((S, SF_REST))
+    if H_OF_SCR == H_OF_ST:
+        scr = st
+    elif H_OF_SCR == H_OF_PAR:
+        scr = par
+    elif H_OF_SCR == H_OF_REST:
+        scr = rst
+    else:
+        scr = F[I[H_OF_SCR]:I[H_OF_SCR] + S * SF_SCR].reshape((S, SF_SCR))
     col = F[I[H_OF_COL]:I[H_OF_COL] + C * CF].reshape((C, CF))
     ch = F[I[H_OF_CH]:I[H_OF_CH] + K * KF].reshape((K, KF))
     g = F[I[H_OF_G]:I[H_OF_G] + GF]
@@ -92,7 +116,7 @@ def _sections(F, I):
     chi = I[I[H_OI_CH]:I[H_OI_CH] + K * KI].reshape((K, KI))
     pairs = I[I[H_OI_PAIR]:I[H_OI_PAIR] + P]
     aff = I[I[H_OI_AFF]:I[H_OI_AFF] + M * AI].reshape((M, AI))
-    return seg, col, ch, g, segi, coli, chi, pairs, aff
+    return st, par, rst, scr, col, ch, g, segi, coli, chi, pairs, aff
 
 
 @njit(inline="always", cache=True)
@@ -142,10 +166,10 @@ def _update_colliders(world, col, coli, C, cb):
 
 
 @njit(inline="always", cache=True)
-def _solved_frame(h, seg, i, ox, oy, oz, xx, xy, xz):
+def _solved_frame(h, rst, i, ox, oy, oz, xx, xy, xz):
     """Joint frame after the shortest-arc rotation from the rest axis to the tail direction
     (three-vrm's local formulation, exact for scaled frames); returns (frame, local quat)."""
-    tx, ty, tz = seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2]
+    tx, ty, tz = rst[i, S_TLOC], rst[i, S_TLOC + 1], rst[i, S_TLOC + 2]
     tn = math.sqrt(tx * tx + ty * ty + tz * tz)
     bx, by, bz = inv_vec(h, xx - ox, xy - oy, xz - oz)
     bn = math.sqrt(bx * bx + by * by + bz * bz)
@@ -159,7 +183,7 @@ def _solved_frame(h, seg, i, ox, oy, oz, xx, xy, xz):
 @njit(cache=True, _nrt=False)
 def reset_kernel(world, F, I):
     """Every tail at rest under ``world``, velocity zero, history cleared. Allocation-free."""
-    seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
+    st, par, rst, scr, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
     K = I[H_K]
     for k in range(K):
         anchor = chi[k, KI_ANCHOR]
@@ -170,13 +194,13 @@ def reset_kernel(world, F, I):
         ch[k, K_S] = (abs(det3(m)) / ch[k, K_DET0]) ** (1.0 / 3.0)
         put34(ch, k, K_CPREV, world34(world, chi[k, KI_CENTER]))
         for i in range(chi[k, KI_SEG0], chi[k, KI_SEG1]):
-            hm = joint_frame(world, seg, segi, i)
-            x = pt(hm, seg[i, S_TLOC], seg[i, S_TLOC + 1], seg[i, S_TLOC + 2])
+            hm = joint_frame(world, rst, scr, segi, i)
+            x = pt(hm, rst[i, S_TLOC], rst[i, S_TLOC + 1], rst[i, S_TLOC + 2])
             for j in range(3):
-                seg[i, S_X + j] = x[j]
-                seg[i, S_XP + j] = x[j]
-                seg[i, S_V + j] = 0.0
-            put34(seg, i, S_W, hm)
+                st[i, S_X + j] = x[j]
+                st[i, S_XP + j] = x[j]
+                st[i, S_V + j] = 0.0
+            put34(scr, i, S_W, hm)
     return 0
 
 
@@ -188,7 +212,7 @@ def step_kernel(world, F, I):
 
     Returns 1 when an automatic reset (teleport) happened instead of a step, else 0.
     """
-    seg, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
+    st, par, rst, scr, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
     C = I[H_C]
     K = I[H_K]
     mode = I[H_MODE]
@@ -252,13 +276,13 @@ def step_kernel(world, F, I):
             d = mul34(cm, inv34(row34(ch, k, K_CPREV)))
             put34(ch, k, K_CPREV, cm)
             for i in range(s0, s1):
-                x = pt(d, seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2])
-                xp = pt(d, seg[i, S_XP], seg[i, S_XP + 1], seg[i, S_XP + 2])
-                v = vec(d, seg[i, S_V], seg[i, S_V + 1], seg[i, S_V + 2])
+                x = pt(d, st[i, S_X], st[i, S_X + 1], st[i, S_X + 2])
+                xp = pt(d, st[i, S_XP], st[i, S_XP + 1], st[i, S_XP + 2])
+                v = vec(d, st[i, S_V], st[i, S_V + 1], st[i, S_V + 2])
                 for j in range(3):
-                    seg[i, S_X + j] = x[j]
-                    seg[i, S_XP + j] = xp[j]
-                    seg[i, S_V + j] = v[j]
+                    st[i, S_X + j] = x[j]
+                    st[i, S_XP + j] = xp[j]
+                    st[i, S_V + j] = v[j]
         ma = world34(world, chi[k, KI_ANCHOR])
         chain_hits = 0
         chain_unres = 0
@@ -275,17 +299,17 @@ def step_kernel(world, F, I):
                 i = first
                 if segi[i, SI_AUTH] != 0 or segi[i, SI_NEEDW] != 0:
                     break
-                _, ox, oy, oz, px, py, pz, length = link_root(world, seg, segi, i, s, s0, lhx, lhy, lhz)
-                xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
-                hx, hy, hz = spring_tail(seg, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length)
+                _, ox, oy, oz, px, py, pz, length = link_root(world, st, rst, scr, segi, i, s, s0, lhx, lhy, lhz)
+                xx, xy, xz = st[i, S_X], st[i, S_X + 1], st[i, S_X + 2]
+                hx, hy, hz = spring_tail(st, par, rst, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length)
                 if segi[i, SI_P1] > segi[i, SI_P0]:
-                    rh = seg[i, S_HIT] * s
+                    rh = par[i, S_HIT] * s
                     n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
                     if n_cand > 0 and _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length, rh):
                         handed = True
                         break
-                store_link(seg, i, hx, hy, hz, (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h, ox, oy, oz,
-                           length, 0.0, 0.0)
+                store_link(st, scr, i, hx, hy, hz, (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h, ox, oy,
+                           oz, length, 0.0, 0.0)
                 lhx, lhy, lhz = hx, hy, hz
                 first += 1
         # ---- the full loop, from the first link that needs more than the spring step
@@ -299,29 +323,29 @@ def step_kernel(world, F, I):
                 handed = False
                 node_h = IDENT
             else:
-                node_h, ox, oy, oz, px, py, pz, length = link_root(world, seg, segi, i, s, s0, lhx, lhy, lhz)
-                xx, xy, xz = seg[i, S_X], seg[i, S_X + 1], seg[i, S_X + 2]
+                node_h, ox, oy, oz, px, py, pz, length = link_root(world, st, rst, scr, segi, i, s, s0, lhx, lhy, lhz)
+                xx, xy, xz = st[i, S_X], st[i, S_X + 1], st[i, S_X + 2]
                 if segi[i, SI_AUTH] != 0:
                     # authored motion wins: follow the animated tail, keep a consistent velocity
                     nx_, ny_, nz_ = ox + px, oy + py, oz + pz
-                    store_link(seg, i, nx_, ny_, nz_, (nx_ - xx) * inv_h, (ny_ - xy) * inv_h, (nz_ - xz) * inv_h,
-                               ox, oy, oz, length, 0.0, 0.0)
-                    put34(seg, i, S_W, node_h)
+                    store_link(st, scr, i, nx_, ny_, nz_, (nx_ - xx) * inv_h, (ny_ - xy) * inv_h,
+                               (nz_ - xz) * inv_h, ox, oy, oz, length, 0.0, 0.0)
+                    put34(scr, i, S_W, node_h)
                     lhx, lhy, lhz = nx_, ny_, nz_
                     continue
-                rh = seg[i, S_HIT] * s
+                rh = par[i, S_HIT] * s
                 n_cand = 0
                 if segi[i, SI_P1] > segi[i, SI_P0]:
                     n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
             if mode == MODE_VRM:
                 # ---- three-vrm / UniVRM Verlet, one step of h (stiffness and gravity per step)
                 inv_l = 1.0 / length if length > EPS else 0.0
-                st = seg[i, S_VST] * h * s * inv_l
-                keep = 1.0 - seg[i, S_VDRAG]
+                stf = par[i, S_VST] * h * s * inv_l
+                keep = 1.0 - par[i, S_VDRAG]
                 ge = h * s
-                yx = xx + (xx - seg[i, S_XP]) * keep + px * st + seg[i, S_VEXT] * ge
-                yy = xy + (xy - seg[i, S_XP + 1]) * keep + py * st + seg[i, S_VEXT + 1] * ge
-                yz = xz + (xz - seg[i, S_XP + 2]) * keep + pz * st + seg[i, S_VEXT + 2] * ge
+                yx = xx + (xx - st[i, S_XP]) * keep + px * stf + par[i, S_VEXT] * ge
+                yy = xy + (xy - st[i, S_XP + 1]) * keep + py * stf + par[i, S_VEXT + 1] * ge
+                yz = xz + (xz - st[i, S_XP + 2]) * keep + pz * stf + par[i, S_VEXT + 2] * ge
                 dx, dy, dz = yx - ox, yy - oy, yz - oz
                 dn = math.sqrt(dx * dx + dy * dy + dz * dz)
                 if dn > EPS:
@@ -344,7 +368,8 @@ def step_kernel(world, F, I):
             else:
                 # ---- DESIGN §4.1 / §4.2 spring step, then contact (§4.4)
                 if not stepped:
-                    hx, hy, hz = spring_tail(seg, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length)
+                    hx, hy, hz = spring_tail(st, par, rst, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz,
+                                             length)
                 # velocity rebuilt from the length-projected position (DESIGN §4.4)
                 vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
                 if n_cand > 0:
@@ -366,19 +391,19 @@ def step_kernel(world, F, I):
                         unr = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh, s, tol,
                                         segment_wise)
                         chain_unres += unr
-            store_link(seg, i, hx, hy, hz, vx, vy, vz, ox, oy, oz, length, unr, nconv)
+            store_link(st, scr, i, hx, hy, hz, vx, vy, vz, ox, oy, oz, length, unr, nconv)
             lhx, lhy, lhz = hx, hy, hz
             if segi[i, SI_NEEDW] != 0:
                 if fast:
-                    node_h = joint_frame(world, seg, segi, i)
-                w, _ = _solved_frame(node_h, seg, i, ox, oy, oz, hx, hy, hz)
-                put34(seg, i, S_W, w)
+                    node_h = joint_frame(world, rst, scr, segi, i)
+                w, _ = _solved_frame(node_h, rst, i, ox, oy, oz, hx, hy, hz)
+                put34(scr, i, S_W, w)
         if chain_hits > 0 and relax > 0 and mode == MODE_REST_SHAPE:
-            chain_hits += _relax(seg, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, relax, bend_max,
-                                 bend_cos, bend_wp, maxit, u_min, tol)
+            chain_hits += _relax(st, par, rst, scr, segi, col, coli, cb, C, pairs, allow, cand, ma, s0, s1, s, relax,
+                                 bend_max, bend_cos, bend_wp, maxit, u_min, tol)
             chain_unres = 0
             for i in range(s0, s1):
-                chain_unres += int(seg[i, S_UNR])
+                chain_unres += int(scr[i, S_UNR])
         n_contact += chain_hits
         n_unresolved += chain_unres
     I[H_N_CONTACT] = n_contact
