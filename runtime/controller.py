@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from avatars import load_avatar
 
 from .results import RunError
+from .rig.hair_params import parse_hair
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -88,15 +89,27 @@ class SessionController:
 
         return s.commands.call(do, timeout_s=60.0)
 
-    def set_hair(self, solver: str | None, params: dict) -> dict:
-        """Rebuild the rig with ``solver`` (default: the current one) and the ``[hair]``
-        ``params`` (the hair restarts at rest). Raises ValueError for bad params (400)."""
+    def set_hair(self, solver: str | None, params: dict | None) -> dict:
+        """Switch to ``solver`` (None: keep it) and/or replace the ``[hair]`` settings with
+        ``params`` (None: keep them; {}: the avatar's own), in place: the hair's motion goes on
+        (:meth:`Session.switch_solver`, :meth:`Session.set_hair`).
+
+        Returns:
+            {"solver", "params" (the settings), "springs" {name: parameters in effect}}.
+
+        Raises:
+            ValueError: bad params or solver (the service answers 400); nothing is changed then.
+        """
         s = self.session
 
         def do():
-            rig = s.make_rig(s.rig.avatar, solver or s.rig.solver, params)
-            s.swap_rig(rig)
-            return {"solver": rig.solver, "params": rig.hair_params}
+            if params is not None:
+                parse_hair(params)          # validate before anything changes
+            if solver is not None:
+                s.switch_solver(solver)
+            if params is not None:
+                s.set_hair(params)
+            return {"solver": s.rig.solver, "params": s.rig.hair_params, "springs": s.rig.hair_springs()}
 
         return s.commands.call(do)
 

@@ -50,7 +50,7 @@ class Keys:
             s.clock.toggle_pause()
         elif key == "s":
             nxt = SolverMode(s.rig.solver).next().value
-            s.swap_rig(s.make_rig(s.rig.avatar, nxt))
+            s.switch_solver(nxt)          # the hair's motion carries over
             s.say(f"solver: {nxt}")
         elif key == "c":
             s.set_compare(not s.compare)

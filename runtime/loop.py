@@ -130,10 +130,11 @@ class Loop:
         if self.on_substep is not None:
             self.on_substep(0, t0_ns, self.rig)
 
-    def set_rig(self, rig: AvatarRig, companions: tuple[AvatarRig, ...] = ()) -> None:
-        """Simulate ``rig`` (and ``companions``) from now on, their hair at rest under the pose
-        at the newest substep time; the substep grid goes on (a running loop), or starts
-        with the first frame.
+    def set_rig(self, rig: AvatarRig, companions: tuple[AvatarRig, ...] = (), *, reset: bool = True) -> None:
+        """Simulate ``rig`` (and ``companions``) from now on; the substep grid goes on (a
+        running loop), or starts with the first frame. With ``reset`` their hair starts at
+        rest under the pose at the newest substep time; without, it goes on from the state
+        the rigs carry (a solver switch that took over the old hair's motion).
 
         Raises:
             ValueError: a chain set that steps another h (nothing is changed then).
@@ -141,7 +142,7 @@ class Loop:
         for r in (rig, *companions):
             check_rate(r, self.driver)
         self.rig, self.companions = rig, tuple(companions)
-        if self.driver.started:
+        if self.driver.started and reset:
             self.pose_input.sample(self.driver.last_time_ns, out=self._sample)
             for r in (rig, *companions):
                 r.reset(self._sample)

@@ -6,7 +6,10 @@ Endpoints:
     POST /avatar      {"path": "name.vrm"}: load an avatar from the configured avatar folder
                       (paths resolving outside it are refused with 403)
     POST /hair        {"solver": "rest-shape"|"legacy"|"vrm", "params": {"k": 60, "c": 4, ...}}
-                      (params as the config's [hair] table, see runtime.rig.hair_params)
+                      (params as the config's [hair] table, see runtime.rig.hair_params;
+                      either key may be left out to keep it). Both change the running
+                      hair in place: its motion goes on, nothing snaps to rest. Answers
+                      {"solver", "params", "springs": {name: the parameters in effect}}
     GET  /frame.png   the last rendered frame
 Bad requests get 4xx with a JSON body ``{"error": "..."}``.
 
@@ -39,7 +42,7 @@ class Controller(Protocol):
 
     def load_avatar(self, path: Path) -> dict: ...
 
-    def set_hair(self, solver: str | None, params: dict) -> dict: ...
+    def set_hair(self, solver: str | None, params: dict | None) -> dict: ...
 
     def frame_png(self) -> bytes | None: ...
 
@@ -203,8 +206,8 @@ class _Handler(BaseHTTPRequestHandler):
         solver = body.get("solver")
         if solver is not None and solver not in self.service.solvers:
             raise RequestError(HTTPStatus.BAD_REQUEST, f"solver must be one of {list(self.service.solvers)}")
-        params = body.get("params", {})
-        if not isinstance(params, dict):
+        params = body.get("params")          # absent: keep the current settings
+        if params is not None and not isinstance(params, dict):
             raise RequestError(HTTPStatus.BAD_REQUEST, "'params' must be an object (k, c, gravity, hit_radius)")
         try:
             result = self.service.controller.set_hair(solver, params)

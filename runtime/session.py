@@ -182,11 +182,13 @@ class Session:
         return AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=hair or None,
                          mirror=self.cfg.mirror)
 
-    def swap_rig(self, rig: AvatarRig) -> None:
-        """Simulate and draw ``rig`` from now on: the one way the avatar state changes (the
-        ``s`` key, ``POST /hair``, ``POST /avatar``, compare mode). Its hair starts at rest under
-        the current pose; in compare mode a companion with the other solver is built for it
-        (both start together); a new avatar is uploaded and framed.
+    def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False) -> None:
+        """Simulate and draw ``rig`` from now on: the one way the rig changes (the ``s`` key,
+        ``POST /hair`` with a solver, ``POST /avatar``, compare mode). Its hair starts at rest
+        under the current pose, or, with ``keep_hair``, goes on from the motion ``rig``
+        carries (a solver switch: :meth:`AvatarRig.with_solver`). In compare mode a companion
+        with the other solver is built for it (starting with the same hair); a new avatar is
+        uploaded and framed. Parameter changes do not swap the rig: :meth:`AvatarRig.set_hair`.
 
         Raises:
             ValueError: the companion cannot be built, or a chain set steps another h (the
@@ -195,11 +197,24 @@ class Session:
         companion = None
         if self.compare:
             other = (SolverMode.LEGACY if rig.solver != SolverMode.LEGACY else SolverMode.REST_SHAPE).value
-            companion = self.make_rig(rig.avatar, other)
-        self.loop.set_rig(rig, (companion,) if companion is not None else ())
+            companion = rig.with_solver(other) if keep_hair else self.make_rig(rig.avatar, other, rig.hair_params)
+        self.loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
         if rig.avatar is not self.rig.avatar:
             self.drawer.set_avatar(rig.avatar, rig.world)
         self.rig, self.companion = rig, companion
+
+    def switch_solver(self, solver: str) -> None:
+        """Run the hair with ``solver`` from the next substep on, its motion carried over (the
+        ``s`` key, ``POST /hair {"solver": ...}``). Raises ValueError for an unknown solver."""
+        if solver != self.rig.solver:
+            self.swap_rig(self.rig.with_solver(SolverMode.parse(solver).value), keep_hair=True)
+
+    def set_hair(self, hair: dict | None) -> None:
+        """Retune the running hair in place (``[hair]`` settings; the companion too in compare
+        mode). Raises ValueError for bad settings; nothing is changed then."""
+        self.rig.set_hair(hair)
+        if self.companion is not None:
+            self.companion.set_hair(hair)
 
     def set_compare(self, on: bool) -> None:
         """Compare mode on (the rig and a companion with the other solver, side by side, both

@@ -384,6 +384,23 @@ class ChainSet:
                            None if gv is None else np.tile(gv, (n, 1)), None if hv is None else np.full(n, hv))
         return tuple(self.chain_names[k_] for k_ in np.unique(self.segment_chain[rows]))
 
+    def set_hit_radii(self, radii) -> None:
+        """Set every segment's hit radius (metres, model scale), per segment: ``radii`` (S,)
+        in processing order (:attr:`segment_nodes`). Reach and rest-overlap allowances are
+        rederived as in :meth:`set_params`; the state is not touched. (The runtime raises a
+        radius over a few substeps with it, so hair already in contact is eased out instead
+        of pushed out in one substep.)
+
+        Raises:
+            ValueError: not S values, or a value not finite or below 0; nothing is changed then.
+        """
+        r = np.asarray(radii, dtype=np.float64)
+        if r.shape != (self.segment_count,):
+            raise ValueError(f"set_hit_radii: {r.shape} values for {self.segment_count} segments")
+        for j, v in enumerate(r):
+            _scalar(float(v), f"hit_radius[{j}]", "set_hit_radii")
+        self._write_params(np.arange(self.segment_count), None, None, None, r)
+
     def set_overrides(self, overrides: Overrides) -> None:
         """Set every spring's parameters to what a build with ``overrides`` gives (the file's
         mapped values where an override leaves one unset), in place, state untouched.

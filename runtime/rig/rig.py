@@ -34,6 +34,11 @@ from .posing import DrivenPose, PosePlan
 
 log = logging.getLogger(__name__)
 
+#: A hit radius raised mid-run grows by at most this much per second (0.5 mm per 120 Hz
+#: substep): hair already in contact is eased out over a few substeps instead of being
+#: pushed out in one (a jump). Lowered radii take effect at once (nothing is pushed).
+HIT_RADIUS_RAMP_M_PER_S = 0.06
+
 
 class AvatarRig:
     """Pose buffers, head drive, hair solver and expression mapping of one avatar.
@@ -62,10 +67,11 @@ class AvatarRig:
         self.avatar = avatar
         self.solver = solver
         self.hair_params = dict(hair or {})
+        self.mirror = mirror
         sk = avatar.skeleton
         self.drive = HeadDrive(avatar, options=drive)
-        self.chains = (ChainSet.from_avatar(avatar, solver=solver, overrides=parse_hair(self.hair_params))
-                       if avatar.springs else None)
+        overrides = parse_hair(self.hair_params)   # validated with or without springs
+        self.chains = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides) if avatar.springs else None
         # the lowered arms are a static pose: baked into the base pose, not driven
         self.pose = DrivenPose(sk, self.drive.nodes, static_rotations=self.drive.relaxed_arms(avatar))
         self._hslots = self.drive.slots(self.pose.slot_of)
@@ -73,6 +79,8 @@ class AvatarRig:
         self.plan = PosePlan.build(self.pose, targets)
         self.world = np.ascontiguousarray(self.pose.base_world, dtype=np.float64).copy()
         self.draw_world = self.world.copy()
+        #: per-segment hit radii a raised radius is growing toward (see :meth:`set_hair`), or None
+        self._hit_target: np.ndarray | None = None
         self.expressions = ExpressionMapper(ExpressionOptions(mirror=mirror))
         custom = [n for n, e in avatar.expressions.items() if not e.preset]
         self.perfect_sync = PerfectSync(custom, mirror=mirror)
@@ -100,6 +108,8 @@ class AvatarRig:
         Returns True when the solver reset itself (the avatar teleported). Allocates nothing."""
         if self.chains is None:
             return False
+        if self._hit_target is not None:
+            self._grow_hit_radii()
         self.pose_solver_world(sample, self.world)
         return self.chains.step(self.world)
 
@@ -134,6 +144,65 @@ class AvatarRig:
         if self.perfect_sync.names:
             values.update(self.perfect_sync.as_dict(sample.blendshapes))
         return values
+
+    # ------------------------------------------------------------------ hair settings, in place
+    def set_hair(self, hair: dict | None) -> None:
+        """Replace the ``[hair]`` settings (:mod:`runtime.rig.hair_params`; None or {}: the
+        avatar's own parameters) of the running solver in place: k, c, gravity and a lowered
+        hit radius change between two substeps while tails and velocities go on
+        (:meth:`solver.chains.ChainSet.set_overrides`), so the hair does not snap to rest; a
+        raised hit radius grows at :data:`HIT_RADIUS_RAMP_M_PER_S` over the next substeps, so
+        hair already in contact is eased out instead of jumping.
+
+        Raises:
+            ValueError: an unknown key, a value that is not a finite number, a negative one
+                (the message names it); nothing is changed then.
+        """
+        overrides = parse_hair(hair)
+        if self.chains is not None:
+            before = self.chains.params.hit_radius.copy()
+            self.chains.set_overrides(overrides)
+            target = self.chains.params.hit_radius.copy()
+            if np.any(target > before):    # raised radii grow from where they were
+                self.chains.set_hit_radii(np.minimum(target, before))
+                self._hit_target = target
+            else:
+                self._hit_target = None
+        self.hair_params = dict(hair or {})
+
+    def _grow_hit_radii(self) -> None:
+        """One substep of a raised hit radius growing toward its target
+        (:data:`HIT_RADIUS_RAMP_M_PER_S`); allocates while a radius grows, never after."""
+        target = self._hit_target
+        now = np.minimum(target, self.chains.params.hit_radius + HIT_RADIUS_RAMP_M_PER_S * self.chains.h)
+        self.chains.set_hit_radii(now)
+        if np.array_equal(now, target):
+            self._hit_target = None
+
+    def hair_springs(self) -> dict[str, dict]:
+        """The parameters in effect per spring: {name: {"k" 1/s², "c" 1/s, "gravity" m/s²
+        (3,), "hit_radius" m, ...}} ({} without springs)."""
+        if self.chains is None:
+            return {}
+        return {name: p.as_dict() for name, p in self.chains.get_params().items()}
+
+    def with_solver(self, solver: str) -> AvatarRig:
+        """A rig of the same avatar, drive options and ``[hair]`` settings with another solver
+        whose hair takes over this rig's motion (tails, velocities, previous tails, chain
+        state: :meth:`solver.chains.ChainSet.copy_state_from`), so a solver switch does not
+        snap the hair to rest. This rig is not changed.
+
+        Raises:
+            ValueError: an unknown solver.
+        """
+        rig = AvatarRig(self.avatar, solver=solver, drive=self.drive.options, hair=self.hair_params,
+                        mirror=self.mirror)
+        if rig.chains is not None and self.chains is not None:
+            rig.chains.copy_state_from(self.chains)
+            if self._hit_target is not None:          # a radius still growing goes on growing
+                rig.chains.set_hit_radii(self.chains.params.hit_radius)
+                rig._hit_target = self._hit_target.copy()
+        return rig
 
     # ------------------------------------------------------------------ state for checks
     def hair_state(self) -> tuple[np.ndarray, np.ndarray]:
