@@ -217,30 +217,41 @@ class Outputs:
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise RunError(f"output {name} failed: {first}") from exc
 
-    def close(self, *, flush: bool = True) -> None:
+    def close(self, *, flush: bool = True, raise_errors: bool = True) -> None:
         """Flush (unless told not to) and close every sink, even when one fails. Idempotent.
 
         Raises:
-            RunError: the flush failed (the sinks are closed all the same).
+            RunError: the flush failed, or a sink failed while closing (a video writer that
+                could not finish its file: the output is not complete), naming the output;
+                every sink is closed all the same. With ``raise_errors`` False (the run is
+                already ending with an error) such failures are logged instead.
         """
         if self._closed:
             return
         self._closed = True
+        failed: list[str] = []
         try:
             if flush:
                 self.flush()
         finally:
-            for s in self.sinks:
+            for s, name in zip(self.sinks, self.names):
                 try:
                     s.close()
                 except Exception as exc:  # noqa: BLE001 - keep closing the others
-                    log.debug("closing %s: %s", type(s).__name__, exc)
+                    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                    failed.append(f"output {name} failed while closing: {first}")
+                    log.debug("closing %s", name, exc_info=True)
+        if failed:
+            if raise_errors:
+                raise RunError("; ".join(failed))
+            for line in failed:
+                log.error("%s", line)
 
     def __enter__(self) -> "Outputs":
         return self
 
     def __exit__(self, exc_type, *exc) -> None:
-        self.close(flush=exc_type is None)
+        self.close(flush=exc_type is None, raise_errors=exc_type is None)
 
 
 def open_outputs(outputs: list[OutputSpec], *, context, renderer, fps: float, live: bool) -> Outputs:

@@ -92,3 +92,45 @@ def test_a_failure_while_opening_closes_what_was_opened_in_reverse(tmp_path, mon
     assert closed == ["service", "renderer", "context", "pose input"]
     with pytest.raises(RuntimeError, match="open the session first"):
         session.run()
+
+
+class _Sink:
+    needs_pixels = False
+
+    def __init__(self, fail: str | None = None):
+        self.fail, self.closed = fail, False
+
+    def send(self, rgba, t_ns):
+        pass
+
+    def close(self):
+        self.closed = True
+        if self.fail:
+            raise OSError(self.fail)
+
+
+class _Renderer:
+    size = (16, 9)
+
+
+def test_a_sink_failing_at_close_is_an_error_naming_it_and_the_others_still_close():
+    """A video writer that cannot finish its file must not pass silently: the output is not complete."""
+    from runtime.outputs import Outputs
+    from runtime.results import RunError
+
+    a, b, c = _Sink(), _Sink("ffmpeg: broken pipe\nmore"), _Sink()
+    out = Outputs([a, b, c], ["window", "video:x.mp4", "png:f"], _Renderer())
+    with pytest.raises(RunError, match=r"^output video:x.mp4 failed while closing: ffmpeg: broken pipe$"):
+        out.close()
+    assert a.closed and b.closed and c.closed
+    out.close()                                    # idempotent: nothing raised twice
+
+
+def test_a_close_during_an_error_logs_the_failure_instead(caplog):
+    from runtime.outputs import Outputs
+
+    b = _Sink("disk full")
+    with pytest.raises(KeyError):
+        with Outputs([b], ["video:y.mp4"], _Renderer()):
+            raise KeyError("the run's own error")
+    assert b.closed and "output video:y.mp4 failed while closing: disk full" in caplog.text
