@@ -53,6 +53,8 @@ class DrivenPose:
         trs: (D, 10) float64 local translation (metres), rotation (xyzw), scale of each slot;
             starts at the base pose; drives write rows in place.
         slot_of: (N,) int64 slot of every node, −1 when not driven.
+        base_rotation: (N, 4) base local rotations (xyzw): the rest rotations with the static
+            overrides (what an undriven node's rotation is, e.g. a node constraint's source).
         base_local: (N, 4, 4) base local matrices.
         base_world: (N, 4, 4) base world matrices (FK of ``base_local``).
         fk: (N, 3) int64 rows (node, parent, slot), parents first (whole-skeleton FK).
@@ -72,6 +74,7 @@ class DrivenPose:
         rot = np.array(skeleton.rest_rotation, np.float64)
         for node, q in (static_rotations or {}).items():
             rot[int(node)] = q
+        self.base_rotation = rot
         self.base_local = np.ascontiguousarray(mat_compose(skeleton.rest_translation, rot, skeleton.rest_scale))
         self.base_world = skeleton.world_matrices(self.base_local)
         self.slot_of = np.full(n, -1, np.int64)
