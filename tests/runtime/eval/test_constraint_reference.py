@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from avatars import load_avatar
-from avatars.generate.constrained import build_constrained_avatar
+from avatars.constraint_avatar import build_constrained_avatar
 from avatars.math3d import quat_from_axis_angle, quat_mul, quat_normalize, vec_transform_quat
 from runtime.eval.constraint_reference import rotation_angle, run_ours, run_threevrm_constraints
 from runtime.pose_inputs import TrackInput, head_turn_track

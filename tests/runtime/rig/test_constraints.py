@@ -12,7 +12,7 @@ import pytest
 
 from avatars import AimConstraint, RollConstraint, RotationConstraint, Skeleton, load_avatar
 from avatars.generate import default_avatar_path
-from avatars.generate.constrained import build_constrained_avatar
+from avatars.constraint_avatar import build_constrained_avatar
 from avatars.math3d import mat_compose, quat_conj, quat_from_axis_angle, quat_mul, quat_normalize, vec_transform_quat
 from runtime.eval.constraint_reference import rotation_angle, run_ours
 from runtime.pose_inputs import TrackInput, head_turn_track

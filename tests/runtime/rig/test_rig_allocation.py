@@ -29,7 +29,7 @@ import pytest
 
 from avatars import load_avatar
 from avatars.generate import default_avatar_path, layered_avatar_path
-from avatars.generate.constrained import build_constrained_avatar
+from avatars.constraint_avatar import build_constrained_avatar
 from runtime.pose_inputs import TrackInput, head_turn_track
 from runtime.rig import AvatarRig
 from tracking.pose_track import PoseSample

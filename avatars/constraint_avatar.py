@@ -41,7 +41,7 @@ import struct
 
 import numpy as np
 
-from ..math3d import quat_conj, quat_from_axis_angle, quat_mul, quat_normalize, vec_transform_quat
+from .math3d import quat_conj, quat_from_axis_angle, quat_mul, quat_normalize, vec_transform_quat
 
 NAME = "swaycam constrained test"
 _SEED = 15
@@ -161,7 +161,7 @@ def constrained_avatar_json() -> dict:
                                            "gravityPower": 0.2, "gravityDir": [0.0, -1.0, 0.0]} for j in joints]}
                for name, joints in SPRINGS.items()]
     return {
-        "asset": {"version": "2.0", "generator": "swaycam avatars.generate.constrained"},
+        "asset": {"version": "2.0", "generator": "swaycam avatars.constraint_avatar"},
         "scene": 0,
         "scenes": [{"name": "constrained", "nodes": [index["Root"]]}],
         "nodes": nodes,
