@@ -8,8 +8,9 @@ Terms:
   :meth:`runtime.rig.drive.HeadDrive.relaxed_arms`). Hair joints stay at their rest local rotations.
 - *driven set* (:class:`DrivenPose`): the nodes whose local TRS a drive writes at every
   substep — the head drive's hips, neck and head and the node constraints' destinations
-  (:mod:`runtime.rig.constraints`); later body clips (every humanoid bone). It is data: ``nodes`` (D,) and the ``trs`` (D, 10) buffer the
-  drives write (layout :data:`runtime.rig.kernels.TRS_T` ...).
+  (:mod:`runtime.rig.constraints`); later body clips (every humanoid bone). It is data:
+  ``nodes`` (D,) and the ``trs`` (D, 10) buffer the drives write (layout
+  :data:`runtime.rig.kernels.TRS_T` ...).
 - *targets*: the nodes whose world matrices a consumer reads at every substep
   (:meth:`solver.chains.ChainSet.world_reads`: chain anchors, centre nodes, collider nodes,
   joints hanging from the body, authored joints).
