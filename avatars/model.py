@@ -9,7 +9,7 @@ vectors. Node indices are glTF node indices of the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, Union
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -390,7 +390,7 @@ class RotationConstraint:
 
 
 #: One node's constraint (``Avatar.constraints`` holds them in evaluation order).
-NodeConstraint = Union[RollConstraint, AimConstraint, RotationConstraint]
+NodeConstraint = RollConstraint | AimConstraint | RotationConstraint
 
 
 # --------------------------------------------------------------------------- avatar

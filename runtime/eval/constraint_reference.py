@@ -59,7 +59,7 @@ def ensure_installed(directory: Path | None = None) -> Path:
             raise ReferenceUnavailable(f"{tool} is not on PATH; the three-vrm reference needs Node.js and npm")
     d.mkdir(parents=True, exist_ok=True)
     r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent", *PACKAGES],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, check=False)
     if r.returncode != 0 or not pkg.exists():
         raise ReferenceUnavailable(f"npm install {' '.join(PACKAGES)} into {d} failed: {r.stderr.strip()[-800:]}")
     return d
@@ -90,7 +90,8 @@ def run_threevrm_constraints(path: str | Path, posed: np.ndarray, rotations: np.
     with tempfile.TemporaryDirectory() as tmp:
         fp = Path(tmp) / "frames.json"
         fp.write_text(json.dumps(frames))
-        r = subprocess.run(["node", str(SCRIPT), str(d), str(path), str(fp)], capture_output=True, text=True)
+        r = subprocess.run(["node", str(SCRIPT), str(d), str(path), str(fp)], capture_output=True, text=True,
+                           check=False)
     if r.returncode != 0:
         raise RuntimeError(f"three-vrm node constraints on {path}: {r.stderr.strip()[-1200:]}")
     out = json.loads(r.stdout)

@@ -95,7 +95,6 @@ class ConstraintPlan:
                 the constraints form a cycle.
         """
         sk = pose.skeleton
-        parents = sk.parents
         cons = tuple(constraints)
         by_node = {}
         for k, c in enumerate(cons):

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from avatars import AimConstraint, RollConstraint, RotationConstraint, load_avatar
-from avatars.constraints import dependencies, evaluation_order
 from avatars.constraint_avatar import CONSTRAINTS, build_constrained_avatar, constrained_avatar_json
+from avatars.constraints import dependencies, evaluation_order
 from avatars.inspect import format_summary, summarize
 from tests.avatars.glb import join, split
 

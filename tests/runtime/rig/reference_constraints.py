@@ -8,12 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 from avatars import AimConstraint, RollConstraint, Skeleton
-from avatars.math3d import mat_compose, mat_decompose, quat_conj, quat_from_vecs, quat_mul, quat_slerp, vec_transform_quat
+from avatars.math3d import (
+    mat_compose, mat_decompose, quat_conj, quat_from_vecs, quat_mul, quat_slerp, vec_transform_quat,
+)
 
 IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
 
 
-def apply_constraints(sk: Skeleton, constraints, rot: np.ndarray, t: np.ndarray, scale: np.ndarray | None = None) -> None:
+def apply_constraints(sk: Skeleton, constraints, rot: np.ndarray, t: np.ndarray,
+                      scale: np.ndarray | None = None) -> None:
     """Write each constraint's destination rotation into ``rot`` (N, 4), in the given order,
     from the current ``rot`` / ``t`` (N, 3) / ``scale`` (N, 3); rest rotations are the file's."""
     scale = sk.rest_scale if scale is None else scale

@@ -28,8 +28,8 @@ import numpy as np
 import pytest
 
 from avatars import load_avatar
-from avatars.generate import default_avatar_path, layered_avatar_path
 from avatars.constraint_avatar import build_constrained_avatar
+from avatars.generate import default_avatar_path, layered_avatar_path
 from runtime.pose_inputs import TrackInput, head_turn_track
 from runtime.rig import AvatarRig
 from tracking.pose_track import PoseSample
