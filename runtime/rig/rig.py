@@ -85,10 +85,7 @@ class AvatarRig:
         driven += [n for n in constrained_nodes(avatar.constraints) if n not in driven]
         self.pose = DrivenPose(sk, driven, static_rotations=self.drive.relaxed_arms(avatar))
         self._hslots = self.drive.slots(self.pose.slot_of)
-        targets = self.chains.world_reads() if self.chains is not None else np.zeros(0, np.int64)
-        self.constraint_plan = ConstraintPlan.build(self.pose, avatar.constraints, targets)
-        self.draw_constraint_plan = ConstraintPlan.build(self.pose, avatar.constraints)
-        self.plan = PosePlan.build(self.pose, targets)
+        self.rebuild_plans()
         self.world = np.ascontiguousarray(self.pose.base_world, dtype=np.float64).copy()
         self.draw_world = self.world.copy()
         #: per-segment hit radii a raised radius is growing toward (see :meth:`set_hair`), or None
@@ -98,6 +95,16 @@ class AvatarRig:
         self.perfect_sync = PerfectSync(custom, mirror=mirror)
 
     # ------------------------------------------------------------------ posing
+    def rebuild_plans(self) -> None:
+        """Build the per-substep constraint and pose plans for the solver's current read set
+        (:meth:`solver.chains.ChainSet.world_reads`) and the drawn frame's constraint plan,
+        from the driven set as it is now. Call after the read set changes
+        (:meth:`solver.chains.ChainSet.set_authored`); not on the substep path."""
+        targets = self.chains.world_reads() if self.chains is not None else np.zeros(0, np.int64)
+        self.constraint_plan = ConstraintPlan.build(self.pose, self.avatar.constraints, targets)
+        self.draw_constraint_plan = ConstraintPlan.build(self.pose, self.avatar.constraints)
+        self.plan = PosePlan.build(self.pose, targets)
+
     def pose_solver_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
         """Drive the body by ``sample``, evaluate the node constraints the solver's targets
         depend on, and write the plan's world matrices (the nodes the solver reads, hair joints

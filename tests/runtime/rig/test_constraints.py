@@ -319,3 +319,21 @@ def test_without_constraints_the_substep_is_the_drive_and_the_plan(godette_path)
             old.chains.step(old.world)
             assert np.array_equal(rig.chains.tails, old.chains.tails), n
             assert np.array_equal(rig.chains.velocities, old.chains.velocities), n
+
+
+def test_rebuild_plans_follows_the_read_set(constrained):
+    """After the solver's read set changes (an authored joint), rebuild_plans poses and
+    constrains what it now reads."""
+    rig = AvatarRig(constrained)
+    sk = constrained.skeleton
+    sleeve = sk.find("Sleeve_L_2")
+    rig.chains.set_authored([sleeve])
+    rig.rebuild_plans()
+    assert sleeve in rig.plan.nodes.tolist()
+    assert sk.find("SleeveTwist_L") in rig.constraint_plan.nodes.tolist()
+    s = PoseSample()
+    rig.reset(s)
+    rig.world[:] = np.nan
+    rig.substep(s)
+    reads = rig.chains.world_reads()
+    assert not np.isnan(rig.world[reads]).any()
