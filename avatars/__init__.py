@@ -1,21 +1,22 @@
 """swaycam avatars: VRM 0.x / 1.0 and glTF loading into plain numpy data (no OpenGL).
 
-Public names: :func:`load_avatar`, the data model classes of :mod:`avatars.model`,
+Public names: :func:`load_avatar`, the data model classes of :mod:`avatars.model` (node
+constraints: :class:`RollConstraint`, :class:`AimConstraint`, :class:`RotationConstraint`),
 :class:`Skeleton`, :class:`AvatarError`, :class:`AvatarWarning`.
 """
 
 from .errors import AvatarError, AvatarWarning
 from .loader import load_avatar
 from .model import (
-    Avatar, Collider, ColliderGroup, Expression, Image, Material, MaterialColorBind, Mesh, MeshInstance, Meta,
-    MorphTargetBind, MToon, Primitive, Sampler, Skin, Spring, SpringJoint, Texture, TextureRef, TextureTransform,
-    TextureTransformBind,
+    AimConstraint, Avatar, Collider, ColliderGroup, Expression, Image, Material, MaterialColorBind, Mesh,
+    MeshInstance, Meta, MorphTargetBind, MToon, NodeConstraint, Primitive, RollConstraint, RotationConstraint,
+    Sampler, Skin, Spring, SpringJoint, Texture, TextureRef, TextureTransform, TextureTransformBind,
 )
 from .skeleton import Skeleton
 
 __all__ = [
-    "Avatar", "AvatarError", "AvatarWarning", "Collider", "ColliderGroup", "Expression", "Image", "Material",
-    "MaterialColorBind", "Mesh", "MeshInstance", "Meta", "MorphTargetBind", "MToon", "Primitive", "Sampler",
-    "Skeleton", "Skin", "Spring", "SpringJoint", "Texture", "TextureRef", "TextureTransform",
-    "TextureTransformBind", "load_avatar",
+    "AimConstraint", "Avatar", "AvatarError", "AvatarWarning", "Collider", "ColliderGroup", "Expression", "Image",
+    "Material", "MaterialColorBind", "Mesh", "MeshInstance", "Meta", "MorphTargetBind", "MToon", "NodeConstraint",
+    "Primitive", "RollConstraint", "RotationConstraint", "Sampler", "Skeleton", "Skin", "Spring", "SpringJoint",
+    "Texture", "TextureRef", "TextureTransform", "TextureTransformBind", "load_avatar",
 ]

@@ -1,7 +1,7 @@
 """A summary of a loaded avatar, as a dict (for ``swaycam inspect --json``) and as text.
 
 The count keys are stable: ``springs``, ``joints``, ``colliders``, ``expressions``,
-``humanoid_bones``, ``vertices`` (plus ``meshes``, ``materials``, ``warnings``).
+``humanoid_bones``, ``vertices``, ``constraints`` (plus ``meshes``, ``materials``, ``warnings``).
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ def summarize(avatar: Avatar) -> dict:
     colliders = [
         {"node": c.node, "shape": c.shape, "offset": [round(float(x), 6) for x in c.offset], "radius": c.radius}
         for c in avatar.colliders
+    ]
+    names = avatar.skeleton.names
+    constraints = [
+        {"node": c.node, "name": names[c.node], "kind": c.kind, "source": c.source, "source_name": names[c.source],
+         "axis": getattr(c, "roll_axis", None) or getattr(c, "aim_axis", None), "weight": c.weight}
+        for c in avatar.constraints
     ]
     expressions = {
         name: {"preset": e.preset, "morph_binds": len(e.morph_target_binds),
@@ -81,6 +87,8 @@ def summarize(avatar: Avatar) -> dict:
         "collider_shapes": dict(Counter(c.shape for c in avatar.colliders)),
         "collider_list": colliders,
         "collider_groups": [{"name": g.name, "colliders": list(g.colliders)} for g in avatar.collider_groups],
+        "constraints": len(constraints),
+        "constraint_list": constraints,
         "warnings": [str(w) for w in avatar.warnings],
         "drivable": avatar.head_node() >= 0,
     }
@@ -120,6 +128,11 @@ def format_summary(s: dict) -> str:
     lines.append(f"  colliders   {s['colliders']} ({shapes}) in {len(s['collider_groups'])} groups")
     for c in s["collider_list"]:
         lines.append(f"    node {c['node']:>3} {c['shape']:<14} offset {c['offset']} radius {c['radius']:g}")
+    lines.append(f"  constraints {s['constraints']} (VRMC_node_constraint, in evaluation order)")
+    for c in s["constraint_list"]:
+        axis = f" {c['axis']}" if c["axis"] else ""
+        lines.append(f"    node {c['node']:>3} {c['name'] or '-':<24} {c['kind']}{axis} from node {c['source']} "
+                     f"({c['source_name'] or '-'}) weight {c['weight']:g}")
     if not s["drivable"]:
         lines.append("  note        no humanoid head bone: swaycam can show this file but not drive its head")
     lines.append(f"  warnings    {len(s['warnings'])}")

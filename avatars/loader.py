@@ -2,7 +2,7 @@
 
 The file is parsed by pygltflib (:mod:`avatars.gltf_io`), then one builder per part turns
 JSON into plain data: nodes, meshes/skins, materials/images, humanoid, expressions,
-springs/colliders, meta; VRM 0.x avatars are finally turned to face +Z.
+springs/colliders, node constraints, meta; VRM 0.x avatars are finally turned to face +Z.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import logging
 from dataclasses import replace
 from pathlib import Path
 
+from .constraints import build_constraints
 from .errors import AvatarError
 from .expressions import build_expressions
 from .gltf_io import read_document
@@ -67,12 +68,13 @@ def load_avatar(path: str | Path, data: bytes | None = None) -> Avatar:
         springs, colliders, groups = build_springs_1(doc, exts["VRMC_springBone"] or {}, skeleton)
     elif vrm0 is not None and vrm0.get("secondaryAnimation"):
         springs, colliders, groups = build_springs_0(doc, vrm0["secondaryAnimation"], skeleton)
+    constraints = build_constraints(doc, skeleton, version)
 
     avatar = Avatar(
         path=str(path), vrm_version=version, meta=build_meta(doc.json, vrm1, vrm0), skeleton=skeleton,
         meshes=meshes, mesh_instances=instances, skins=skins, materials=materials, textures=textures,
         images=images, humanoid=humanoid, expressions=expressions, springs=springs, colliders=colliders,
-        collider_groups=groups,
+        collider_groups=groups, constraints=constraints,
     )
     if version == "0.x":
         avatar = turn_to_plus_z(avatar)

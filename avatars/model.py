@@ -9,7 +9,7 @@ vectors. Node indices are glTF node indices of the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -19,6 +19,8 @@ from .skeleton import Skeleton
 AlphaMode = Literal["OPAQUE", "MASK", "BLEND"]
 ColliderShape = Literal["sphere", "capsule", "inside_sphere", "inside_capsule", "plane"]
 Override = Literal["none", "block", "blend"]
+RollAxis = Literal["X", "Y", "Z"]
+AimAxis = Literal["PositiveX", "NegativeX", "PositiveY", "NegativeY", "PositiveZ", "NegativeZ"]
 
 
 # --------------------------------------------------------------------------- meshes
@@ -311,6 +313,86 @@ class ColliderGroup:
     colliders: tuple[int, ...]
 
 
+# --------------------------------------------------------------------------- node constraints
+#
+# VRMC_node_constraint 1.0 (vrm-c/vrm-specification, specification/VRMC_node_constraint-1.0):
+# a node (the destination) takes its local rotation from another node (the source). The
+# destination's rotation is slerp(rest, target, weight) from its rest rotation (the file's) to
+# the rotation the constraint determines; its translation and scale are left alone.
+# Evaluation lives in the runtime (runtime/rig/constraints.py); this is the file's data.
+
+
+@dataclass(frozen=True)
+class RollConstraint:
+    """Roll constraint: the destination turns about its rest ``roll_axis`` (its local X, Y or Z)
+    by the source's rotation about that axis (swing removed, "twist" kept), both in local
+    space; for twist bones of arms and legs.
+
+    Attributes:
+        node: the destination node.
+        source: the source node (never ``node``).
+        roll_axis: "X", "Y" or "Z".
+        weight: in [0, 1]; 0 keeps the rest rotation, 1 applies the whole roll.
+    """
+
+    node: int
+    source: int
+    roll_axis: RollAxis
+    weight: float = 1.0
+    kind: ClassVar[str] = "roll"
+
+    @property
+    def axis(self) -> np.ndarray:
+        """(3,) the roll axis as a unit vector in the destination's rest frame."""
+        return np.array([self.roll_axis == "X", self.roll_axis == "Y", self.roll_axis == "Z"], np.float64)
+
+
+@dataclass(frozen=True)
+class AimConstraint:
+    """Aim constraint: the smallest rotation from the destination's rest pose that points its
+    ``aim_axis`` at the source's world position (world space); for sleeves.
+
+    Attributes:
+        node: the destination node.
+        source: the source node (never ``node``, never below ``node``).
+        aim_axis: "PositiveX", "NegativeX", "PositiveY", "NegativeY", "PositiveZ" or "NegativeZ".
+        weight: in [0, 1].
+    """
+
+    node: int
+    source: int
+    aim_axis: AimAxis
+    weight: float = 1.0
+    kind: ClassVar[str] = "aim"
+
+    @property
+    def axis(self) -> np.ndarray:
+        """(3,) the aim axis as a unit vector in the destination's local frame."""
+        sign = -1.0 if self.aim_axis.startswith("Negative") else 1.0
+        return sign * np.array([self.aim_axis.endswith(c) for c in "XYZ"], np.float64)
+
+
+@dataclass(frozen=True)
+class RotationConstraint:
+    """Rotation constraint (local-local, Blender's Copy Rotation): the destination turns from
+    its rest rotation by the source's local rotation change from the source's rest rotation.
+
+    Attributes:
+        node: the destination node.
+        source: the source node (never ``node``).
+        weight: in [0, 1].
+    """
+
+    node: int
+    source: int
+    weight: float = 1.0
+    kind: ClassVar[str] = "rotation"
+
+
+#: One node's constraint (``Avatar.constraints`` holds them in evaluation order).
+NodeConstraint = RollConstraint | AimConstraint | RotationConstraint
+
+
 # --------------------------------------------------------------------------- avatar
 
 
@@ -344,6 +426,9 @@ class Avatar:
         skeleton: every node of the file (see :class:`avatars.skeleton.Skeleton`).
         humanoid: VRM 1.0 humanoid bone name -> node index.
         expressions: VRM 1.0 expression name -> Expression.
+        constraints: VRMC_node_constraint constraints, at most one per destination node, in
+            evaluation order (a constraint comes after those whose results it reads; see
+            :func:`avatars.constraints.evaluation_order`). VRM 0.x avatars have none.
         warnings: optional parts that were skipped, with their JSON paths.
     """
 
@@ -362,6 +447,7 @@ class Avatar:
     springs: tuple[Spring, ...] = ()
     colliders: tuple[Collider, ...] = ()
     collider_groups: tuple[ColliderGroup, ...] = ()
+    constraints: tuple[NodeConstraint, ...] = ()
     warnings: tuple[AvatarWarning, ...] = ()
 
     @property

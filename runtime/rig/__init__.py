@@ -4,7 +4,9 @@
   solver reads and one solver step; per drawn frame the whole-skeleton pose with the hair;
 - :mod:`.drive`: the tracked head pose -> neck/head local rotations and the hips lean;
 - :mod:`.posing`: the driven set as data and the plan that poses only the nodes the solver
-  reads; :mod:`.kernels`: the compiled drive, posing and forward kinematics (numba);
+  reads; :mod:`.constraints`: the node constraints (VRMC_node_constraint) as a plan run
+  between the drives and the posing (:mod:`.constraint_kernels`: their formulas);
+  :mod:`.kernels`: the compiled drive, constraints, posing and forward kinematics (numba);
 - :mod:`.hair_params`: the ``[hair]`` settings -> the solver's per-spring overrides.
 """
 

@@ -4,11 +4,14 @@ posing and whole-skeleton forward kinematics, in one call each; nothing here all
 Entry points (the Python side is :mod:`runtime.rig.drive` and :mod:`runtime.rig.posing`):
 
 - :func:`drive_and_pose_kernel` — per 120 Hz substep: the head drive writes the driven
-  nodes' local TRS, then the pose plan writes the world matrices of the solver's targets;
-- :func:`drive_and_fk_kernel` — per drawn frame: the head drive, then every node's world
-  matrix (whole-skeleton FK, parents first);
-- :func:`head_drive_kernel`, :func:`pose_plan_kernel`, :func:`forward_kinematics_kernel` —
-  the same pieces alone (tests, :meth:`runtime.rig.drive.HeadDrive.apply`, future drives).
+  nodes' local TRS, the node constraints the solver's targets depend on write theirs
+  (DESIGN §10: drive -> constraints -> posing), then the pose plan writes the world matrices
+  of the solver's targets;
+- :func:`drive_and_fk_kernel` — per drawn frame: the head drive, every node constraint, then
+  every node's world matrix (whole-skeleton FK, parents first);
+- :func:`head_drive_kernel`, :func:`constrain_kernel`, :func:`pose_plan_kernel`,
+  :func:`forward_kinematics_kernel` — the same pieces alone (tests,
+  :meth:`runtime.rig.drive.HeadDrive.apply`, future drives).
 
 Data (all C-contiguous, float64 unless said; the layouts are the constants below):
 
@@ -18,6 +21,10 @@ Data (all C-contiguous, float64 unless said; the layouts are the constants below
   (hips, neck, head; −1 when absent), packed by :class:`runtime.rig.drive.HeadDrive`;
 - ``ops`` (P, 3) int64 and ``mats`` (P, 12): the pose plan (:class:`runtime.rig.posing.PosePlan`),
   one world matrix per row: ``W[node] = W[src] · M · L(slot)``, with W[−1] = I and L(−1) = I;
+- ``steps`` (K, 5) int64 and ``vals`` (K, 16): a constraint plan
+  (:class:`runtime.rig.constraints.ConstraintPlan`, layouts in :mod:`runtime.rig.constraint_kernels`):
+  pose rows (the world matrices the constraints read) and constraint steps in dependency
+  order, each step writing its destination's rotation into ``trs``;
 - ``fk`` (N, 3) int64 (node, parent, slot; parents first) and ``base`` (N, 12): the base
   local matrices, for whole-skeleton FK ``W[n] = W[parent] · (L(slot) or base[n])``;
 - ``world`` (N, 4, 4): world matrices, column vectors (DESIGN §3); rows written whole,
@@ -36,6 +43,8 @@ from numba import njit
 
 from solver.kernels.affine import mul34, qmul, quat_mat, row34, world34
 from solver.kernels.cache import ensure_fresh, kernel_cache_dir
+
+from .constraint_kernels import ST_NODE, ST_SLOT, ST_SRC, STEP_KIND, STEP_POSE, constraint_step
 
 # ------------------------------------------------------------------ driven TRS row (10 wide)
 TRS_T = 0      # (3) translation, metres, parent space
@@ -171,6 +180,25 @@ def pose_plan(world, ops, mats, trs):
 
 
 @njit(inline="always", cache=True)
+def constrain(world, steps, vals, trs):
+    """Run a constraint plan in order: a pose row W[node] = W[src] · M · L(slot) (M the first
+    12 values of its row), or a constraint step that writes its destination's rotation into
+    ``trs`` (:func:`runtime.rig.constraint_kernels.constraint_step`)."""
+    for k in range(steps.shape[0]):
+        if steps[k, STEP_KIND] == STEP_POSE:
+            src = steps[k, ST_SRC]
+            slot = steps[k, ST_SLOT]
+            m = row34(vals, k, 0)
+            if src >= 0:
+                m = mul34(world34(world, src), m)
+            if slot >= 0:
+                m = mul34(m, trs34(trs, slot))
+            put_world(world, steps[k, ST_NODE], m)
+        else:
+            constraint_step(world, steps, vals, trs, k)
+
+
+@njit(inline="always", cache=True)
 def forward_kinematics(world, fk, base, trs):
     """Whole skeleton, parents first: W[n] = W[parent] · L_n, L_n the driven TRS of its slot
     or its base local matrix."""
@@ -196,6 +224,13 @@ def head_drive_kernel(rotation, translation, use_t, hp, hs, trs):
 
 
 @njit(cache=True, _nrt=False)
+def constrain_kernel(world, steps, vals, trs):
+    """A constraint plan alone (see :func:`constrain`)."""
+    constrain(world, steps, vals, trs)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
 def pose_plan_kernel(world, ops, mats, trs):
     """The pose plan alone (see :func:`pose_plan`)."""
     pose_plan(world, ops, mats, trs)
@@ -210,22 +245,27 @@ def forward_kinematics_kernel(world, fk, base, trs):
 
 
 @njit(cache=True, _nrt=False)
-def drive_and_pose_kernel(rotation, translation, use_t, hp, hs, trs, ops, mats, world):
-    """One substep's posing: head drive, then the plan's world matrices."""
+def drive_and_pose_kernel(rotation, translation, use_t, hp, hs, trs, steps, vals, ops, mats, world):
+    """One substep's posing: head drive, the node constraints the targets depend on, then the
+    plan's world matrices."""
     head_drive(rotation, translation, use_t, hp, hs, trs)
+    constrain(world, steps, vals, trs)
     pose_plan(world, ops, mats, trs)
     return 0
 
 
 @njit(cache=True, _nrt=False)
-def drive_and_fk_kernel(rotation, translation, use_t, hp, hs, trs, fk, base, world):
-    """One drawn frame's body pose: head drive, then whole-skeleton FK."""
+def drive_and_fk_kernel(rotation, translation, use_t, hp, hs, trs, steps, vals, fk, base, world):
+    """One drawn frame's body pose: head drive, every node constraint, then whole-skeleton FK."""
     head_drive(rotation, translation, use_t, hp, hs, trs)
+    constrain(world, steps, vals, trs)
     forward_kinematics(world, fk, base, trs)
     return 0
 
 
-# numba checks only this file's stamp; the helpers above come from solver.kernels.affine too
+# numba checks only this file's stamp; the helpers above come from solver.kernels.affine and
+# runtime.rig.constraint_kernels too
 _cache_dir = kernel_cache_dir(drive_and_pose_kernel)
 if _cache_dir is not None:
-    ensure_fresh(_cache_dir, [Path(__file__), Path(__file__).parents[2] / "solver" / "kernels" / "affine.py"])
+    ensure_fresh(_cache_dir, [Path(__file__), Path(__file__).parents[2] / "solver" / "kernels" / "affine.py",
+                              Path(__file__).with_name("constraint_kernels.py")])

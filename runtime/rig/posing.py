@@ -7,9 +7,10 @@ Terms:
   with static overrides set once (the lowered T-pose arms of
   :meth:`runtime.rig.drive.HeadDrive.relaxed_arms`). Hair joints stay at their rest local rotations.
 - *driven set* (:class:`DrivenPose`): the nodes whose local TRS a drive writes at every
-  substep — today the head drive's hips, neck and head; later body clips (every humanoid
-  bone) and node constraints. It is data: ``nodes`` (D,) and the ``trs`` (D, 10) buffer the
-  drives write (layout :data:`runtime.rig.kernels.TRS_T` ...).
+  substep — the head drive's hips, neck and head and the node constraints' destinations
+  (:mod:`runtime.rig.constraints`); later body clips (every humanoid bone). It is data:
+  ``nodes`` (D,) and the ``trs`` (D, 10) buffer the drives write (layout
+  :data:`runtime.rig.kernels.TRS_T` ...).
 - *targets*: the nodes whose world matrices a consumer reads at every substep
   (:meth:`solver.chains.ChainSet.world_reads`: chain anchors, centre nodes, collider nodes,
   joints hanging from the body, authored joints).
@@ -53,6 +54,8 @@ class DrivenPose:
         trs: (D, 10) float64 local translation (metres), rotation (xyzw), scale of each slot;
             starts at the base pose; drives write rows in place.
         slot_of: (N,) int64 slot of every node, −1 when not driven.
+        base_rotation: (N, 4) base local rotations (xyzw): the rest rotations with the static
+            overrides (what an undriven node's rotation is, e.g. a node constraint's source).
         base_local: (N, 4, 4) base local matrices.
         base_world: (N, 4, 4) base world matrices (FK of ``base_local``).
         fk: (N, 3) int64 rows (node, parent, slot), parents first (whole-skeleton FK).
@@ -72,6 +75,7 @@ class DrivenPose:
         rot = np.array(skeleton.rest_rotation, np.float64)
         for node, q in (static_rotations or {}).items():
             rot[int(node)] = q
+        self.base_rotation = rot
         self.base_local = np.ascontiguousarray(mat_compose(skeleton.rest_translation, rot, skeleton.rest_scale))
         self.base_world = skeleton.world_matrices(self.base_local)
         self.slot_of = np.full(n, -1, np.int64)

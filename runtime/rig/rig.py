@@ -2,18 +2,21 @@
 
 Per 120 Hz substep (:meth:`AvatarRig.substep`), one compiled call poses only what the solver
 reads (DESIGN §7 "update only what the simulation reads"): the head drive
-(:mod:`runtime.rig.drive`) writes the driven nodes' local TRS sampled at t_n, and the pose plan
+(:mod:`runtime.rig.drive`) writes the driven nodes' local TRS sampled at t_n, the node
+constraints the solver's targets depend on write their destinations' rotations
+(:class:`runtime.rig.constraints.ConstraintPlan`, DESIGN §10), and the pose plan
 (:class:`runtime.rig.posing.PosePlan`) writes the world matrices of the solver's targets
 (:meth:`solver.chains.ChainSet.world_reads`: anchors, centre nodes, colliders, joints hanging
 from the body, authored joints); then the hair solver (:class:`solver.chains.ChainSet`)
 advances one substep. Nothing on that path allocates. For drawing (:meth:`AvatarRig.draw_pose`):
-the body at the draw time by whole-skeleton forward kinematics (compiled, once per drawn
-frame) and the hair interpolated by the driver's alpha, patched into a separate buffer (the
-physics state is never changed by drawing).
+the body at the draw time by the drive, every node constraint and whole-skeleton forward
+kinematics (compiled, once per drawn frame) and the hair interpolated by the driver's alpha,
+patched into a separate buffer (the physics state is never changed by drawing).
 
-The driven set is data (:class:`runtime.rig.posing.DrivenPose`): today the head drive's hips,
-neck and head, with the lowered T-pose arms baked into the base pose; body clips and node
-constraints add nodes to it and write their rows of its TRS buffer.
+The driven set is data (:class:`runtime.rig.posing.DrivenPose`): the head drive's hips, neck
+and head, and every node constraint's destination, with the lowered T-pose arms baked into
+the base pose; body clips add their nodes to it and write their rows of its TRS buffer before
+the compiled call (the constraints then read them).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSyn
 from tracking.pose_track import PoseSample
 
 from . import kernels as RK
+from .constraints import ConstraintPlan, constrained_nodes
 from .drive import DriveOptions, HeadDrive
 from .hair_params import parse_hair
 from .posing import DrivenPose, PosePlan
@@ -57,6 +61,9 @@ class AvatarRig:
         draw_world: (N, 4, 4) the last :meth:`draw_pose`.
         pose: the driven set and its TRS buffer.
         plan: the per-substep pose plan.
+        constraint_plan: the node constraints evaluated per substep (those the solver's
+            targets depend on); ``draw_constraint_plan``: every node constraint (drawn frame,
+            reset).
 
     Raises:
         ValueError: no humanoid head, bad hair settings, or springs the solver cannot order.
@@ -72,11 +79,13 @@ class AvatarRig:
         self.drive = HeadDrive(avatar, options=drive)
         overrides = parse_hair(self.hair_params)   # validated with or without springs
         self.chains = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides) if avatar.springs else None
-        # the lowered arms are a static pose: baked into the base pose, not driven
-        self.pose = DrivenPose(sk, self.drive.nodes, static_rotations=self.drive.relaxed_arms(avatar))
+        # the lowered arms are a static pose: baked into the base pose, not driven; the driven
+        # set: the head drive's nodes, then the constrained nodes not among them
+        driven = list(self.drive.nodes)
+        driven += [n for n in constrained_nodes(avatar.constraints) if n not in driven]
+        self.pose = DrivenPose(sk, driven, static_rotations=self.drive.relaxed_arms(avatar))
         self._hslots = self.drive.slots(self.pose.slot_of)
-        targets = self.chains.world_reads() if self.chains is not None else np.zeros(0, np.int64)
-        self.plan = PosePlan.build(self.pose, targets)
+        self.rebuild_plans()
         self.world = np.ascontiguousarray(self.pose.base_world, dtype=np.float64).copy()
         self.draw_world = self.world.copy()
         #: per-segment hit radii a raised radius is growing toward (see :meth:`set_hair`), or None
@@ -86,21 +95,34 @@ class AvatarRig:
         self.perfect_sync = PerfectSync(custom, mirror=mirror)
 
     # ------------------------------------------------------------------ posing
+    def rebuild_plans(self) -> None:
+        """Build the per-substep constraint and pose plans for the solver's current read set
+        (:meth:`solver.chains.ChainSet.world_reads`) and the drawn frame's constraint plan,
+        from the driven set as it is now. Call after the read set changes
+        (:meth:`solver.chains.ChainSet.set_authored`); not on the substep path."""
+        targets = self.chains.world_reads() if self.chains is not None else np.zeros(0, np.int64)
+        self.constraint_plan = ConstraintPlan.build(self.pose, self.avatar.constraints, targets)
+        self.draw_constraint_plan = ConstraintPlan.build(self.pose, self.avatar.constraints)
+        self.plan = PosePlan.build(self.pose, targets)
+
     def pose_solver_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
-        """Drive the body by ``sample`` and write the plan's world matrices (the nodes the
-        solver reads, hair joints at rest local rotations) into ``out`` (N, 4, 4) float64,
-        C-contiguous; other entries are left as they are. One compiled call, no allocation."""
-        p = self.plan
+        """Drive the body by ``sample``, evaluate the node constraints the solver's targets
+        depend on, and write the plan's world matrices (the nodes the solver reads, hair joints
+        at rest local rotations) into ``out`` (N, 4, 4) float64, C-contiguous; other entries
+        are left as they are, apart from the world matrices the constraints read. One compiled
+        call, no allocation."""
+        p, c = self.plan, self.constraint_plan
         RK.drive_and_pose_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots,
-                                 self.pose.trs, p.ops, p.mats, out)
+                                 self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
         return out
 
     def pose_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
-        """World matrices (N, 4, 4) of the whole body posed by ``sample``, hair at rest local
-        rotations, into ``out`` (float64, C-contiguous): whole-skeleton FK, one compiled call."""
-        ps = self.pose
+        """World matrices (N, 4, 4) of the whole body posed by ``sample`` with every node
+        constraint, hair at rest local rotations, into ``out`` (float64, C-contiguous):
+        whole-skeleton FK, one compiled call."""
+        ps, c = self.pose, self.draw_constraint_plan
         RK.drive_and_fk_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots, ps.trs,
-                               ps.fk, ps.base34, out)
+                               c.steps, c.vals, ps.fk, ps.base34, out)
         return out
 
     def substep(self, sample: PoseSample) -> bool:

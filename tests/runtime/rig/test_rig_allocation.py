@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 from avatars import load_avatar
+from avatars.constraint_avatar import build_constrained_avatar
 from avatars.generate import default_avatar_path, layered_avatar_path
 from runtime.pose_inputs import TrackInput, head_turn_track
 from runtime.rig import AvatarRig
@@ -37,8 +38,10 @@ SUBSTEPS = 1000
 WARM = 100
 
 
-@pytest.fixture(scope="module", params=["godette", "default", "layered"])
+@pytest.fixture(scope="module", params=["godette", "default", "layered", "constrained"])
 def avatar(request, godette_path):
+    if request.param == "constrained":   # node constraints (roll, aim, rotation) on the substep path
+        return load_avatar("constrained.vrm", data=build_constrained_avatar())
     path = {"godette": godette_path, "default": default_avatar_path(), "layered": layered_avatar_path()}
     return load_avatar(path[request.param])
 
