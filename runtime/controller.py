@@ -109,7 +109,8 @@ class SessionController:
                 s.switch_solver(solver)
             if params is not None:
                 s.set_hair(params)
-            return {"solver": s.rig.solver, "params": s.rig.hair_params, "springs": s.rig.hair_springs()}
+            return {"solver": s.rig.solver, "params": s.rig.hair_params, "springs": s.rig.hair_springs(),
+                    "warnings": s.rig.hair_warnings()}
 
         return s.commands.call(do)
 

@@ -25,7 +25,7 @@ from avatars import Avatar, Collider
 from .kernels import step as K
 from . import layout as L
 from .colliders import collider_world, fit_torso_capsule, point_segment_distance
-from .params import DEFAULT_MAPPING, SUBSTEP_SECONDS, Overrides, VrmMapping, override_for
+from .params import DEFAULT_MAPPING, check_stable, SUBSTEP_SECONDS, Overrides, VrmMapping, override_for
 
 log = logging.getLogger(__name__)
 
@@ -369,6 +369,8 @@ def pack_avatar(
             if ov is not None:
                 k = k if ov.k is None else float(ov.k)
                 c = c if ov.c is None else float(ov.c)
+                if (ov.k is not None or ov.c is not None) and mode != L.MODE_VRM:
+                    check_stable(f"spring {spring.name!r} joint node {n}", k, c, substep)
                 gvec = gvec if ov.g is None else np.asarray(ov.g, np.float64)
                 hit = hit if ov.hit_radius is None else float(ov.hit_radius)
             seg_tails.append(tail)

@@ -43,7 +43,7 @@ from .build import (  # noqa: F401 - re-exported build options and report
     _writable, allowances_of, damping_factor, pack_avatar, path_flags, preload_of, rest_overlap_depths,
     rest_overlap_list,
 )
-from .params import Overrides, override_for
+from .params import Overrides, check_stable, override_for
 
 
 @dataclass(frozen=True)
@@ -380,16 +380,21 @@ class ChainSet:
         hv = None if hit_radius is None else _scalar(hit_radius, "hit_radius")
         rows = self.spring_segments(springs)
         n = len(rows)
+        if kv is not None or cv is not None:
+            self._check_stable(rows, self.params.k[rows] if kv is None else np.full(n, kv),
+                               self.params.c[rows] if cv is None else np.full(n, cv))
         self._write_params(rows, None if kv is None else np.full(n, kv), None if cv is None else np.full(n, cv),
                            None if gv is None else np.tile(gv, (n, 1)), None if hv is None else np.full(n, hv))
         return tuple(self.chain_names[k_] for k_ in np.unique(self.segment_chain[rows]))
 
-    def set_hit_radii(self, radii) -> None:
+    def set_hit_radii(self, radii, *, allowances: bool = True) -> None:
         """Set every segment's hit radius (metres, model scale), per segment: ``radii`` (S,)
-        in processing order (:attr:`segment_nodes`). Reach and rest-overlap allowances are
-        rederived as in :meth:`set_params`; the state is not touched. (The runtime raises a
-        radius over a few substeps with it, so hair already in contact is eased out instead
-        of pushed out in one substep.)
+        in processing order (:attr:`segment_nodes`). The chain reach is rederived, and with
+        ``allowances`` the rest-overlap allowances too (as :meth:`set_params` does: a
+        measurement on the rest pose, ~0.1-1 ms); without, the allowances of the last
+        radii stay (cheap: the runtime raises a radius over a few substeps with it, so hair
+        already in contact is eased out instead of pushed out in one substep, and rederives
+        the allowances at the last step). The state is not touched.
 
         Raises:
             ValueError: not S values, or a value not finite or below 0; nothing is changed then.
@@ -397,9 +402,14 @@ class ChainSet:
         r = np.asarray(radii, dtype=np.float64)
         if r.shape != (self.segment_count,):
             raise ValueError(f"set_hit_radii: {r.shape} values for {self.segment_count} segments")
-        for j, v in enumerate(r):
-            _scalar(float(v), f"hit_radius[{j}]", "set_hit_radii")
-        self._write_params(np.arange(self.segment_count), None, None, None, r)
+        if not (np.all(np.isfinite(r)) and np.all(r >= 0.0)):
+            j = int(np.flatnonzero(~(np.isfinite(r) & (r >= 0.0)))[0])
+            _scalar(float(r[j]), f"hit_radius[{j}]", "set_hit_radii")
+        if allowances:
+            self._write_params(np.arange(self.segment_count), None, None, None, r)
+        else:
+            self.params.hit_radius[:] = r
+            self._rederive_reach(np.arange(self.segment_count))
 
     def set_overrides(self, overrides: Overrides) -> None:
         """Set every spring's parameters to what a build with ``overrides`` gives (the file's
@@ -416,11 +426,13 @@ class ChainSet:
         S = self.segment_count
         k, c = t.mapped_k.copy(), t.mapped_c.copy()
         g, hit = t.mapped_gravity.copy(), t.mapped_hit.copy()
+        tuned = np.zeros(S, bool)
         for kc, name in enumerate(self.chain_names):
             ov = override_for(overrides, name)
             if ov is None:
                 continue
             rows = self.segment_chain == kc
+            tuned |= rows & (ov.k is not None or ov.c is not None)
             where = f"override {name!r}"
             if ov.k is not None:
                 k[rows] = _scalar(ov.k, f"{where}.k", "set_overrides")
@@ -430,7 +442,18 @@ class ChainSet:
                 g[rows] = _vector(ov.g, f"{where}.g", "set_overrides")
             if ov.hit_radius is not None:
                 hit[rows] = _scalar(ov.hit_radius, f"{where}.hit_radius", "set_overrides")
+        rows = np.flatnonzero(tuned)
+        self._check_stable(rows, k[rows], c[rows])
         self._write_params(np.arange(S), k, c, g, hit)
+
+    def _check_stable(self, rows, k, c) -> None:
+        """ValueError unless every (k, c) of ``rows`` is stable at this h
+        (:func:`solver.params.check_stable`); the "vrm" mode does not read k and c."""
+        if self.mode == "vrm":
+            return
+        for j, i in enumerate(rows):
+            check_stable(f"spring {self.chain_names[self.segment_chain[i]]!r} joint node {int(self.segment_nodes[i])}",
+                         float(k[j]), float(c[j]), self.h)
 
     def _write_params(self, rows, k, c, g, hit) -> None:
         """Write (validated) per-row values into the parameter section and rederive what
@@ -456,8 +479,8 @@ class ChainSet:
         if hit is not None:
             self._rederive_hit(rows)
 
-    def _rederive_hit(self, rows) -> None:
-        """Chain reach and rest-overlap allowances after hit radii changed (``rows``)."""
+    def _rederive_reach(self, rows) -> None:
+        """Chain reach (the broad phase's) after hit radii changed (``rows``)."""
         chains = self.sections["chains"]
         for kc in np.unique(self.segment_chain[rows]):
             reach, max_hit = 0.0, 0.0
@@ -465,6 +488,10 @@ class ChainSet:
                 reach += float(self.rest_lengths[i])
                 max_hit = max(max_hit, float(self.params.hit_radius[i]))
             chains.reach[kc] = reach + max_hit
+
+    def _rederive_hit(self, rows) -> None:
+        """Chain reach and rest-overlap allowances after hit radii changed (``rows``)."""
+        self._rederive_reach(rows)
         # the build's measurement on the rest pose, on copies: the live state stays as it is
         depths = rest_overlap_depths(self._F.copy(), self._I.copy(), self._tuning.rest_world)
         if self._tuning.allow_rest_overlap:

@@ -154,6 +154,35 @@ class SpringOverride:
 Overrides = Mapping[str, SpringOverride] | SpringOverride | None
 
 
+def max_stable_stiffness(c: float, h: float) -> float:
+    """The largest k (1/s²) the rest-shape step of h seconds integrates with damping c (1/s)
+    without a period-2 mode: linearised across the link, two substeps of the update
+    v⁺ = D (v − h k y), y⁺ = y + h v⁺ (D = exp(−c h)) have λ² − (1 + D − D h² k) λ + D = 0
+    (see :func:`discrete_kcg`), whose roots stay complex or positive (no tail that flips
+    sides every substep and gains energy through the length projection) while
+    D h² k ≤ (1 + √D)², i.e. k ≤ ((1 + s) / (s h))², s = exp(−c h / 2)."""
+    s = math.exp(-0.5 * c * h)
+    return ((1.0 + s) / (s * h)) ** 2
+
+
+def min_stable_damping(k: float, h: float) -> float:
+    """The smallest c (1/s) with which stiffness k (1/s²) is stable at substep h (see
+    :func:`max_stable_stiffness`): 0 when h √k ≤ 2, else (2 / h) ln(h √k − 1)."""
+    r = h * math.sqrt(max(k, 0.0))
+    return 0.0 if r <= 2.0 else (2.0 / h) * math.log(r - 1.0)
+
+
+def check_stable(where: str, k: float, c: float, h: float) -> None:
+    """Raise ValueError when (k, c) is not stable at substep h (:func:`max_stable_stiffness`),
+    naming ``where`` and the values that would be: a VRM file's mapped pair always is; an
+    override of k or c alone can break it (a stiff spring whose damping was lowered)."""
+    if k <= max_stable_stiffness(c, h) * (1.0 + 1e-12):
+        return
+    raise ValueError(f"{where}: k = {k:g} 1/s² with c = {c:g} 1/s is not stable at {1.0 / h:g} substeps per second "
+                     f"(the tail would flip sides every substep); with this k use c >= {min_stable_damping(k, h):.4g}, "
+                     f"or with this c k <= {max_stable_stiffness(c, h):.4g} (set k and c together)")
+
+
 def override_for(overrides: Overrides, spring_name: str) -> SpringOverride | None:
     """The override applying to ``spring_name``: a single :class:`SpringOverride` applies to
     every spring; in a mapping the first key (an fnmatch pattern, e.g. ``"*"`` or

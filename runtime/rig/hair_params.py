@@ -9,7 +9,10 @@
     k = 90.0                        # the first matching pattern wins, then the [hair] values
 
 Unset values keep the avatar's own parameters mapped from its VRM file (DESIGN §4.3).
-``swaycam inspect`` lists the spring names.
+``swaycam inspect`` lists the spring names. Values are checked: finite, not negative, and
+at most :data:`LIMITS` (k ≤ 1e7 1/s², c ≤ 1e4 1/s, |gravity| components ≤ 1000 m/s²,
+hit_radius ≤ 1 m); the solver also refuses a k that its c cannot keep stable at 120 Hz
+(:func:`solver.params.check_stable`).
 """
 
 from __future__ import annotations
@@ -19,13 +22,17 @@ import math
 from solver.params import SpringOverride
 
 KEYS = ("k", "c", "gravity", "hit_radius")
+#: Largest accepted value of each setting (gravity: of each component's magnitude).
+LIMITS = {"k": 1e7, "c": 1e4, "gravity": 1000.0, "hit_radius": 1.0}
 
 
-def _number(value, where: str, *, minimum: float = 0.0) -> float:
+def _number(value, where: str, *, minimum: float = 0.0, maximum: float = math.inf) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"{where}: {value!r} is not a finite number")
     if value < minimum:
-        raise ValueError(f"{where}: {value} is below {minimum}")
+        raise ValueError(f"{where}: {value:g} is below {minimum:g}")
+    if value > maximum:
+        raise ValueError(f"{where}: {value:g} is above {maximum:g}")
     return float(value)
 
 
@@ -37,12 +44,14 @@ def _override(table: dict, where: str) -> SpringOverride:
     if g is not None:
         if not isinstance(g, (list, tuple)) or len(g) != 3:
             raise ValueError(f"{where}.gravity: {g!r} is not three numbers [x, y, z]")
-        g = tuple(_number(x, f"{where}.gravity", minimum=-math.inf) for x in g)
+        lim = LIMITS["gravity"]
+        g = tuple(_number(x, f"{where}.gravity", minimum=-lim, maximum=lim) for x in g)
     return SpringOverride(
-        k=None if "k" not in table else _number(table["k"], f"{where}.k"),
-        c=None if "c" not in table else _number(table["c"], f"{where}.c"),
+        k=None if "k" not in table else _number(table["k"], f"{where}.k", maximum=LIMITS["k"]),
+        c=None if "c" not in table else _number(table["c"], f"{where}.c", maximum=LIMITS["c"]),
         g=g,
-        hit_radius=None if "hit_radius" not in table else _number(table["hit_radius"], f"{where}.hit_radius"),
+        hit_radius=None if "hit_radius" not in table else _number(table["hit_radius"], f"{where}.hit_radius",
+                                                                  maximum=LIMITS["hit_radius"]),
     )
 
 
@@ -74,3 +83,14 @@ def parse_hair(settings: dict | None, where: str = "hair") -> dict[str, SpringOv
     if any(v is not None for v in (base.k, base.c, base.g, base.hit_radius)):
         out["*"] = base
     return out or None
+
+
+def unmatched_springs(settings: dict | None, names) -> list[str]:
+    """The ``[hair.springs."PATTERN"]`` patterns that match none of the spring ``names`` (a
+    typo, or a pattern written for another avatar), as warnings to show the user."""
+    import fnmatch
+
+    springs = (settings or {}).get("springs") or {}
+    names = list(names)
+    return [f"[hair.springs.{pattern!r}] matches no spring of this avatar (springs: {', '.join(names) or 'none'})"
+            for pattern in springs if not any(fnmatch.fnmatchcase(n, str(pattern)) for n in names)]

@@ -33,7 +33,7 @@ from tracking.pose_track import PoseSample
 from . import kernels as RK
 from .constraints import ConstraintPlan, constrained_nodes
 from .drive import DriveOptions, HeadDrive
-from .hair_params import parse_hair
+from .hair_params import parse_hair, unmatched_springs
 from .posing import DrivenPose, PosePlan
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,8 @@ class AvatarRig:
         self.drive = HeadDrive(avatar, options=drive)
         overrides = parse_hair(self.hair_params)   # validated with or without springs
         self.chains = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides) if avatar.springs else None
+        for note in self.hair_warnings():
+            log.warning("%s: %s", avatar.path, note)
         # the lowered arms are a static pose: baked into the base pose, not driven; the driven
         # set: the head drive's nodes, then the constrained nodes not among them
         driven = list(self.drive.nodes)
@@ -197,9 +199,15 @@ class AvatarRig:
         (:data:`HIT_RADIUS_RAMP_M_PER_S`); allocates while a radius grows, never after."""
         target = self._hit_target
         now = np.minimum(target, self.chains.params.hit_radius + HIT_RADIUS_RAMP_M_PER_S * self.chains.h)
-        self.chains.set_hit_radii(now)
-        if np.array_equal(now, target):
+        done = bool(np.array_equal(now, target))
+        self.chains.set_hit_radii(now, allowances=done)   # the rest-pose measurement once, at the end
+        if done:
             self._hit_target = None
+
+    def hair_warnings(self) -> list[str]:
+        """What the ``[hair]`` settings name but this avatar does not have (spring patterns
+        that match no spring)."""
+        return unmatched_springs(self.hair_params, self.chains.chain_names if self.chains is not None else ())
 
     def hair_springs(self) -> dict[str, dict]:
         """The parameters in effect per spring: {name: {"k" 1/s², "c" 1/s, "gravity" m/s²

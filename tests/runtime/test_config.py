@@ -104,4 +104,11 @@ def test_readme_config_example_loads(tmp_path):
     p = tmp_path / "readme.toml"
     p.write_text("\n".join(lines) + "\n")
     cfg = load_toml(p)
-    assert cfg.drive["neck_share"] == 0.35 and cfg.hair["springs"] == {"boneGroup0/*": {"k": 90.0}}
+    assert cfg.drive["neck_share"] == 0.35 and cfg.hair["springs"] == {"Bang*": {"k": 90.0}}
+    # and it runs on the avatar a new user starts with: stable, every pattern matches
+    from avatars import load_avatar
+    from avatars.generate import default_avatar_path
+    from runtime.rig import AvatarRig
+
+    rig = AvatarRig(load_avatar(default_avatar_path()), hair=cfg.hair)
+    assert rig.hair_warnings() == [] and set(rig.hair_springs()["Bang2"]["k"]) == {90.0}

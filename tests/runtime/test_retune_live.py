@@ -113,7 +113,7 @@ def test_bad_params_change_nothing(tmp_path):
         return res, before, s.commands.call(lambda: (s.rig.solver, s.rig.chains.params.k.copy()))
 
     _, _, ((status, body), before, (solver, after)), _ = _run(tmp_path, bad)
-    assert status == 400 and body["error"] == "hair.k: -1.0 is below 0.0"
+    assert status == 400 and body["error"] == "hair.k: -1 is below 0"
     assert solver == "rest-shape" and np.array_equal(before, after)
 
 
@@ -160,3 +160,56 @@ def test_a_raised_hit_radius_grows_by_the_ramp_and_a_lowered_one_drops_at_once()
     assert np.array_equal(other.chains.params.hit_radius, rig.chains.params.hit_radius)
     other.substep(s)
     assert np.allclose(other.chains.params.hit_radius, 0.005 + step, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("hair, message", [
+    ({"k": 2e7}, "hair.k: 2e+07 is above 1e+07"),
+    ({"c": 1e5}, "hair.c: 100000 is above 10000"),
+    ({"gravity": [0.0, -1e4, 0.0]}, "hair.gravity: -10000 is below -1000"),
+    ({"hit_radius": 1e6}, "hair.hit_radius: 1e+06 is above 1"),
+    ({"c": 30.0}, "spring 'Ahoge' joint node .*not stable.*use c >= 176.9"),
+])
+def test_out_of_range_or_unstable_settings_are_refused(hair, message):
+    import re
+
+    from avatars import load_avatar
+    from avatars.generate import default_avatar_path
+    from runtime.rig import AvatarRig
+
+    rig = AvatarRig(load_avatar(default_avatar_path()))
+    k0 = rig.chains.params.k.copy()
+    with pytest.raises(ValueError, match=message if ".*" in message else re.escape(message)):
+        rig.set_hair(hair)
+    assert np.array_equal(rig.chains.params.k, k0) and rig.hair_params == {}
+
+
+def test_a_spring_pattern_that_matches_nothing_is_a_warning(caplog):
+    from avatars import load_avatar
+    from avatars.generate import default_avatar_path
+    from runtime.rig import AvatarRig
+
+    rig = AvatarRig(load_avatar(default_avatar_path()), hair={"springs": {"boneGroup0/*": {"k": 90.0},
+                                                                          "Bang*": {"k": 90.0, "c": 80.0}}})
+    assert rig.hair_warnings() == ["[hair.springs.'boneGroup0/*'] matches no spring of this avatar (springs: Bang1, "
+                                   "Bang2, Bang3, Bang4, Bang5, SideLock_L, SideLock_R, Ponytail, Ahoge)"]
+    assert "matches no spring" in caplog.text
+    assert set(rig.hair_springs()["Bang3"]["k"]) == {90.0}
+
+
+def test_the_ramp_measures_the_rest_pose_once_at_its_end():
+    from avatars import load_avatar
+    from avatars.generate import default_avatar_path
+    from runtime.rig import AvatarRig
+    from tracking.pose_track import PoseSample
+
+    rig = AvatarRig(load_avatar(default_avatar_path()))
+    s = PoseSample()
+    rig.reset(s)
+    calls = []
+    measure = rig.chains._rederive_hit
+    rig.chains._rederive_hit = lambda rows: (calls.append(len(rows)), measure(rows))
+    rig.set_hair({"hit_radius": 0.012})
+    n0 = len(calls)                           # set_hair itself: the lowered radii at once
+    for _ in range(16):
+        rig.substep(s)
+    assert len(calls) == n0 + 1               # the 14 growing substeps: reach only; the last: the measurement

@@ -35,6 +35,14 @@ SWITCH_AT = (120, 240, 360)
 
 
 @pytest.fixture(scope="module")
+def default_avatar():
+    from avatars import load_avatar
+    from avatars.generate import default_avatar_path
+
+    return load_avatar(default_avatar_path())
+
+
+@pytest.fixture(scope="module")
 def cap():
     """A synthetic hair cap: 64 joints in 8-joint chains, 16 colliders, gravity."""
     return hair_cap_avatar(64, colliders=16)
@@ -329,3 +337,39 @@ def test_copy_state_from_matches_joints_by_node(godette, cap):
     assert np.array_equal(part.tails[~keep], at_rest.tails[~keep])
     with pytest.raises(ValueError, match="another avatar"):
         ChainSet.from_avatar(cap).copy_state_from(old)
+
+
+# ---------------------------------------------------------------- stability of overridden (k, c)
+def test_stability_bounds_are_the_period_two_limit():
+    """At the bound the two-substep characteristic has a double root at −√D (no faster
+    flip); above it a root leaves the unit circle's safe side."""
+    import math
+
+    from solver.params import max_stable_stiffness, min_stable_damping
+
+    h = 1.0 / 120.0
+    for c in (0.0, 4.0, 30.0, 318.0):
+        k = max_stable_stiffness(c, h)
+        d = math.exp(-c * h)
+        b = 1.0 + d - d * h * h * k                     # λ² − b λ + D
+        assert b * b - 4.0 * d == pytest.approx(0.0, abs=1e-9) and b < 0.0
+        assert min_stable_damping(k, h) == pytest.approx(c, rel=1e-9, abs=1e-9)
+    assert min_stable_damping(4.0 / h ** 2, h) == 0.0     # h √k ≤ 2: any damping
+
+
+def test_an_override_that_is_not_stable_is_refused_naming_the_spring_and_the_damping_it_needs(default_avatar):
+    from solver.params import SpringOverride
+
+    with pytest.raises(ValueError, match=r"spring 'Ahoge' joint node \d+: k = 137504 1/s² with c = 30 1/s is not "
+                                         r"stable .* use c >= 176\.9"):
+        ChainSet.from_avatar(default_avatar, overrides=SpringOverride(c=30.0))
+    cs = ChainSet.from_avatar(default_avatar)
+    before = cs.params.c.copy()
+    with pytest.raises(ValueError, match="'Ahoge'.*not stable"):
+        cs.set_params(c=30.0)
+    with pytest.raises(ValueError, match="'Ahoge'.*not stable"):
+        cs.set_overrides({"*": SpringOverride(c=30.0)})
+    assert np.array_equal(cs.params.c, before)                       # nothing written
+    cs.set_params(c=30.0, springs="Bang*")                           # the softer springs take it
+    cs.set_params(k=60.0, c=4.0)                                     # k and c together: fine
+    ChainSet.from_avatar(default_avatar, solver="vrm", overrides=SpringOverride(c=30.0))   # vrm reads neither
