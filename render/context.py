@@ -51,6 +51,8 @@ class GLContext(Protocol):
         backend: "egl" or "window".
         size: (width, height) pixels of the window (for EGL: the size asked for; the
             renderer's framebuffer size is separate and set on the renderer).
+        framebuffer_size: (width, height) pixels of the default framebuffer a window
+            presents (HiDPI aware); EGL: ``size``.
         info: GL_VERSION / GL_RENDERER / EGL platform strings, for logs and reports.
     """
 
@@ -59,6 +61,9 @@ class GLContext(Protocol):
 
     @property
     def size(self) -> tuple[int, int]: ...
+
+    @property
+    def framebuffer_size(self) -> tuple[int, int]: ...
 
     def make_current(self) -> None: ...
 

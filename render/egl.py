@@ -165,6 +165,11 @@ class EglContext:
     def size(self) -> tuple[int, int]:
         return (0, 0)
 
+    @property
+    def framebuffer_size(self) -> tuple[int, int]:
+        """No default framebuffer (surfaceless): (0, 0), like :attr:`size`."""
+        return self.size
+
     def make_current(self) -> None:
         """Bind the context to the calling thread."""
         if self._context is None:

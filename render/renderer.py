@@ -332,11 +332,11 @@ class Renderer:
         Raises:
             RuntimeError: the context is headless (EGL has no window to present to).
         """
-        if self.context is not None and getattr(self.context, "backend", "") == "egl":
+        if self.context is not None and self.context.backend == "egl":
             raise RuntimeError("present() needs a window context; headless EGL frames are read with read_rgba()")
         w, h = self.size
         if window_size is None and self.context is not None:
-            window_size = getattr(self.context, "framebuffer_size", None) or self.context.size
+            window_size = self.context.framebuffer_size
         ww, wh = window_size or (w, h)
         scale = min(ww / w, wh / h)
         dw, dh = int(round(w * scale)), int(round(h * scale))

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from solver.modes import SOLVER_NAMES
 
+from .clock import DEFAULT_MAX_SUBSTEPS
+
 FRAMINGS = ("bust", "full")
 
 
@@ -44,7 +46,7 @@ class RunConfig:
     hud: bool = False
     service: bool = False
     port: int = 8765
-    max_substeps: int = 24           # live: substeps per frame before debt is dropped (200 ms)
+    max_substeps: int = DEFAULT_MAX_SUBSTEPS   # live: substeps per frame before debt is dropped (200 ms)
     pose_delay_ms: float | None = None  # None: one camera frame
     face_model: str | None = None      # None: $SWAYCAM_FACE_MODEL or the cached download
     filter: dict = field(default_factory=dict)
@@ -139,6 +141,14 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"{where} port: {cfg.port} is not a TCP port")
     parse_background(cfg.background, f"{where} background")
+    files = [o.partition(":") for o in cfg.output if o.partition(":")[0] in ("video", "png")]
+    targets = [str(Path(t).expanduser().resolve()) for _, _, t in files if t]
+    for t in targets:
+        if targets.count(t) > 1:     # two writers on one file / folder would garble both
+            raise ConfigError(f"{where} output: {t!r} is given twice")
+    windows = [o for o in cfg.output if o.partition(":")[0] == "window"]
+    if len(windows) > 1:
+        raise ConfigError(f"{where} output: window is given twice (there is one window)")
     for out in cfg.output:
         kind, _, target = out.partition(":")
         if kind not in ("window", "vcam", "video", "png"):
@@ -159,7 +169,9 @@ _INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source")
 
 
 def _is_relative_file(name: str, value: str) -> bool:
-    if name == "source" and (value.isdigit() or value == "turn-test"):
+    from .pose_inputs.track import TURN_TEST   # (pose_inputs reads RunConfig: imported here)
+
+    if name == "source" and (value.isdigit() or value == TURN_TEST):
         return False
     if name == "avatar" and value in ("default", "layered"):
         return False

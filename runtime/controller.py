@@ -61,11 +61,13 @@ class SessionController:
         self.session = session
 
     def status(self) -> dict:
-        """The live metrics, the solver, the avatar file and whether the run is paused
-        (read from the service thread: counters and plain attributes only)."""
+        """The live metrics, the solver, the avatar file, whether the run is paused and
+        whether the pose input has a face now (a pose track: the pose sampled last) — read
+        from the service thread: counters and plain attributes only."""
         s = self.session
         out = s.metrics.summary()
-        out.update({"solver": s.rig.solver, "avatar": s.rig.avatar.path, "paused": s.clock.paused})
+        out.update({"solver": s.rig.solver, "avatar": s.rig.avatar.path, "paused": s.clock.paused,
+                    "face_found": s.pose_input.status().face_found})
         return out
 
     def recenter(self) -> None:

@@ -35,6 +35,8 @@ from avatars import SpringJoint
 #: h = :data:`SUBSTEP_SECONDS` and the runtime's fixed-step driver (:mod:`runtime.clock`)
 #: runs RATE_HZ substeps per second.
 RATE_HZ = 120
+#: Nanoseconds per second: times are integer nanoseconds (DESIGN §3); t_n = t0 + n · NS_PER_S // RATE_HZ.
+NS_PER_S = 1_000_000_000
 #: h in seconds, exactly the float 1/RATE_HZ.
 SUBSTEP_SECONDS = 1.0 / RATE_HZ
 

@@ -61,7 +61,12 @@ class SourceInfo:
 
 
 class FrameSource(abc.ABC):
-    """Base class: ``read()`` returns the next :class:`Frame`, or None at the end."""
+    """Base class: ``read()`` returns the next :class:`Frame`, or None at the end.
+
+    A live source (``info.live``: a camera, or a file played as one) also takes
+    ``read(timeout_s=...)``: None after that many seconds without a new frame (it has not
+    ended; ask again). Files ignore the timeout and return None only at their end.
+    """
 
     info: SourceInfo
 

@@ -67,9 +67,10 @@ class LiveTracking:
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                frame = self.source.read(timeout_s=0.1) if getattr(self.source, "live", False) else self.source.read()
+                live = self.source.info.live
+                frame = self.source.read(timeout_s=0.1) if live else self.source.read()
                 if frame is None:
-                    if getattr(self.source, "live", False):
+                    if live:
                         continue
                     return  # a file source ended
                 obs = self.tracker.process_frame(frame)

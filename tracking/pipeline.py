@@ -51,7 +51,7 @@ class TrackOptions:
 @dataclass
 class TrackSummary:
     """What :func:`run_track` did. ``yaw``, ``pitch``, ``roll``: (min, max) of the avatar-frame
-    pose's Euler angles (:func:`~tracking.rotations.euler_from_quat`), radians; NaN when no
+    pose's Euler angles (:func:`~avatars.math3d.euler_from_quat`), radians; NaN when no
     face was found."""
 
     source: str

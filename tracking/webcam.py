@@ -74,8 +74,6 @@ class WebcamSource(FrameSource):
         SourceError: the device cannot be opened.
     """
 
-    live = True
-
     def __init__(self, options: WebcamOptions = WebcamOptions(), *,
                  capture_factory: Callable[[int | str, int | None], Any] = _default_capture,
                  clock_ns: Callable[[], int] = time.perf_counter_ns) -> None:  # fmt: skip

@@ -72,7 +72,7 @@ class WindowSink:
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
 
     def _target_size(self) -> tuple[int, int]:
-        return getattr(self.context, "framebuffer_size", None) or self.context.size
+        return self.context.framebuffer_size
 
     def _release_gl(self) -> None:
         if self._fbo is not None:

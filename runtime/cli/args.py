@@ -32,13 +32,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..pose_inputs.track import TURN_TEST
+
 #: Exit codes.
 OK, FAILURE, USAGE = 0, 1, 2
 
 #: ``--avatar`` names of the generated avatars (:mod:`avatars.generate`).
 BUILTIN_AVATARS = ("default", "layered")
 #: The built-in pose track (the standard head turn of DESIGN §4.5).
-TURN_TEST = "turn-test"
 
 
 class CommandError(Exception):

@@ -8,6 +8,7 @@ delivers it the way a webcam would.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -26,16 +27,15 @@ from .offline import track_header
 log = logging.getLogger(__name__)
 
 
-class PlayedAsCamera:
+class PlayedAsCamera(FrameSource):
     """A file played in real time the way a webcam delivers frames: a capture thread reads
     it at media pace and keeps only the newest frame (stamped on the loop clock); a slow
-    consumer skips frames instead of falling behind. ``read(timeout_s)`` returns the newest
-    unseen frame, or None on timeout; :attr:`ended` is set once the file is exhausted."""
-
-    live = True
+    consumer skips frames instead of falling behind. A live source (``info.live``):
+    ``read(timeout_s)`` returns the newest unseen frame, or None on timeout; :attr:`ended`
+    is set once the file is exhausted."""
 
     def __init__(self, source: FrameSource, clock_ns=time.perf_counter_ns):
-        self.source, self.info, self._clock = source, source.info, clock_ns
+        self.source, self.info, self._clock = source, dataclasses.replace(source.info, live=True), clock_ns
         self._cond = threading.Condition()
         self._slot = None
         self._taken = -1

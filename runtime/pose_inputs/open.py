@@ -29,7 +29,7 @@ from .base import PoseInput
 from .idle import IdlePose
 from .live import LiveInput
 from .offline import OfflineTracking
-from .track import TrackInput, head_turn_track
+from .track import TURN_TEST, TrackInput, head_turn_track
 
 log = logging.getLogger(__name__)
 
@@ -72,14 +72,14 @@ def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | N
     """
     spec = cfg.source
     if spec is None:
-        spec = "0" if webcam_available(0) else "turn-test"
+        spec = "0" if webcam_available(0) else TURN_TEST
         log.info("source: %s", "webcam 0" if spec == "0" else "the built-in head-turn track (no webcam found)")
     dur = None if cfg.duration is None else int(cfg.duration * NS_PER_S)
-    if spec == "turn-test" or spec.endswith(".jsonl"):
+    if spec == TURN_TEST or spec.endswith(".jsonl"):
         if cfg.record:
             raise TrackingError(f"--record {cfg.record}: the source {spec!r} is already a pose track; record "
                                 "from a webcam or a video/image source")
-        track = head_turn_track() if spec == "turn-test" else load_track(spec)
+        track = head_turn_track() if spec == TURN_TEST else load_track(spec)
         if track.header.frame != "avatar":
             raise TrackingError(f"{spec}: a {track.header.frame}-frame track; record with 'swaycam track' "
                                 "(avatar frame) to drive an avatar")

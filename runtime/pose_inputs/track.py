@@ -62,6 +62,10 @@ class TrackInput(PoseInput):
         """Nothing to release."""
 
 
+#: The ``--source`` name of the built-in standard head-turn track.
+TURN_TEST = "turn-test"
+
+
 def head_turn_track(rate_hz: int = RATE_HZ) -> PoseTrack:
     """The standard head-turn test (DESIGN §4.5) as an avatar-frame pose track sampled at
     ``rate_hz`` (12 s: 4 s of motion, 8 s still)."""

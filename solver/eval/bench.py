@@ -37,6 +37,7 @@ from avatars import Avatar
 from avatars.assets import GODETTE, find_asset
 
 from ..chains import ChainSet
+from ..params import NS_PER_S, RATE_HZ
 from .head_turn import head_turn_rotation
 from .posing import SubtreePoser
 from .synthetic import hair_cap_avatar
@@ -107,7 +108,7 @@ def bench_avatar(avatar: Avatar, motion: Motion, *, samples: int = SAMPLES, solv
     """Time one avatar: returns joints, colliders, collider refs and the substep / frame stats (µs)."""
     cs = ChainSet.from_avatar(avatar, solver=solver)
     poser = SubtreePoser(avatar.skeleton, avatar.head_node())
-    worlds = [poser.world(motion((n + 1) / 120.0)).copy() for n in range(POSES)]
+    worlds = [poser.world(motion((n + 1) / RATE_HZ)).copy() for n in range(POSES)]
     for w in worlds[:8]:
         cs.step(w)                       # compile / load the cached kernels
     cs.reset(worlds[0])
@@ -157,8 +158,8 @@ def bench_posed(posed: PosedSubstep, *, samples: int = SAMPLES) -> dict:
 
     Returns {"substep_with_pose_us": stats, "frame_60fps_with_pose_us": stats} (µs). A frame
     is substeps t_n and t_n+1, then the draw at t_n + h/2 with alpha 0.5."""
-    h_ns = 1_000_000_000 // 120
-    times = [(n + 1) * 1_000_000_000 // 120 for n in range(POSES)]
+    h_ns = NS_PER_S // RATE_HZ
+    times = [(n + 1) * NS_PER_S // RATE_HZ for n in range(POSES)]
     for t in times[:8]:
         posed.substep(t)                 # compile / load the cached kernels
     posed.draw(times[7] - h_ns // 2, 0.5)   # between the last two substeps, as in a frame
@@ -246,7 +247,8 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
             res["ratio_to_threevrm"] = res["frame_60fps_one_call_us"]["median"] / ref["median"]
         out["sets"][name] = res
         log.info("%s: %s", name, res)
-    stream = stream or sys.stdout
+    if stream is None:          # the caller prints (solver/ writes to no console of its own)
+        return out
     if json_out:
         json.dump(out, stream, indent=2)
         stream.write("\n")

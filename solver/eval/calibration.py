@@ -23,7 +23,7 @@ import numpy as np
 from avatars import Avatar
 
 from ..chains import ChainSet
-from ..params import VrmMapping
+from ..params import RATE_HZ, VrmMapping
 from .posing import SubtreePoser
 
 Motion = Callable[[float], np.ndarray]
@@ -60,7 +60,7 @@ def _tracks(avatar: Avatar, motion: Motion, *, solver: str, substep: float, step
 
 
 def trajectory_rms(avatar: Avatar, motion: Motion, *, seconds: float = 12.0, mapping: VrmMapping,
-                   ref_fps: int = 60, rate_hz: int = 120, collisions: bool = False) -> CalibrationResult:
+                   ref_fps: int = 60, rate_hz: int = RATE_HZ, collisions: bool = False) -> CalibrationResult:
     """Compare the rest-shape solver at ``rate_hz`` with the VRM Verlet at ``ref_fps``.
 
     Args:

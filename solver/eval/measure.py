@@ -33,12 +33,12 @@ from avatars import Avatar
 
 from .. import layout as L
 from ..chains import ChainSet
+from ..params import RATE_HZ
 from .hair_mesh import find_hair
 from .lbs import joint_matrices, skin_positions
 from .posing import SubtreePoser
 from .quality import StretchMeter, WorldCollider, max_step_movement, segment_depths, stretch_percent
 
-RATE_HZ = 120
 SAMPLE_HZ = 30
 MOTION_S = 4.0
 STILL_S = 8.0

@@ -175,8 +175,9 @@ def test_no_virtual_camera_device_says_what_to_install():
 def test_window_sink_presents_the_renderer_output_then_swaps():
     calls = []
 
-    class Ctx:
+    class Ctx:                                 # the GLContext protocol's part the sink uses
         size = (800, 600)
+        framebuffer_size = (1600, 1200)        # a HiDPI window: present at framebuffer pixels
 
         def swap(self):
             calls.append("swap")
@@ -188,7 +189,7 @@ def test_window_sink_presents_the_renderer_output_then_swaps():
     with render.WindowSink(Ctx(), R()) as sink:
         assert sink.needs_pixels is False      # presented from the renderer: no readback
         sink.send(None, 0)
-    assert calls == [("present", (800, 600)), "swap"]
+    assert calls == [("present", (1600, 1200)), "swap"]
     assert render.WindowSink(Ctx()).needs_pixels is True   # uploads the frames it is sent
 
 

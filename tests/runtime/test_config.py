@@ -112,3 +112,15 @@ def test_readme_config_example_loads(tmp_path):
 
     rig = AvatarRig(load_avatar(default_avatar_path()), hair=cfg.hair)
     assert rig.hair_warnings() == [] and set(rig.hair_springs()["Bang2"]["k"]) == {90.0}
+
+
+@pytest.mark.parametrize("outputs, message", [
+    (("video:a.mp4", "video:./a.mp4"), "is given twice"),
+    (("png:f", "png:f/"), "is given twice"),
+    (("window", "window"), "window is given twice"),
+])
+def test_an_output_given_twice_is_refused(outputs, message):
+    from runtime.config import validate
+
+    with pytest.raises(ConfigError, match=message):
+        validate(RunConfig(output=outputs), "--output")

@@ -113,6 +113,7 @@ def test_service_against_a_running_app(tmp_path):
         status, body = request(port, "GET", "/status")
         st = json.loads(body)
         assert status == 200 and st["frames"] > 3 and st["solver"] == "rest-shape" and st["paused"] is False
+        assert st["face_found"] is True        # a pose track "has a face" (no tracker feeds the telemetry)
         assert request(port, "POST", "/recenter")[0] == 200
         status, body = request(port, "POST", "/hair", {"solver": "legacy"})
         assert status == 200 and json.loads(body)["solver"] == "legacy" and session.rig.solver == "legacy"

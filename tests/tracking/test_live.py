@@ -11,7 +11,7 @@ from tracking.face_tracker import FaceTrackerOptions
 from tracking.live import LiveTracking
 from tracking.observation import FaceObservation
 from tracking.pose_filter import PoseFilterOptions
-from tracking.frame_sources import Frame, open_source
+from tracking.frame_sources import Frame, SourceInfo, open_source
 
 MS = 1_000_000
 WAIT_S = 5.0
@@ -25,7 +25,7 @@ def wait_until(cond):
 
 
 class FakeLive:
-    live = True
+    info = SourceInfo("fake camera", 64, 48, 30.0, None, live=True)
 
     def __init__(self):
         self.q = queue.Queue()
