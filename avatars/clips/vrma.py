@@ -34,9 +34,13 @@ EXTENSION = "VRMC_vrm_animation"
 SPEC_VERSION = "1.0"
 
 
-def load_vrma(path: str | Path, data: bytes | None = None, *, doc=None) -> list[Clip]:
+def load_vrma(path: str | Path, data: bytes | None = None, *, doc=None, animate_helpers: bool = True) -> list[Clip]:
     """Every animation of a ``.vrma`` file as a clip (usually one); ``doc``: the file already
-    parsed (:func:`avatars.gltf_io.read_document`). Raises ClipError (module doc)."""
+    parsed (:func:`avatars.gltf_io.read_document`). ``animate_helpers``: nodes between
+    humanoid bones (``torso_1`` between hips and spine in pixiv's ``idle_loop.vrma``) move
+    with their tracks, as the file's own pose has them (the world-space truth); False holds
+    them at rest, which is what three-vrm-animation plays (it reads humanoid tracks only).
+    Raises ClipError (module doc)."""
     doc = doc if doc is not None else read_document(path, data, structure=False)
     src = str(path)
     ext = (doc.json.get("extensions") or {}).get(EXTENSION)
@@ -89,6 +93,12 @@ def load_vrma(path: str | Path, data: bytes | None = None, *, doc=None) -> list[
         elem = f"animations[{a}]"
         hips = bones["hips"]
         clip_notes = list(notes)
+        if not animate_helpers:
+            humanoid_nodes = set(bones.values())
+            for node in list(na.animated):
+                if node not in humanoid_nodes:
+                    na.translation[:, node] = skeleton.rest_translation[node]
+                    na.rotation[:, node] = skeleton.rest_rotation[node]
         if not na.animated.get(hips):
             clip_notes.append(f"{elem}: no hips track: the hips stay at rest")
         for b, node in bones.items():
