@@ -90,6 +90,51 @@ class MotionOptions:
         return RetargetOptions(in_place=self.in_place, rest_align=self.rest_align)
 
 
+#: The motion spec words that are not files.
+BUILTIN_MOTIONS = ("idle", "rest", "none")
+
+
+@dataclass(frozen=True)
+class MotionSetup:
+    """What a run plays: a program (clips in sequence, or "idle" / "rest") and the options.
+
+    Attributes:
+        program: the clips (:class:`avatars.clips.Clip`, played in order) or "idle" / "rest".
+        options: see :class:`MotionOptions`.
+        loop: force the last clip to loop (True) or play once (False); None: its own flag.
+        label: the spec it came from (for tables and messages).
+    """
+
+    program: tuple | str
+    options: MotionOptions = MotionOptions()
+    loop: bool | None = None
+    label: str = ""
+
+    def apply(self, rig) -> None:
+        """Start this program on ``rig`` (an :class:`runtime.rig.AvatarRig` with motion).
+        Raises ClipError for a clip the avatar cannot play."""
+        rig.play_motion(self.program if isinstance(self.program, str) else list(self.program), loop=self.loop)
+
+
+def load_motion(spec: str | None, *, options: MotionOptions = MotionOptions(), bone_map=None,
+                bvh_scale: float | None = None, loop: bool | None = None) -> MotionSetup | None:
+    """A ``--motion`` spec -> :class:`MotionSetup`: "none" (or None) -> None (no body motion),
+    "idle" / "rest" -> the generated idle / the still body, else ``FILE[#Name[+Name...]]``
+    (:func:`avatars.clips.load_clips`).
+
+    Raises:
+        ClipError (an AvatarError): the file cannot be read or has no such clip.
+    """
+    from avatars.clips import load_clips
+
+    if spec is None or spec == "none":
+        return None
+    if spec in ("idle", "rest"):
+        return MotionSetup(spec, options, loop, spec)
+    clips = load_clips(spec, bone_map=bone_map, unit_scale=bvh_scale)
+    return MotionSetup(tuple(clips), options, loop, "+".join(c.name for c in clips))
+
+
 def rest_motion(avatar: Avatar) -> RetargetedClip:
     """The still body: a clip that writes nothing (every driven node at its base pose)."""
     return RetargetedClip(name="rest", source="", times=np.array([0.0, 1.0]), nodes=np.zeros(0, np.int64),
