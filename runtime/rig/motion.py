@@ -249,6 +249,13 @@ class MotionPlayer:
         self._pending = (clips, loop)
         self.next_event_ns = -NEVER
 
+    def set_layer(self, layer: str) -> None:
+        """Layer the tracked head "additive" or "override" from the next substep on."""
+        if layer not in LAYERS:
+            raise ValueError(f"motion layer {layer!r} is not one of {', '.join(LAYERS)}")
+        self.options = replace(self.options, layer=layer)
+        self.tl[MK.TL_LAYER] = LAYERS.index(layer)
+
     def set_speed(self, speed: float) -> None:
         """Play at ``speed`` from the next substep time on (clip time continues: no jump).
         Raises ValueError for a speed that is not > 0."""

@@ -305,7 +305,7 @@ class AvatarRig:
         rig = AvatarRig(self.avatar, solver=solver, drive=self.drive.options, hair=self.hair_params,
                         mirror=self.mirror, motion=self.motion.options if self.motion is not None else None)
         if self.motion is not None:
-            rig._take_motion(self.motion)
+            rig.take_motion_from(self)
         if rig.chains is not None and self.chains is not None:
             rig.chains.copy_state_from(self.chains)
             if self._hit_target is not None:          # a radius still growing goes on growing
@@ -313,8 +313,10 @@ class AvatarRig:
                 rig._hit_target = self._hit_target.copy()
         return rig
 
-    def _take_motion(self, other: MotionPlayer) -> None:
-        """Continue ``other``'s program and timeline (a solver switch: the body goes on)."""
+    def take_motion_from(self, rig: AvatarRig) -> None:
+        """Continue ``rig``'s body motion program and timeline (a rig of the same avatar: a
+        solver switch, the compare mode's companion): the body goes on where it is."""
+        other = rig.motion
         m = self.motion
         m._known = list(other._known)
         self._build_pose()
