@@ -3,9 +3,10 @@
 A glTF or BVH clip names its joints the way its tool does. :func:`detect_bone_map` tries
 every known convention on the joint names and keeps the one that maps the most bones:
 
-- ``vrm``: VRM 1.0 bone names as node names (``hips``, ``leftUpperArm``; any case);
-- ``unity``: Unity ``HumanBodyBones`` (``Hips``, ``LeftUpperArm``, ``LeftThumbProximal``...;
-  Unity's thumb Proximal/Intermediate/Distal are VRM 1.0's Metacarpal/Proximal/Distal);
+- ``vrm``: VRM 1.0 bone names as node names (``hips``, ``leftUpperArm``: lowerCamel);
+- ``unity``: Unity ``HumanBodyBones`` (``Hips``, ``LeftUpperArm``, ``LeftThumbProximal``...:
+  UpperCamel; Unity's thumb Proximal/Intermediate/Distal are VRM 1.0's
+  Metacarpal/Proximal/Distal);
 - ``vroid``: VRoid's ``J_Bip_C_Hips``, ``J_Bip_L_UpperArm``, ``J_Bip_L_Index1``...;
 - ``mixamo``: ``mixamorig:Hips``, ``LeftArm``, ``LeftForeArm``, ``LeftUpLeg``, ``Spine1``...
   (any ``prefix:`` or none: Mixamo-style BVH files use the bare names);
@@ -41,18 +42,18 @@ def _finger_segs(f: str) -> tuple[str, str, str]:
 
 
 def _vrm() -> dict[str, str]:
-    return {b.lower(): b for b in HUMAN_BONES}
+    return {b: b for b in HUMAN_BONES}
 
 
 def _unity() -> dict[str, str]:
     out = {}
     for b in HUMAN_BONES:
-        out[(b[0].upper() + b[1:]).lower()] = b
+        out[b[0].upper() + b[1:]] = b
     # Unity (and VRM 0.x) thumbs are one segment up
     for side, cap, *_ in _SIDES:
-        out[f"{cap}ThumbProximal".lower()] = f"{side}ThumbMetacarpal"
-        out[f"{cap}ThumbIntermediate".lower()] = f"{side}ThumbProximal"
-        out[f"{cap}ThumbDistal".lower()] = f"{side}ThumbDistal"
+        out[f"{cap}ThumbProximal"] = f"{side}ThumbMetacarpal"
+        out[f"{cap}ThumbIntermediate"] = f"{side}ThumbProximal"
+        out[f"{cap}ThumbDistal"] = f"{side}ThumbDistal"
     return out
 
 
@@ -123,6 +124,9 @@ CONVENTIONS: dict[str, dict[str, str]] = {
 }
 #: Conventions whose names may carry a ``prefix:`` (Mixamo's ``mixamorig:``, Maya namespaces).
 _PREFIXED = {"mixamo", "cmu", "unity", "vrm"}
+#: Conventions told apart by case alone (VRM's lowerCamel ``leftThumbProximal`` is Unity's
+#: ``LeftThumbIntermediate``): matched case-sensitively.
+_CASED = {"vrm", "unity"}
 
 
 @dataclass(frozen=True)
@@ -140,19 +144,19 @@ class BoneMap:
     missing_required: tuple[str, ...]
 
 
-def _key(name: str, prefixed: bool) -> str:
+def _key(name: str, prefixed: bool, cased: bool = False) -> str:
     n = name.strip()
     if prefixed and ":" in n:
         n = n.rsplit(":", 1)[1]
     if prefixed and "|" in n:
         n = n.rsplit("|", 1)[1]
-    return n.lower()
+    return n if cased else n.lower()
 
 
-def _map_with(names: list[str], table: dict[str, str], prefixed: bool) -> dict[str, int]:
+def _map_with(names: list[str], table: dict[str, str], prefixed: bool, cased: bool = False) -> dict[str, int]:
     out: dict[str, int] = {}
     for i, n in enumerate(names):
-        b = table.get(_key(n, prefixed))
+        b = table.get(_key(n, prefixed, cased))
         if b is not None and b not in out:
             out[b] = i
     return out
@@ -193,7 +197,7 @@ def detect_bone_map(names: list[str], *, file_map: dict[str, str] | None = None,
     else:
         best, convention = {}, ""
         for conv, table in CONVENTIONS.items():
-            m = _map_with(names, table, conv in _PREFIXED)
+            m = _map_with(names, table, conv in _PREFIXED, conv in _CASED)
             if conv == "mixamo" and any(_key(n, True) == "lowerback" for n in names):
                 continue        # a CMU skeleton: "Spine" is its chest
             if len(m) > len(best):

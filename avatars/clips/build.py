@@ -107,11 +107,12 @@ def build_clip(*, name: str, source: str, skeleton: Skeleton, bones: dict[str, i
     hips = bones["hips"]
     below_hips = set(skeleton.descendants(hips))
     ground = float(min(rest_pos[i, 1] for i in below_hips))
-    rest_positions = {b: rest_pos[bones[b]].copy() for b in order}
-    if hips_rest_position is not None:
+    if hips_rest_position is not None:       # the rest pose moved to stand where the motion is
         hp = np.asarray(hips_rest_position, np.float64) * unit_scale
-        rest_positions["hips"] = vec_transform_quat(hp, o) if o is not None else hp
-        ground = float(rest_positions["hips"][1] - (rest_pos[hips, 1] - ground))
+        shift = (vec_transform_quat(hp, o) if o is not None else hp) - rest_pos[hips]
+        rest_pos = rest_pos + shift
+        ground += float(shift[1])
+    rest_positions = {b: rest_pos[bones[b]].copy() for b in order}
     # node tracks: animated nodes that are neither humanoid bones nor above one
     above = set()
     for n in bones.values():

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import AvatarError
 from ..gltf_io import read_document
 from .model import Clip, ClipError
 
@@ -55,8 +56,17 @@ def load_file(path: str | Path, *, names: list[str] | None = None, bone_map=None
 
     Raises:
         ClipError (an AvatarError): missing file, unknown suffix, a name not in the file, or
-            anything the source's loader refuses.
+            anything the source's loader refuses (the glTF reader's own errors included).
     """
+    try:
+        return _load_file(path, names=names, bone_map=bone_map, unit_scale=unit_scale)
+    except ClipError:
+        raise
+    except AvatarError as exc:          # the glTF reader's (accessors, nodes...): same words, clip type
+        raise ClipError(exc.path, exc.element, exc.reason) from None
+
+
+def _load_file(path, *, names, bone_map, unit_scale) -> list[Clip]:
     p = Path(path)
     if p.suffix.lower() not in CLIP_SUFFIXES:
         raise ClipError(p, "", f"not a clip file (known: {', '.join(CLIP_SUFFIXES)})")
