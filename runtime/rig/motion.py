@@ -15,9 +15,15 @@ here and changed only between substeps, at *events*:
 
 An event's time is a pure function of the timeline (never of a frame time), and it is
 taken at the first substep (or drawn frame) at or after it; the check is one integer
-comparison per substep. When the clip that becomes A drives other hair joints than the
-one before, the rig hands them over (:meth:`solver.chains.ChainSet.set_authored`) and
-rebuilds its pose plan: an event, not a substep's work.
+comparison per substep.
+
+Authored hair (DESIGN §10 "authored motion wins"): the hair joints a playing clip animates
+(clip A's, and clip B's while it fades out) belong to the clip: the rig hands them over
+(:meth:`solver.chains.ChainSet.set_authored`) and rebuilds its pose plan — an event, not a
+substep's work. When the next clip does not animate them, they cross-fade like every
+other joint, to their rest pose, and are handed back to the solver at the end of the fade:
+the solver takes them at their rest shape with the fade's gentle velocity (no snap-back
+from wherever the clip left them).
 
 Options (:class:`MotionOptions`): the head layering (``additive``: the tracked head on top
 of the clip's, ``override``: the tracked head replaces it), the cross-fade, the speed, root
@@ -270,23 +276,19 @@ class MotionPlayer:
     _slot_of: np.ndarray | None = None
     _bound_nodes: set[int] = frozenset()
 
-    def bind(self, slot_of: np.ndarray, base_trs: np.ndarray, sub_slots: np.ndarray, hair_nodes: set[int],
+    def bind(self, slot_of: np.ndarray, base_trs: np.ndarray, sub_slots: np.ndarray,
              layer: str | None = None) -> None:
         """Pack everything against a driven set (``slot_of`` (N,), base rows ``base_trs``
-        (D, 10)) and a pose plan (its driven slots ``sub_slots``); ``hair_nodes``: the spring
-        joints (hair slots are never cross-faded). Keeps the timeline."""
+        (D, 10)) and a pose plan (its driven slots ``sub_slots``). Keeps the timeline."""
         d = len(base_trs)
         self._slot_of = slot_of
         self._sub = set(int(s) for s in sub_slots)
         self._bound_nodes = {int(n) for n in np.nonzero(slot_of >= 0)[0]}
-        tl = np.zeros(MK.TL_HEAD + d + len(sub_slots), np.int64)
+        tl = np.zeros(MK.TL_HEAD + len(sub_slots), np.int64)
         tl[:MK.TL_HEAD] = self.tl[:MK.TL_HEAD]
         tl[MK.TL_D] = d
         tl[MK.TL_NSUB] = len(sub_slots)
-        for n in hair_nodes:
-            if slot_of[n] >= 0:
-                tl[MK.TL_HEAD + slot_of[n]] = 1
-        tl[MK.TL_HEAD + d:] = sub_slots
+        tl[MK.TL_HEAD:] = sub_slots
         tl[MK.TL_LAYER] = LAYERS.index(layer or self.options.layer)
         tl[MK.TL_CUR_A] = tl[MK.TL_CUR_B] = 0
         self.tl = tl
@@ -345,10 +347,17 @@ class MotionPlayer:
         self.tl[MK.TL_FADE_START] = t_ns
         self.tl[MK.TL_FADE_NS] = fade_ns
         self._schedule()
-        if not np.array_equal(self.authored, rc.authored):
-            old, self.authored = self.authored, rc.authored
+        self._update_authored()
+
+    def _update_authored(self) -> None:
+        """Hand the hair joints of clip A (and of B while it fades out) to the clips, and the
+        others back to the solver (the rig's ``on_authored``)."""
+        parts = [self.a.rc.authored] + ([self.b.rc.authored] if self.b is not None else [])
+        new = np.unique(np.concatenate(parts)).astype(np.int64)
+        if not np.array_equal(self.authored, new):
+            old, self.authored = self.authored, new
             if self.on_authored is not None:
-                self.on_authored(old, rc.authored)
+                self.on_authored(old, new)
 
     def _loops(self) -> bool:
         last = self.index == len(self.program) - 1
@@ -408,6 +417,7 @@ class MotionPlayer:
         if self.tl[MK.TL_B_ON] and t_ns >= int(self.tl[MK.TL_FADE_START] + self.tl[MK.TL_FADE_NS]):
             self.tl[MK.TL_B_ON] = 0
             self.b = None
+            self._update_authored()
         self._schedule()
 
     # ------------------------------------------------------------------ what plays

@@ -9,8 +9,8 @@ Data (C-contiguous; layouts are the constants below):
   slot (−1: none), loop, P, slots (B), substep columns (P)] — B columns (the clip's nodes),
   their driven slots, and the P columns the substep's pose plan reads;
 - ``tl`` int64 and ``tf`` float64: the timeline (clip A playing, clip B fading out, the
-  fade, the head layering, the cursors) and, from ``TL_HEAD``, per slot a hair flag (D) then
-  the substep's slots (``TL_NSUB`` of them);
+  fade, the head layering, the cursors) and, from ``TL_HEAD``, the substep's slots
+  (``TL_NSUB`` of them);
 - ``buf`` (3, D, 10): the base pose rows (TRS layout of :mod:`runtime.rig.kernels`) and two
   scratch rows sets for the cross-fade;
 - the head drive's ``hp``/``hs`` (:class:`runtime.rig.drive.HeadDrive`), the pose plan's
@@ -22,8 +22,8 @@ its ends. Keys: k with times[k] <= τ < times[k+1], u = (τ − t_k)/(t_{k+1} �
 rotations by three.js's ``Quaternion.slerpFlat`` arithmetic (exact ends, atan2 angle,
 normalised lerp only below sin² θ = 2.2e-16), translations linearly. Fade weight
 w = smoothstep((t − t_fade)/fade) of A over B; rotations slerp(B, A, w), translations
-lerp; a hair (authored) slot takes A's value alone (the outgoing clip lets go of the hair
-when the next one starts).
+lerp — hair (authored) slots too: an outgoing clip's hair eases to the rest pose over the
+fade, and the solver takes it back there (:mod:`runtime.rig.motion`).
 
 Head on top (DESIGN §10 "tracked neck/head on top"), with q the tracked rotation,
 d = slerp(I, q, neck_share), c_n, c_h the clip's normalized neck and head rotations
@@ -62,8 +62,8 @@ TL_LAYER = 5        # 0 additive, 1 override
 TL_CUR_A = 6        # key cursors
 TL_CUR_B = 7
 TL_D = 8            # driven slots
-TL_NSUB = 9         # substep slots listed after the hair flags
-TL_HEAD = 16        # hair flags (D), then substep slots (TL_NSUB)
+TL_NSUB = 9         # substep slots listed from TL_HEAD
+TL_HEAD = 16        # the substep's slots (TL_NSUB)
 LAYER_ADDITIVE, LAYER_OVERRIDE = 0, 1
 # ------------------------------------------------------------------ timeline, float64
 TF_A_TAU0, TF_A_SPEED, TF_B_TAU0, TF_B_SPEED = 0, 1, 2, 3
@@ -137,9 +137,9 @@ def locate(cf, ci, tau, tl, cur):
 
 
 @njit(inline="always", cache=True)
-def sample_into(cf, ci, tau, loops, tl, cur, out, all_cols, skip_hair):
+def sample_into(cf, ci, tau, loops, tl, cur, out, all_cols):
     """Write the clip's columns at clip time τ into rows ``out`` (D, 10) by slot: all columns,
-    or the substep's; ``skip_hair``: leave hair slots alone (an outgoing clip)."""
+    or the substep's."""
     kk, bb, hs = ci[CI_K], ci[CI_B], ci[CI_HIPS]
     k, u = locate(cf, ci, tau, tl, cur)
     k1 = min(k + 1, kk - 1)
@@ -149,8 +149,6 @@ def sample_into(cf, ci, tau, loops, tl, cur, out, all_cols, skip_hair):
     for j in range(n):
         c = j if all_cols else ci[CI_HEAD + bb + j]
         s = ci[CI_HEAD + c]
-        if skip_hair and tl[TL_HEAD + s] != 0:
-            continue
         a = o_rot + (k * bb + c) * 4
         b = o_rot + (k1 * bb + c) * 4
         q = slerp_flat(cf[a], cf[a + 1], cf[a + 2], cf[a + 3], cf[b], cf[b + 1], cf[b + 2], cf[b + 3], u)
@@ -169,7 +167,7 @@ def motion_rows(t_ns, tl, tf, fa, ia, fb, ib, buf, trs, all_rows):
     substep's slots)."""
     d = tl[TL_D]
     nsub = tl[TL_NSUB]
-    o_sub = TL_HEAD + d
+    o_sub = TL_HEAD
     n = d if all_rows else nsub
     w = 1.0
     if tl[TL_B_ON] != 0:
@@ -186,7 +184,7 @@ def motion_rows(t_ns, tl, tf, fa, ia, fb, ib, buf, trs, all_rows):
             s = r if all_rows else tl[o_sub + r]
             for i in range(TRS_W):
                 trs[s, i] = buf[BUF_BASE, s, i]
-        sample_into(fa, ia, ta, la, tl, TL_CUR_A, trs, all_rows, False)
+        sample_into(fa, ia, ta, la, tl, TL_CUR_A, trs, all_rows)
         return
     tb, lb = clip_time(t_ns, tl[TL_B_ANCHOR], tf[TF_B_TAU0], tf[TF_B_SPEED], fb[CF_DURATION], ib[CI_LOOP])
     for r in range(n):
@@ -194,14 +192,10 @@ def motion_rows(t_ns, tl, tf, fa, ia, fb, ib, buf, trs, all_rows):
         for i in range(TRS_W):
             buf[BUF_A, s, i] = buf[BUF_BASE, s, i]
             buf[BUF_B, s, i] = buf[BUF_BASE, s, i]
-    sample_into(fa, ia, ta, la, tl, TL_CUR_A, buf[BUF_A], all_rows, False)
-    sample_into(fb, ib, tb, lb, tl, TL_CUR_B, buf[BUF_B], all_rows, True)
+    sample_into(fa, ia, ta, la, tl, TL_CUR_A, buf[BUF_A], all_rows)
+    sample_into(fb, ib, tb, lb, tl, TL_CUR_B, buf[BUF_B], all_rows)
     for r in range(n):
         s = r if all_rows else tl[o_sub + r]
-        if tl[TL_HEAD + s] != 0:
-            for i in range(TRS_W):
-                trs[s, i] = buf[BUF_A, s, i]
-            continue
         q = slerp_flat(buf[BUF_B, s, TRS_Q], buf[BUF_B, s, TRS_Q + 1], buf[BUF_B, s, TRS_Q + 2],
                        buf[BUF_B, s, TRS_Q + 3], buf[BUF_A, s, TRS_Q], buf[BUF_A, s, TRS_Q + 1],
                        buf[BUF_A, s, TRS_Q + 2], buf[BUF_A, s, TRS_Q + 3], w)

@@ -124,8 +124,7 @@ class AvatarRig:
         if self.motion is not None:
             ops = self.plan.ops
             sub = ops[ops[:, RK.OP_SLOT] >= 0, RK.OP_SLOT]
-            hair = {int(n) for s in self.avatar.springs for n in (j.node for j in s.joints)}
-            self.motion.bind(self.pose.slot_of, self.pose.base_trs, np.ascontiguousarray(sub, np.int64), hair)
+            self.motion.bind(self.pose.slot_of, self.pose.base_trs, np.ascontiguousarray(sub, np.int64))
 
     def _authored_changed(self, old: np.ndarray, new: np.ndarray) -> None:
         """Hair joints change hands (authored motion wins while a clip drives them; released
