@@ -6,6 +6,7 @@ from solver.modes import SolverMode
 
 from .args import (
     CommandError,
+    UsageError,
     add_avatar_option,
     add_command,
     add_motion_options,
@@ -79,6 +80,9 @@ def run(args) -> int:
 
     from ..eval.hair_quality import measure, write_report
 
+    if args.track and args.motion not in (None, "none"):
+        raise UsageError("--track and --motion: a motion row keeps the head still; give one of them")
+
     avatars = _avatars(args.avatar, args.gravity)
     track = load_track(args.track) if args.track else None
     bare = [name for name, e in avatars.items()
@@ -95,8 +99,6 @@ def run(args) -> int:
             setups.append(setup)
     motions = None
     if setups:
-        if args.track:
-            raise CommandError("--track and --motion: a motion row keeps the head still; give one of them")
         motions = {s.label: s for s in setups}
     rows = measure(avatars, tuple(args.solver or (SolverMode.REST_SHAPE, SolverMode.LEGACY)), track=track,
                    fps_check=not args.no_fps_check, motions=motions)

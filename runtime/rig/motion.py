@@ -443,8 +443,11 @@ class MotionPlayer:
         return {k: float(np.interp(tau, rc.times, v)) for k, v in rc.expressions.items()}
 
     def state(self) -> dict:
-        """JSON-ready: the program, the clip playing, options."""
-        return {"playing": self.playing, "program": [c.name for c in self.program], "index": self.index,
+        """JSON-ready: the clip playing, the program (a switch asked for and starting at the
+        next substep: its program, with ``pending`` true), options."""
+        program = self._pending[0] if self._pending is not None else self.program
+        return {"playing": self.playing, "program": [c.name for c in program], "pending": self._pending is not None,
+                "index": 0 if self._pending is not None else self.index,
                 "layer": LAYERS[int(self.tl[MK.TL_LAYER])], "speed": float(self.tf[MK.TF_A_SPEED] or
                                                                                  self.options.speed),
                 "fading": bool(self.tl[MK.TL_B_ON]), "in_place": self.options.in_place}
