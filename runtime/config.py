@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+
+import tomllib
 
 from solver.modes import SOLVER_NAMES
 

@@ -34,7 +34,7 @@ from .controller import CommandQueue, SessionController, bind_service
 from .drawing import FrameDrawer
 from .keys import KEY_HELP, Keys
 from .loop import FrameInfo, Loop
-from .outputs import OutputSpec, Outputs, needs_window, open_outputs, plan_outputs
+from .outputs import Outputs, OutputSpec, needs_window, open_outputs, plan_outputs
 from .pose_inputs import PoseInput, open_pose_input
 from .results import RunError, RunResult
 from .rig import AvatarRig, DriveOptions, MotionSetup, load_motion

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+import tomllib
 
 from ..humanoid import HUMAN_BONES, REQUIRED_BONES, vrm0_bone_name
 from .model import ClipError

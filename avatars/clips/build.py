@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ..math3d import quat_conj, quat_from_axis_angle, quat_from_vecs, quat_mul, vec_transform_quat
+from ..math3d import quat_conj, quat_from_axis_angle, quat_mul, vec_transform_quat
 from ..skeleton import Skeleton
 from .channels import world_pose
 from .model import Clip, ClipRest

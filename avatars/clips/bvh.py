@@ -47,17 +47,6 @@ UNITS = ((1.0, "metres"), (0.01, "centimetres"), (0.0254, "inches"), (0.056444, 
 _AXES = {"X": np.array([1.0, 0.0, 0.0]), "Y": np.array([0.0, 1.0, 0.0]), "Z": np.array([0.0, 0.0, 1.0])}
 
 
-class _Lines:
-    """Tokens with their line numbers."""
-
-    def __init__(self, text: str, src: str):
-        self.src = src
-        self.tokens: list[tuple[str, int]] = []
-        self.lines = text.splitlines()
-        self.pos = 0
-
-    def error(self, line: int, reason: str) -> ClipError:
-        return ClipError(self.src, f"line {line}", reason)
 
 
 def _parse_hierarchy(lines: list[str], src: str):

@@ -27,13 +27,13 @@ from avatars import Avatar
 from solver.eval.head_turn import head_turn_rotation
 from solver.eval.measure import RunMetrics, standard_run
 from solver.modes import SolverMode
+from solver.params import RATE_HZ
 from tracking.pose_track import PoseSample, PoseTrack, synthetic_track
 
 from ..pose_inputs.track import head_turn_track
 from ..replay import check_fps
 from ..rig import AvatarRig, MotionSetup
 from ..rig.hair_params import parse_hair
-from solver.params import RATE_HZ
 
 QUALITY_COLUMNS = (
     ("avatar", "avatar", "{}"), ("solver", "solver", "{}"),

@@ -141,12 +141,12 @@ def ours(avatar: Avatar, vrma: str | Path, times: np.ndarray, *, rest_align: boo
     """Our normalized rotations {bone: (T, 4)} of the clip at ``times`` (s): an
     :class:`runtime.rig.AvatarRig` with the clip, every driven row sampled at each time
     (the drawn frame's path), head tracking at rest."""
+    from avatars.clips.vrma import load_vrma
+
     from ..rig import AvatarRig
     from ..rig import motion_kernels as MK
     from ..rig.motion import MotionOptions
     from ..rig.retarget import normalized_rotations
-
-    from avatars.clips.vrma import load_vrma
 
     clip = load_vrma(vrma, animate_helpers=animate_helpers)[animation]
     rig = AvatarRig(avatar, motion=MotionOptions(rest_align=rest_align, fade_s=0.0, after="hold"))

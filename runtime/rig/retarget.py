@@ -46,7 +46,7 @@ import numpy as np
 from avatars import Avatar
 from avatars.clips import Clip, ClipError
 from avatars.humanoid import HUMAN_BONES, REQUIRED_BONES
-from avatars.math3d import mat_decompose, quat_conj, quat_from_vecs, quat_mul, quat_normalize, vec_transform_quat
+from avatars.math3d import mat_decompose, quat_conj, quat_from_vecs, quat_mul, quat_normalize
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 

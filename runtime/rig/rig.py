@@ -39,8 +39,8 @@ from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSyn
 from tracking.pose_track import PoseSample
 
 from . import kernels as RK
-from .drive import DriveOptions, HeadDrive
 from . import motion_kernels as MK
+from .drive import DriveOptions, HeadDrive
 from .hair_params import parse_hair
 from .motion import MotionOptions, MotionPlayer
 from .posing import DrivenPose, PosePlan

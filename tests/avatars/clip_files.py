@@ -96,7 +96,6 @@ def gltf_clip(names: list[str], parents: list[int], translations, *, keys: int =
     """A .gltf JSON dict (embedded buffer): nodes ``names`` (parents, translations), one
     animation rotating ``rotation_node`` (default the first node) about X; ``nan_at``: that
     key's value is NaN."""
-    n = len(names)
     nodes = [{"name": nm, "translation": list(map(float, translations[i]))} for i, nm in enumerate(names)]
     for i, p in enumerate(parents):
         if p >= 0:

@@ -9,13 +9,12 @@ import struct
 import numpy as np
 import pytest
 
-from avatars.clips import ClipError, Clip, describe, detect_bone_map, load_clips, load_file, parse_spec
+from avatars.clips import Clip, ClipError, describe, detect_bone_map, load_clips, load_file, parse_spec
 from avatars.clips.bvh import load_bvh
 from avatars.clips.idle import idle_clip
 from avatars.math3d import quat_angle, quat_mul
 from tests.avatars import glb
-from tests.avatars.clip_files import (CMU_JOINTS, bvh_text, gltf_clip, humanoid_skeleton, mixamo_joints,
-                                      write_gltf)
+from tests.avatars.clip_files import CMU_JOINTS, bvh_text, gltf_clip, humanoid_skeleton, mixamo_joints, write_gltf
 from tests.conftest import asset
 
 UAL = ("anim", "ual", "AnimationLibrary_Godot_Standard.gltf")

@@ -19,8 +19,8 @@ import render
 from avatars.clips import load_file
 from render.camera import Camera, CameraOptions, frame_camera
 from runtime.rig import AvatarRig, MotionOptions
-from tracking.pose_track import PoseSample
 from tests.conftest import asset
+from tracking.pose_track import PoseSample
 
 from .conftest import REGEN_GOLDEN
 from .imaging import changed_pixels

@@ -17,8 +17,8 @@ from runtime.loop import Loop
 from runtime.pose_inputs import TrackInput, head_turn_track
 from runtime.replay import check_fps
 from runtime.rig import AvatarRig, MotionOptions, MotionSetup, load_motion
-from tracking.pose_track import PoseSample
 from tests.conftest import asset
+from tracking.pose_track import PoseSample
 
 from .motion_clips import hair_clip_gltf
 

@@ -12,8 +12,8 @@ from avatars.clips import load_file
 from avatars.generate import default_avatar_path, layered_avatar_path
 from runtime.pose_inputs import TrackInput, head_turn_track
 from runtime.rig import AvatarRig, MotionOptions
-from tracking.pose_track import PoseSample
 from tests.conftest import asset
+from tracking.pose_track import PoseSample
 
 from .test_rig_allocation import SUBSTEPS, WARM, _measure
 

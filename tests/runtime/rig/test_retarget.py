@@ -14,8 +14,8 @@ from avatars.humanoid import REQUIRED_BONES
 from avatars.math3d import mat_decompose, quat_angle, quat_conj, quat_mul
 from runtime.rig import AvatarRig, MotionOptions, RetargetOptions, retarget
 from runtime.rig.retarget import _leg
-from tracking.pose_track import PoseSample
 from tests.conftest import asset
+from tracking.pose_track import PoseSample
 
 UAL = ("anim", "ual", "AnimationLibrary_Godot_Standard.gltf")
 VRMA = ("idle_loop.vrma", "test.vrma", "Jump.vrma", "Clapping.vrma", "Goodbye.vrma")
