@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
                     "with animations; FILE#NAME for one clip): its clips with durations, key rates, loop flags, "
                     "the humanoid bones covered, the VRM-required bones missing, expression/lookAt/node tracks and "
                     "what was assumed while loading.")
-    p.add_argument("avatar", nargs="?", metavar="FILE",
+    p.add_argument("avatar", nargs="?", type=_avatar_or_clip, metavar="AVATAR",
                    help="a .vrm/.glb/.gltf avatar, 'default' / 'layered' (the generated avatars), or a clip file "
                    "(.vrma/.bvh/.glb/.gltf[#NAME]) (default: the generated default avatar)")
     p.add_argument("--clips", action="store_true", help="read a .glb/.gltf/.vrm as a clip file even without animations "
@@ -22,6 +22,16 @@ def add_parser(sub) -> None:
     p.add_argument("--bone-map", type=existing_file, metavar="FILE", help="bone map for a clip (JSON/TOML)")
     p.add_argument("--bvh-scale", type=positive(), metavar="M", help="metres per BVH unit (default: guessed)")
     add_json_option(p, "the description")
+
+
+def _avatar_or_clip(text: str) -> str:
+    """An avatar spec, or a clip spec ``FILE[#NAME...]`` whose file exists (returned as given;
+    argparse's error names what is missing)."""
+    if text in BUILTIN_AVATARS or Path(text).expanduser().is_file():
+        return text
+    file, sep, _ = text.rpartition("#")
+    existing_file(file if sep and not Path(text).expanduser().exists() else text)
+    return text
 
 
 def _is_clip_file(spec: str, force: bool) -> bool:
@@ -45,15 +55,8 @@ def run(args) -> int:
     from avatars import load_avatar
     from avatars.inspect import format_summary, summarize
 
-    from .args import UsageError
-
     spec = args.avatar
     if spec not in (None, *BUILTIN_AVATARS):
-        from avatars.clips import parse_spec
-
-        file = parse_spec(spec).path
-        if not file.exists():
-            raise UsageError(f"{file} does not exist")
         if _is_clip_file(spec, args.clips):
             return _clips(args, spec)
     summary = summarize(load_avatar(avatar_path(spec)))
