@@ -12,7 +12,10 @@ multiple of the three periods), keyed at :data:`KEY_RATE_HZ`:
   leg; both legs tilt as one piece (no knee bend) so the ankles stay where they are
   (tilt = −asin(offset / leg length), ``leg_m``; the hips drop by leg·(1 − cos tilt)), the
   spine rolls back 1.2° so the shoulders stay level;
-- sway (period 12 s): the spine and chest yaw by up to 1.5° and 1°.
+- sway (period 12 s): the spine and chest yaw by up to 1.5° and 1°;
+- the neck and head keep their world orientation (world delta I): the body sways under a
+  steady head, as people keep their gaze while they shift, so the tracked head turns the
+  head alone (the additive layering puts it on top of this).
 
 Everything is a pure function of time (sines), so sampling it at the substep times keeps
 replays bit-identical like any clip.
@@ -56,6 +59,7 @@ def idle_clip(*, leg_m: float = 0.85, amplitude: float = 1.0) -> Clip:
     rot = {"hips": hips, "spine": spine, "chest": chest, "upperChest": upper,
            "leftUpperLeg": leg, "leftLowerLeg": leg, "rightUpperLeg": leg, "rightLowerLeg": leg,
            "leftFoot": np.tile([0.0, 0.0, 0.0, 1.0], (n + 1, 1)), "rightFoot": np.tile([0.0, 0.0, 0.0, 1.0], (n + 1, 1)),
+           "neck": np.tile([0.0, 0.0, 0.0, 1.0], (n + 1, 1)), "head": np.tile([0.0, 0.0, 0.0, 1.0], (n + 1, 1)),
            "leftShoulder": quat_mul(upper, _rot(Z, a * 0.8 * breath)),
            "rightShoulder": quat_mul(upper, _rot(Z, -a * 0.8 * breath))}
     hips_pos = np.zeros((n + 1, 3))
