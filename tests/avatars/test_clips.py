@@ -289,3 +289,19 @@ def test_detect_bone_map_reports_missing_required_bones():
     names = ["Hips", "Head", "LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot"]
     m = detect_bone_map(names)
     assert m.convention == "mixamo" and "spine" in m.missing_required and "leftHand" in m.missing_required
+
+
+def test_a_clip_facing_minus_z_is_turned_to_face_plus_z(tmp_path):
+    """A skeleton whose left is at −X and toes point −Z (a VRM 0.x-style export) is turned by
+    180° about +Y. The same channel values swing its thigh about its own X, which faces the
+    other way: after the turn that is the +Z clip's swing about −X, the inverse rotation."""
+    flipped = [(n, p, (-o[0], o[1], -o[2])) for n, p, o in CMU_JOINTS]
+    (tmp_path / "plus.bvh").write_text(bvh_text(frames=20))
+    (tmp_path / "minus.bvh").write_text(bvh_text(joints=flipped, frames=20))
+    plus, minus = load_bvh(tmp_path / "plus.bvh"), load_bvh(tmp_path / "minus.bvh")
+    assert not any("turned" in n for n in plus.notes)
+    assert any("turned by -180° about +Y to face +Z" in n for n in minus.notes), minus.notes
+    assert minus.rest.position["leftUpperLeg"][0] > 0 and minus.rest.position["leftToes"][2] > 0
+    a, b = minus.rotations["leftUpperLeg"][7], plus.rotations["leftUpperLeg"][7]
+    assert quat_angle(b, np.array([0.0, 0, 0, 1])) > 0.1
+    assert quat_angle(a, b * [-1, -1, -1, 1]) < 1e-9
