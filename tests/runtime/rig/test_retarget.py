@@ -148,3 +148,22 @@ def test_a_clip_upper_chest_folds_into_the_avatar_neck(avatars):
     n = avatar.humanoid["neck"]
     assert "upperChest" not in avatar.humanoid and "upperChest" in clip.rotations and "upperChest" not in rc.bones
     assert quat_angle(quat_mul(w[n], quat_conj(rest[n])), clip.rotations["neck"][k]) < WORLD_TOL
+
+
+def test_the_rest_pose_is_the_unanimated_one_never_the_current_pose(avatars):
+    """The seeds' lesson: retargeting starts from the body's unanimated pose. A clip switched
+    to while the avatar crouches with a turned head retargets exactly as on a fresh rig."""
+    from avatars.math3d import quat_from_euler
+
+    avatar = avatars["godette"]
+    clips = {c.name: c for c in load_file(asset(*UAL), names=["Crouch_Idle_Loop", "Walk_Loop"])}
+    rig = AvatarRig(avatar, motion=MotionOptions())
+    rig.play_motion([clips["Crouch_Idle_Loop"]])
+    s = PoseSample(rotation=quat_from_euler(0.6, 0.2, 0.0))
+    rig.reset(s)
+    for n in range(1, 240):
+        s.t_ns = n * 1_000_000_000 // 120
+        rig.substep(s)
+    (live,) = rig.play_motion([clips["Walk_Loop"]])
+    (fresh,) = AvatarRig(avatar, motion=MotionOptions()).play_motion([clips["Walk_Loop"]])
+    assert np.array_equal(live.local, fresh.local) and np.array_equal(live.hips_local, fresh.hips_local)
