@@ -1,17 +1,21 @@
 """Run settings: defaults < TOML file (``--config``) < command-line options.
 
 TOML keys are the long option names with ``_`` (``fps = 30``, ``output = ["window"]``,
-``background = "#00ff00"``); sections ``[filter]``, ``[drive]`` and ``[hair]`` hold tracker
-filter, head drive and hair solver parameters. Degrees appear only here, at the edge.
+``background = "#00ff00"``); sections ``[filter]``, ``[drive]``, ``[hair]`` and ``[motion]``
+hold tracker filter, head drive, hair solver and body motion settings (``[motion]``: ``clip``
+= "idle" | "rest" | "none" | "FILE[#Name[+Name...]]", ``layer``, ``fade_s``, ``speed``,
+``in_place``, ``rest_align``, ``after``, ``bone_map``, ``bvh_scale``, ``idle_amplitude``;
+see :class:`runtime.rig.motion.MotionOptions`). Degrees appear only here, at the edge.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+
+import tomllib
 
 from solver.modes import SOLVER_NAMES
 
@@ -52,6 +56,13 @@ class RunConfig:
     filter: dict = field(default_factory=dict)
     drive: dict = field(default_factory=dict)
     hair: dict = field(default_factory=dict)
+    motion: dict = field(default_factory=dict)   # [motion]; clip "idle" unless said
+    motion_dir: str | None = None      # folder POST /motion may load clips from
+
+    @property
+    def motion_clip(self) -> str:
+        """The body motion spec: ``[motion] clip`` (default "idle": the generated idle)."""
+        return str(self.motion.get("clip", "idle"))
 
 
 def parse_size(text: str, where: str = "size") -> tuple[int, int]:
@@ -77,7 +88,11 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
-_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "record", "face_model")
+_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "record", "face_model",
+            "motion_dir")
+#: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
+MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
+               "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
 
 
@@ -122,6 +137,30 @@ def _check_types(cfg: RunConfig, where: str) -> None:
         parse_hair(cfg.hair)
     except ValueError as exc:
         raise ConfigError(f"{where} {exc}") from None
+    motion_options(cfg.motion, where)
+
+
+def motion_options(motion: dict, where: str = "option"):
+    """The ``[motion]`` table -> :class:`runtime.rig.motion.MotionOptions` (validated).
+    Raises ConfigError naming the key."""
+    from .rig.motion import MotionOptions
+
+    known = {"layer", "fade_s", "speed", "in_place", "rest_align", "after", "idle_amplitude"}
+    for key, value in (motion or {}).items():
+        kind = MOTION_KEYS.get(key)
+        if kind is None:
+            raise ConfigError(f"{where} motion.{key}: unknown setting (known: {', '.join(sorted(MOTION_KEYS))})")
+        if kind is bool and not isinstance(value, bool):
+            raise ConfigError(f"{where} motion.{key}: {value!r} is not true/false")
+        if kind is str and not isinstance(value, str):
+            raise ConfigError(f"{where} motion.{key}: {value!r} is not a string")
+        if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))
+                              or not math.isfinite(value)):
+            raise ConfigError(f"{where} motion.{key}: {value!r} is not a finite number")
+    try:
+        return MotionOptions(**{k: v for k, v in (motion or {}).items() if k in known})
+    except ValueError as exc:
+        raise ConfigError(f"{where} {exc}") from None
 
 
 def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
@@ -136,6 +175,8 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} duration: must be > 0 seconds and at most a year, not {cfg.duration:g}")
     if cfg.avatar_dir is not None and not Path(cfg.avatar_dir).is_dir():
         raise ConfigError(f"{where} avatar_dir: {cfg.avatar_dir!r} is not a folder")
+    if cfg.motion_dir is not None and not Path(cfg.motion_dir).is_dir():
+        raise ConfigError(f"{where} motion_dir: {cfg.motion_dir!r} is not a folder")
     if not 1 <= cfg.max_substeps <= 120:
         raise ConfigError(f"{where} max_substeps: {cfg.max_substeps} is outside 1..120")
     if not 0 <= cfg.port <= 65535:
@@ -165,7 +206,7 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     return cfg
 
 
-_INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source")
+_INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source", "motion_dir")
 
 
 def _is_relative_file(name: str, value: str) -> bool:
@@ -205,10 +246,16 @@ def load_toml(path: str | Path) -> RunConfig:
             value = parse_size(value, f"{p}: size")
         elif name == "output":
             value = (value,) if isinstance(value, str) else tuple(value)
-        elif name in ("filter", "drive", "hair") and not isinstance(value, dict):
+        elif name in ("filter", "drive", "hair", "motion") and not isinstance(value, dict):
             raise ConfigError(f"{p}: [{name}] must be a table")
         elif name in _INPUT_PATHS and isinstance(value, str) and _is_relative_file(name, value):
             value = str(p.parent / value)
+        if name == "motion":
+            value = dict(value)
+            for key in ("clip", "bone_map"):
+                v = value.get(key)
+                if isinstance(v, str) and v not in ("idle", "rest", "none") and not Path(v).is_absolute():
+                    value[key] = str(p.parent / v)
         values[name] = value
     try:
         cfg = RunConfig(**values)

@@ -116,13 +116,58 @@ class SessionController:
 
         return s.commands.call(do)
 
+    def motion(self) -> dict:
+        """What the body plays: {"playing", "program", "index", "layer", "speed", "fading",
+        "in_place"} ({"playing": None} with ``--motion none``)."""
+        s = self.session
+
+        def do():
+            m = s.rig.motion
+            return m.state() if m is not None else {"playing": None}
+
+        return s.commands.call(do)
+
+    def set_motion(self, clip: str | None, *, speed: float | None = None, loop: bool | None = None,
+                   layer: str | None = None) -> dict:
+        """Play ``clip`` ("idle", "rest", or ``FILE[#Name[+Name...]]`` in the motion folder,
+        resolved by the service) from the next substep, cross-fading; and/or change the speed
+        or the head layering in place. A clip that cannot be loaded or played changes nothing:
+        the previous one keeps playing.
+
+        Raises:
+            ValueError: the clip cannot be loaded or played on this avatar, no body motion,
+                a bad speed or layer (the service answers 422).
+        """
+        s = self.session
+        from .config import motion_options
+        from .rig.motion import load_motion
+
+        setup = None
+        if clip is not None:       # load (the slow part) on the service thread, play on the render thread
+            m = s.cfg.motion
+            options = s.motion_setup.options if s.motion_setup is not None else motion_options(m)
+            setup = load_motion(clip, options=options, bone_map=m.get("bone_map"), bvh_scale=m.get("bvh_scale"),
+                                loop=loop)
+            if setup is None:
+                raise ValueError("'none' cannot be played live; use 'rest' for a still body")
+
+        def do():
+            if setup is not None:
+                s.set_motion(setup, speed=speed, layer=layer)
+            else:
+                s.set_motion_options(speed=speed, layer=layer)
+            return s.rig.motion.state()
+
+        return s.commands.call(do, timeout_s=60.0)
+
     def frame_png(self) -> bytes | None:
         """The last drawn frame as PNG, read from the framebuffer now (render thread, between
         frames), or None before the first frame."""
         return self.session.commands.call(self.session.drawer.png)
 
 
-def bind_service(controller: SessionController, *, port: int, avatar_dir: str | None):
+def bind_service(controller: SessionController, *, port: int, avatar_dir: str | None,
+                 motion_dir: str | None = None):
     """A :class:`runtime.service.ControlService` for ``controller``, bound to 127.0.0.1:``port``
     (0: a free port) but not serving yet (``start()``; ``close()`` releases the port).
 
@@ -132,7 +177,8 @@ def bind_service(controller: SessionController, *, port: int, avatar_dir: str | 
     from .service import ControlService
 
     try:
-        return ControlService(controller, port=port, avatar_dir=Path(avatar_dir) if avatar_dir else None)
+        return ControlService(controller, port=port, avatar_dir=Path(avatar_dir) if avatar_dir else None,
+                              motion_dir=Path(motion_dir) if motion_dir else None)
     except OSError as exc:
         raise RunError(f"control service: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
                        "choose another --port") from None

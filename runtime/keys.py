@@ -1,7 +1,7 @@
 """The window keys of ``swaycam run`` (render thread, between frames).
 
     r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side ·
-    space pause · p screenshot · q/esc quit
+    m next clip of the --motion file (then the idle) · space pause · p screenshot · q/esc quit
 
 In kiosk mode the overlays and the HUD stay off (o and h do nothing).
 """
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
 
 KEY_HELP = ("r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side · "
-            "space pause · p screenshot · q/esc quit")
+            "m next clip · space pause · p screenshot · q/esc quit")
 #: Where ``p`` writes screenshots (relative to the working folder).
 SCREENSHOT_DIR = Path("out")
 
@@ -54,6 +54,11 @@ class Keys:
             s.say(f"solver: {nxt}")
         elif key == "c":
             s.set_compare(not s.compare)
+        elif key == "m":
+            try:
+                s.say(f"motion: {s.next_motion()}")
+            except ValueError as exc:      # no body motion, a clip this avatar cannot play: keep playing
+                s.say(f"motion: {exc}")
         elif key == "p":
             self.screenshot()
 

@@ -19,7 +19,7 @@ from tracking.pose_track import PoseTrack
 
 from .clock import NO_CAP, frame_times
 from .loop import Loop
-from .rig import AvatarRig
+from .rig import AvatarRig, MotionSetup
 
 #: Render rates of the standard check, and the jittered runs (fps, jitter fraction, seed).
 CHECK_RATES = (24, 30, 60, 120, 144)
@@ -57,12 +57,18 @@ class HairStates:
 
 def replay(avatar: Avatar, track: PoseTrack, fps: float, *, solver: str = "rest-shape", jitter: float = 0.0,
            seed: int = 0, max_substeps: int = NO_CAP, duration_ns: int | None = None,
-           hair: dict | None = None) -> HairStates:
+           hair: dict | None = None, motion: MotionSetup | None = None) -> HairStates:
     """Replay ``track`` rendered at ``fps`` (physics only) and return the hair at every substep.
-    ``hair``: ``[hair]`` settings (:mod:`runtime.rig.hair_params`) replacing the avatar's own."""
+    ``hair``: ``[hair]`` settings (:mod:`runtime.rig.hair_params`) replacing the avatar's own;
+    ``motion``: the body motion (None: none; the clip starts at the track's first time).
+
+    Raises:
+        ValueError (ClipError): a clip the avatar cannot play."""
     from .pose_inputs import TrackInput
 
-    rig = AvatarRig(avatar, solver=solver, hair=hair)
+    rig = AvatarRig(avatar, solver=solver, hair=hair, motion=motion.options if motion is not None else None)
+    if motion is not None:
+        motion.apply(rig)
     times, tails, vels = [], [], []
 
     def record(n, t, r):
@@ -91,15 +97,17 @@ class FpsCheckRow:
 
 
 def check_fps(avatar: Avatar, track: PoseTrack, *, solver: str = "rest-shape",
-              duration_ns: int | None = None, hair: dict | None = None) -> list[FpsCheckRow]:
+              duration_ns: int | None = None, hair: dict | None = None,
+              motion: MotionSetup | None = None) -> list[FpsCheckRow]:
     """Replay at every rate of :data:`CHECK_RATES` and :data:`CHECK_JITTERED`; compare each with
     the first (24 fps) at the common substeps. Differences are max-abs over all substeps,
-    segments and axes (metres, m/s); 0.0 means bit-identical."""
+    segments and axes (metres, m/s); 0.0 means bit-identical. ``motion``: the body motion
+    every replay plays (see :func:`replay`)."""
     runs = [(f"{fps} fps", replay(avatar, track, fps, solver=solver, duration_ns=duration_ns,
-                                             hair=hair))
+                                             hair=hair, motion=motion))
             for fps in CHECK_RATES]
     runs += [(f"{fps} fps ±{int(j * 100)}% jitter", replay(avatar, track, fps, solver=solver, jitter=j, seed=s,
-                                                            duration_ns=duration_ns, hair=hair))
+                                                            duration_ns=duration_ns, hair=hair, motion=motion))
              for fps, j, s in CHECK_JITTERED]
     ref = runs[0][1]
     rows = []

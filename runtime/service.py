@@ -10,6 +10,12 @@ Endpoints:
                       either key may be left out to keep it). Both change the running
                       hair in place: its motion goes on, nothing snaps to rest. Answers
                       {"solver", "params", "springs": {name: the parameters in effect}}
+    GET  /motion      what the body plays: {"playing", "program", "index", "layer", "speed", ...}
+    POST /motion      {"clip": "idle" | "rest" | "FILE[#Name[+Name...]]", "speed": 1.5, "loop": true,
+                      "layer": "additive" | "override"} (each key optional): a clip from the
+                      configured motion folder (paths outside it are refused with 403), played
+                      from the next substep with a cross-fade; a clip that cannot be loaded or
+                      played answers 422 and the previous one keeps playing
     GET  /frame.png   the last rendered frame
 Bad requests get 4xx with a JSON body ``{"error": "..."}``.
 
@@ -32,6 +38,7 @@ from solver.modes import SOLVER_NAMES
 log = logging.getLogger(__name__)
 
 AVATAR_SUFFIXES = (".vrm", ".glb", ".gltf")
+CLIP_SUFFIXES = (".vrma", ".glb", ".gltf", ".vrm", ".bvh")
 MAX_BODY = 64 * 1024
 
 
@@ -45,6 +52,11 @@ class Controller(Protocol):
     def set_hair(self, solver: str | None, params: dict | None) -> dict: ...
 
     def frame_png(self) -> bytes | None: ...
+
+    def motion(self) -> dict: ...
+
+    def set_motion(self, clip: str | None, *, speed: float | None = None, loop: bool | None = None,
+                   layer: str | None = None) -> dict: ...
 
 
 class RequestError(Exception):
@@ -68,13 +80,35 @@ def resolve_avatar(avatar_dir: Path, requested: str) -> Path:
     return target
 
 
+def resolve_clip(motion_dir: Path | None, requested) -> str:
+    """A clip spec for ``requested`` ("idle", "rest", or ``FILE[#Name...]`` inside
+    ``motion_dir``); raises RequestError otherwise."""
+    if not isinstance(requested, str) or not requested or "\0" in requested:
+        raise RequestError(HTTPStatus.BAD_REQUEST, "'clip' must be a non-empty string without NUL bytes")
+    if requested in ("idle", "rest"):
+        return requested
+    if motion_dir is None:
+        raise RequestError(HTTPStatus.FORBIDDEN, "no motion folder is configured (--motion-dir)")
+    file, sep, names = requested.partition("#")
+    base = motion_dir.resolve()
+    target = (base / file).resolve()
+    if not target.is_relative_to(base):
+        raise RequestError(HTTPStatus.FORBIDDEN, f"{file!r} is outside the motion folder")
+    if target.suffix.lower() not in CLIP_SUFFIXES:
+        raise RequestError(HTTPStatus.BAD_REQUEST, f"{file!r} is not a {'/'.join(CLIP_SUFFIXES)} file")
+    if not target.is_file():
+        raise RequestError(HTTPStatus.NOT_FOUND, f"{file!r} does not exist in the motion folder")
+    return str(target) + sep + names
+
+
 class ControlService:
     """A ThreadingHTTPServer on 127.0.0.1:``port`` (0 picks a free port) in a daemon thread."""
 
     def __init__(self, controller: Controller, *, port: int = 8765, avatar_dir: Path | None = None,
-                 solvers: tuple[str, ...] = SOLVER_NAMES):
+                 solvers: tuple[str, ...] = SOLVER_NAMES, motion_dir: Path | None = None):
         self.controller = controller
         self.avatar_dir = Path(avatar_dir) if avatar_dir else None
+        self.motion_dir = Path(motion_dir) if motion_dir else None
         self.solvers = solvers
         handler = type("Handler", (_Handler,), {"service": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
@@ -145,6 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
         routes = {
             ("GET", "/status"): self._status, ("POST", "/recenter"): self._recenter,
             ("POST", "/avatar"): self._avatar, ("POST", "/hair"): self._hair, ("GET", "/frame.png"): self._frame,
+            ("GET", "/motion"): self._motion_get, ("POST", "/motion"): self._motion,
         }
         path = self.path.split("?", 1)[0]
         try:
@@ -213,6 +248,27 @@ class _Handler(BaseHTTPRequestHandler):
             result = self.service.controller.set_hair(solver, params)
         except ValueError as exc:
             raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
+        self._json(HTTPStatus.OK, result)
+
+    def _motion_get(self):
+        self._json(HTTPStatus.OK, self.service.controller.motion())
+
+    def _motion(self):
+        body = self._body()
+        self._keys(body, ("clip", "speed", "loop", "layer"))
+        clip = resolve_clip(self.service.motion_dir, body["clip"]) if "clip" in body else None
+        speed, loop, layer = body.get("speed"), body.get("loop"), body.get("layer")
+        if speed is not None and (isinstance(speed, bool) or not isinstance(speed, (int, float))):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "'speed' must be a number > 0")
+        if loop is not None and not isinstance(loop, bool):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "'loop' must be true or false")
+        if layer is not None and not isinstance(layer, str):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "'layer' must be 'additive' or 'override'")
+        try:
+            result = self.service.controller.set_motion(clip, speed=None if speed is None else float(speed),
+                                                        loop=loop, layer=layer)
+        except ValueError as exc:
+            raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from None
         self._json(HTTPStatus.OK, result)
 
     def _frame(self):

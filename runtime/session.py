@@ -34,10 +34,10 @@ from .controller import CommandQueue, SessionController, bind_service
 from .drawing import FrameDrawer
 from .keys import KEY_HELP, Keys
 from .loop import FrameInfo, Loop
-from .outputs import OutputSpec, Outputs, needs_window, open_outputs, plan_outputs
+from .outputs import Outputs, OutputSpec, needs_window, open_outputs, plan_outputs
 from .pose_inputs import PoseInput, open_pose_input
 from .results import RunError, RunResult
-from .rig import AvatarRig, DriveOptions
+from .rig import AvatarRig, DriveOptions, MotionSetup, load_motion
 from .schedule import run_live, run_offline, sigterm_as_interrupt
 from .telemetry import Telemetry
 
@@ -87,6 +87,10 @@ class Session:
         self.service = None
         self._window = False
         self._faces_seen = 0
+        #: the body motion program new rigs play (None: --motion none)
+        self.motion_setup: MotionSetup | None = None
+        self._motion_cycle: list | None = None
+        self._motion_index = -1
         self._stop = threading.Event()
         self._stack: ExitStack | None = None
 
@@ -121,7 +125,8 @@ class Session:
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
             self.drawer.set_avatar(rig.avatar, rig.world)
             if cfg.service:
-                self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir)
+                self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir,
+                                            motion_dir=cfg.motion_dir)
                 stack.callback(self.service.close)
             self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
                                                             fps=self.fps, live=self.live))
@@ -146,6 +151,11 @@ class Session:
         return specs
 
     def _first_rig(self) -> AvatarRig:
+        from .config import motion_options
+
+        m = self.cfg.motion
+        self.motion_setup = load_motion(self.cfg.motion_clip, options=motion_options(m),
+                                        bone_map=m.get("bone_map"), bvh_scale=m.get("bvh_scale"), loop=m.get("loop"))
         path = self.cfg.avatar
         if path in (None, "default", "layered"):   # the generated avatars, by name (config files use it)
             from avatars.generate import default_avatar_path, layered_avatar_path
@@ -176,11 +186,16 @@ class Session:
 
     # ------------------------------------------------------------------ avatar state (render thread)
     def make_rig(self, avatar: Avatar, solver: str, hair: dict | None = None) -> AvatarRig:
-        """A rig with the run's drive options and ``hair`` settings (default: the config's).
-        Raises ValueError for an avatar it cannot drive or bad hair settings."""
+        """A rig with the run's drive options, ``hair`` settings (default: the config's) and
+        body motion program (:attr:`motion_setup`). Raises ValueError for an avatar it cannot
+        drive, bad hair settings or a clip it cannot play (ClipError)."""
         hair = self.cfg.hair if hair is None else hair
-        return AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=hair or None,
-                         mirror=self.cfg.mirror)
+        setup = self.motion_setup
+        rig = AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=hair or None,
+                        mirror=self.cfg.mirror, motion=setup.options if setup is not None else None)
+        if setup is not None:
+            setup.apply(rig)
+        return rig
 
     def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False) -> None:
         """Simulate and draw ``rig`` from now on: the one way the rig changes (the ``s`` key,
@@ -198,6 +213,8 @@ class Session:
         if self.compare:
             other = (SolverMode.LEGACY if rig.solver != SolverMode.LEGACY else SolverMode.REST_SHAPE).value
             companion = rig.with_solver(other) if keep_hair else self.make_rig(rig.avatar, other, rig.hair_params)
+            if not keep_hair and rig.motion is not None and companion.motion is not None:
+                companion.take_motion_from(rig)       # the same body on both sides
         self.loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
         if rig.avatar is not self.rig.avatar:
             self.drawer.set_avatar(rig.avatar, rig.world)
@@ -215,6 +232,78 @@ class Session:
         self.rig.set_hair(hair)
         if self.companion is not None:
             self.companion.set_hair(hair)
+
+    def set_motion(self, setup: MotionSetup, *, speed: float | None = None, layer: str | None = None) -> None:
+        """Play ``setup``'s program from the next substep, cross-fading (the ``m`` key,
+        ``POST /motion``); ``speed`` / ``layer`` change the playback in place.
+
+        Raises:
+            ValueError: the run has no body motion (``--motion none``), a bad speed or layer,
+                or a clip the avatar cannot play (ClipError): nothing changes then, the
+                previous clip keeps playing.
+        """
+        rigs = [r for r in (self.rig, self.companion) if r is not None]
+        if any(r.motion is None for r in rigs):
+            raise ValueError("this run has no body motion (--motion none); restart with --motion idle or a clip")
+        if speed is not None and not (speed > 0 and speed == speed and speed != float("inf")):
+            raise ValueError(f"speed {speed!r} must be > 0")
+        from .rig.motion import LAYERS
+
+        if layer is not None and layer not in LAYERS:
+            raise ValueError(f"layer {layer!r} is not one of {', '.join(LAYERS)}")
+        program = setup.program if isinstance(setup.program, str) else list(setup.program)
+        for r in rigs:                                   # retarget everywhere before anything plays
+            if not isinstance(program, str):
+                r.motion.retarget(program)
+        for r in rigs:
+            r.play_motion(program, loop=setup.loop)
+            if speed is not None:
+                r.motion.set_speed(speed)
+            if layer is not None:
+                r.motion.set_layer(layer)
+        self.motion_setup = setup
+
+    def set_motion_options(self, *, speed: float | None = None, layer: str | None = None) -> None:
+        """Change the playback speed and/or the head layering in place (the clip goes on).
+        Raises ValueError without body motion or for a bad value; nothing changes then."""
+        rigs = [r for r in (self.rig, self.companion) if r is not None]
+        if any(r.motion is None for r in rigs):
+            raise ValueError("this run has no body motion (--motion none)")
+        from .rig.motion import LAYERS
+
+        if speed is not None and not (speed > 0 and speed != float("inf")):
+            raise ValueError(f"speed {speed!r} must be > 0")
+        if layer is not None and layer not in LAYERS:
+            raise ValueError(f"layer {layer!r} is not one of {', '.join(LAYERS)}")
+        for r in rigs:
+            if speed is not None:
+                r.motion.set_speed(speed)
+            if layer is not None:
+                r.motion.set_layer(layer)
+
+    def next_motion(self) -> str:
+        """The ``m`` key: the next clip of the ``--motion`` file (the idle after the last one).
+        Returns the name of what plays now."""
+        from avatars.clips import load_file, parse_spec
+
+        if self._motion_cycle is None:
+            clip = self.cfg.motion_clip
+            clips = []
+            if clip not in ("idle", "rest", "none"):
+                clips = load_file(parse_spec(clip).path, bone_map=self.cfg.motion.get("bone_map"),
+                                  unit_scale=self.cfg.motion.get("bvh_scale"))
+            self._motion_cycle = clips
+        cycle = self._motion_cycle
+        self._motion_index = (self._motion_index + 1) % (len(cycle) + 1)
+        base = self.motion_setup.options if self.motion_setup is not None else None
+        if base is None:
+            raise ValueError("this run has no body motion (--motion none)")
+        if self._motion_index == len(cycle):
+            self.set_motion(MotionSetup("idle", base, None, "idle"))
+            return "idle"
+        c = cycle[self._motion_index]
+        self.set_motion(MotionSetup((c,), base, None, c.name))
+        return c.name
 
     def set_compare(self, on: bool) -> None:
         """Compare mode on (the rig and a companion with the other solver, side by side, both

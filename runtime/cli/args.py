@@ -222,6 +222,61 @@ def add_face_model_options(p) -> None:
                    help="faces MediaPipe reports; one is chosen (default 4)")
 
 
+def add_motion_options(p, *, default: str, in_place_default: bool) -> None:
+    """The body motion options (an argument group): ``--motion``, ``--in-place`` /
+    ``--no-in-place``, ``--motion-layer``, ``--motion-speed``, ``--loop`` / ``--once``,
+    ``--bone-map``, ``--bvh-scale``. Read them with :func:`motion_values`."""
+    from ..rig.motion import LAYERS
+
+    g = p.add_argument_group("body motion")
+    g.add_argument("--motion", metavar="CLIP", help="body motion: FILE[#NAME[+NAME...]] (.vrma, .glb/.gltf with a "
+                   "humanoid skeleton, .bvh; #NAME picks an animation, A+B plays a sequence), 'idle' (the "
+                   "generated breathing and sway), 'rest' or 'none' (default " + default + ")")
+    g.add_argument("--in-place", dest="in_place", action="store_true", default=None,
+                   help="remove the clip's horizontal root motion" + (" (default)" if in_place_default else ""))
+    g.add_argument("--no-in-place", dest="in_place", action="store_false",
+                   help="keep root motion" + ("" if in_place_default else " (default)"))
+    g.add_argument("--motion-layer", choices=LAYERS, help="tracking on the clip's head: additive (on top, default) "
+                   "or override (tracking alone turns neck and head)")
+    g.add_argument("--motion-speed", type=positive(10), metavar="X", help="playback speed (default 1)")
+    g.add_argument("--loop", dest="loop", action="store_true", default=None,
+                   help="loop the (last) clip even if it is a one-shot")
+    g.add_argument("--once", dest="loop", action="store_false", help="play the (last) clip once, then the idle")
+    g.add_argument("--bone-map", type=existing_file, metavar="FILE",
+                   help="JSON/TOML {VRM bone: joint name} for a clip whose naming is not recognised")
+    g.add_argument("--bvh-scale", type=positive(), metavar="M", help="metres per BVH unit (default: guessed)")
+
+
+def motion_values(args) -> dict:
+    """The ``[motion]`` settings given on the command line (only those given)."""
+    out = {}
+    for key, attr in (("clip", "motion"), ("in_place", "in_place"), ("layer", "motion_layer"),
+                      ("speed", "motion_speed"), ("loop", "loop"), ("bone_map", "bone_map"), ("bvh_scale", "bvh_scale")):
+        v = getattr(args, attr, None)
+        if v is not None:
+            out[key] = v
+    return out
+
+
+def motion_setup(args, *, default: str, in_place_default: bool):
+    """``--motion`` and its options -> :class:`runtime.rig.MotionSetup` or None ("none").
+
+    Raises:
+        UsageError: a bad option combination; AvatarError (ClipError): the clip cannot be loaded.
+    """
+    from ..config import ConfigError, motion_options
+    from ..rig.motion import load_motion
+
+    values = {"clip": default, "in_place": in_place_default, **motion_values(args)}
+    try:
+        options = motion_options({k: v for k, v in values.items() if k not in ("clip", "loop", "bone_map",
+                                                                                "bvh_scale")}, "option")
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    return load_motion(values["clip"], options=options, bone_map=values.get("bone_map"),
+                       bvh_scale=values.get("bvh_scale"), loop=values.get("loop"))
+
+
 def add_json_option(p, what: str = "the result") -> None:
     """``--json``: print ``what`` as one JSON document on stdout, and nothing else there."""
     p.add_argument("--json", action="store_true", help=f"print {what} as one JSON document instead of text")

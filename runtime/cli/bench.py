@@ -67,6 +67,9 @@ def add_parser(sub) -> None:
     s.add_argument("--set", action="append", metavar="NAME",
                    help="only this set; repeatable (godette, default, layered, synthetic-64, synthetic-256, "
                    "synthetic-1024)")
+    s.add_argument("--motion", metavar="CLIP",
+                   help="the avatars' bodies play this clip (FILE[#NAME], 'idle') while the head turns: the "
+                   "substep and frame with pose then include clip sampling (default: no body motion)")
 
     r = parsers["render"] = add_command(
         targets, "render", run_target, help="renderer ms per frame (draw, readback) and fps per avatar and size",
@@ -117,7 +120,8 @@ def _solver(args, text: bool) -> dict:
     from solver.eval.bench import SAMPLES, default_sets, run_solver_bench
     from solver.eval.head_turn import head_turn_rotation
 
-    from ..eval.rig_bench import posed_rig
+    from ..eval.rig_bench import posed_rig, posed_rig_with
+    from ..rig import load_motion
 
     if args.reference:
         from solver.eval.reference import ReferenceUnavailable, ensure_installed
@@ -133,8 +137,10 @@ def _solver(args, text: bool) -> dict:
         if unknown:
             raise UsageError(f"--set: unknown set {', '.join(unknown)} (sets here: {', '.join(known)})")
         sets = [(n, known[n]) for n in args.set]
+    setup = load_motion(args.motion) if args.motion else None
+    rig = posed_rig_with(setup) if setup is not None else posed_rig
     return run_solver_bench(motion=head_turn_rotation, samples=args.samples or SAMPLES, solver=args.solver,
-                            reference=args.reference, rig=posed_rig, sets=sets,
+                            reference=args.reference, rig=rig, sets=sets,
                             stream=sys.stdout if text else io.StringIO())
 
 

@@ -6,13 +6,16 @@ from solver.modes import SolverMode
 
 from .args import (
     CommandError,
+    UsageError,
     add_avatar_option,
     add_command,
+    add_motion_options,
     add_out_option,
     add_solver_option,
     avatar_path,
     cannot_write,
     existing_file,
+    motion_setup,
     number,
 )
 
@@ -34,6 +37,10 @@ def add_parser(sub) -> None:
                    help="gravity in m/s² (straight down) for every spring instead of each file's own; "
                    "without --avatar the default set already adds a Godette run at 9.81")
     p.add_argument("--no-fps-check", action="store_true", help="skip the frame-rate consistency replays")
+    add_motion_options(p, default="none", in_place_default=False)
+    p.epilog = ("With --motion FILE#A,B+C (a row per comma: A, then the sequence B then C), each row is the head "
+                "still and the body playing the clip (loops repeated to 4 s), then 8 s at rest; the links-inside "
+                "and depth columns are the hair against the body colliders and torso capsule during the clip.")
 
 
 #: The default set's extra run: Godette's file sets no gravity on its springs.
@@ -73,16 +80,33 @@ def run(args) -> int:
 
     from ..eval.hair_quality import measure, write_report
 
+    if args.track and args.motion not in (None, "none"):
+        raise UsageError("--track and --motion: a motion row keeps the head still; give one of them")
+
     avatars = _avatars(args.avatar, args.gravity)
     track = load_track(args.track) if args.track else None
     bare = [name for name, e in avatars.items()
             if not (a := e[0] if isinstance(e, tuple) else e).springs or a.head_node() < 0]
     if bare:
         raise CommandError(f"{', '.join(bare)}: no spring bones or no humanoid head; nothing to measure")
+    setups = []
+    spec = args.motion or "none"
+    file, _, names = spec.rpartition("#") if "#" in spec and "," in spec.rpartition("#")[2] else (spec, "", "")
+    for one in ([f"{file}#{n}" for n in names.split(",")] if names else [spec]):
+        args.motion = one
+        setup = motion_setup(args, default="none", in_place_default=False)
+        if setup is not None:
+            setups.append(setup)
+    motions = None
+    if setups:
+        motions = {s.label: s for s in setups}
     rows = measure(avatars, tuple(args.solver or (SolverMode.REST_SHAPE, SolverMode.LEGACY)), track=track,
-                   fps_check=not args.no_fps_check)
+                   fps_check=not args.no_fps_check, motions=motions)
+    title = f"pose track {args.track}" if args.track else None
+    if motions:
+        title = f"body motion {', '.join(motions)}: each clip (loops to 4 s), then 8 s at rest; head still"
     try:
-        files = write_report(rows, args.out, title=f"pose track {args.track}" if args.track else None)
+        files = write_report(rows, args.out, title=title)
     except OSError as exc:
         raise cannot_write(args.out, exc) from None
     print(files["markdown"].read_text())

@@ -8,14 +8,19 @@ from .args import (
     CommandError,
     add_avatar_option,
     add_command,
+    add_motion_options,
     add_solver_option,
     avatar_path,
     cannot_write,
     fraction,
     load_pose_track,
+    motion_setup,
     positive,
     track_spec,
 )
+
+#: The body motion of replays and the frame-rate check unless --motion says otherwise.
+DEFAULT_MOTION = "idle"
 
 
 def add_parser(sub) -> None:
@@ -29,6 +34,7 @@ def add_parser(sub) -> None:
     add_solver_option(p, default=SolverMode.REST_SHAPE.value)
     p.add_argument("--jitter", type=fraction, default=0.0, help="frame-time jitter fraction, 0 <= j < 1 (default 0)")
     p.add_argument("--dump", metavar="STATES.npz", help="write the hair state of every substep")
+    add_motion_options(p, default=DEFAULT_MOTION, in_place_default=False)
 
 
 def load_inputs(args):
@@ -42,8 +48,9 @@ def run(args) -> int:
     from ..replay import replay
 
     avatar, track = load_inputs(args)
+    motion = motion_setup(args, default=DEFAULT_MOTION, in_place_default=False)
     try:
-        st = replay(avatar, track, args.fps, solver=args.solver, jitter=args.jitter)
+        st = replay(avatar, track, args.fps, solver=args.solver, jitter=args.jitter, motion=motion)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     print(f"{st.frames} frames at {args.fps:g} fps, {len(st.t_ns)} substeps, {st.tails.shape[1]} hair segments")

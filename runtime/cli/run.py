@@ -13,11 +13,13 @@ from .args import (
     add_avatar_option,
     add_command,
     add_json_option,
+    add_motion_options,
     add_solver_option,
     background,
     count,
     existing_dir,
     existing_file,
+    motion_values,
     number,
     positive,
     size,
@@ -31,7 +33,7 @@ def add_parser(sub) -> None:
         "avatar's head and hair at a fixed 120 Hz, and draw into a window, a virtual camera or a video file. "
         "With no webcam the built-in head-turn track plays; with no display a video is written under ./out.",
         epilog="window keys: r recenter, o overlays, h HUD, s switch solver, c compare solvers side by side, "
-        "space pause, p screenshot, q/esc quit")
+        "m next clip of the --motion file (then the idle), space pause, p screenshot, q/esc quit")
     add_avatar_option(p)
     p.add_argument("--source", help="webcam index or /dev/videoN, a video/GIF/image/folder, a pose track "
                    ".jsonl, or 'turn-test' (default: webcam 0 if present, else turn-test)")
@@ -59,9 +61,11 @@ def add_parser(sub) -> None:
     p.add_argument("--service", action="store_true", default=None, help="start the local control service")
     p.add_argument("--port", type=count(0, 65535), help="control service port on 127.0.0.1 (default 8765)")
     p.add_argument("--avatar-dir", type=existing_dir, metavar="DIR", help="folder POST /avatar may load avatars from")
+    p.add_argument("--motion-dir", type=existing_dir, metavar="DIR", help="folder POST /motion may load clips from")
     p.add_argument("--face-model", type=existing_file, metavar="PATH",
                    help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL or the verified "
                    "cached download)")
+    add_motion_options(p, default="idle", in_place_default=True)
     add_json_option(p, "the exit summary")
 
 
@@ -69,7 +73,11 @@ def config_from_args(args) -> RunConfig:
     base = load_toml(args.config) if args.config else RunConfig()
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "record", "duration",
-        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model")}
+        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir")}
+    motion = dict(base.motion)
+    motion.setdefault("in_place", True)          # run: root motion removed unless --no-in-place
+    motion.update(motion_values(args))
+    values["motion"] = motion
     if values["avatar"] in BUILTIN_AVATARS:
         from .args import avatar_path
 

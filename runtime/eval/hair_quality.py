@@ -2,7 +2,12 @@
 
 For every avatar and solver: :func:`solver.eval.measure.standard_run` on the standard head turn
 (DESIGN §4.5), plus the frame-rate consistency check of the product loop
-(:func:`runtime.replay.check_fps` on the head-turn track). Outputs in ``out_dir``:
+(:func:`runtime.replay.check_fps` on the head-turn track). With body motion clips
+(``motions``, ``swaycam metrics --motion``), a row per avatar, solver and clip: the head
+still, the body playing the clip (a loop repeated to at least 4 s, a one-shot or sequence
+once), cross-fading to rest, then 8 s at rest; posed by the runtime's rig
+(:class:`runtime.rig.AvatarRig` with the clip, whole-skeleton FK at every substep) and
+measured the same way (stretch, settle, links inside colliders and their depth...). Outputs in ``out_dir``:
 ``hair_metrics.md`` (the quality table and the timing table), ``hair_metrics.json``,
 ``tips_<avatar>.png`` (tip trajectories per solver) and ``stretch_<avatar>.png``
 (per-edge maximum stretch histograms).
@@ -11,7 +16,9 @@ For every avatar and solver: :func:`solver.eval.measure.standard_run` on the sta
 from __future__ import annotations
 
 import json
+import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,10 +27,12 @@ from avatars import Avatar
 from solver.eval.head_turn import head_turn_rotation
 from solver.eval.measure import RunMetrics, standard_run
 from solver.modes import SolverMode
-from tracking.pose_track import PoseTrack
+from solver.params import RATE_HZ
+from tracking.pose_track import PoseSample, PoseTrack, synthetic_track
 
 from ..pose_inputs.track import head_turn_track
 from ..replay import check_fps
+from ..rig import AvatarRig, MotionSetup
 from ..rig.hair_params import parse_hair
 
 QUALITY_COLUMNS = (
@@ -45,15 +54,60 @@ TIMING_COLUMNS = (
 )
 
 
+#: A motion row's clip plays at least this long (loops repeat), then the body rests.
+MOTION_MIN_S = 4.0
+MOTION_STILL_S = 8.0
+
+
+def motion_window_s(setup: MotionSetup) -> float:
+    """How long a metrics row plays ``setup`` (module doc), seconds."""
+    if isinstance(setup.program, str):
+        return MOTION_MIN_S
+    speed = setup.options.speed
+    total = sum(c.duration_s for c in setup.program) / speed
+    last = setup.program[-1]
+    looping = last.loop if setup.loop is None else setup.loop
+    if looping and len(setup.program) == 1:
+        period = last.duration_s / speed
+        return period * max(1, math.ceil(MOTION_MIN_S / period - 1e-9))
+    return total
+
+
+def motion_pose(avatar: Avatar, setup: MotionSetup, motion_s: float):
+    """``pose(n, world)`` for :func:`solver.eval.measure.standard_run`: the rig plays ``setup``
+    from t = 0, then rests (cross-fade) from ``motion_s``; the head still."""
+    options = replace(setup.options, after="rest")
+    rig = AvatarRig(avatar, motion=options)
+    MotionSetup(setup.program, options, setup.loop, setup.label).apply(rig)
+    sample = PoseSample()
+    stop = int(round(motion_s * RATE_HZ))
+    state = {"rested": False}
+
+    def pose(n: int, world: np.ndarray) -> None:
+        if n >= stop and not state["rested"]:
+            rig.play_motion("rest")
+            state["rested"] = True
+        sample.t_ns = n * 1_000_000_000 // RATE_HZ
+        rig.pose_world(sample, world)
+
+    return pose
+
+
 def measure(avatars: dict[str, Avatar | tuple[Avatar, dict]], solvers=(SolverMode.REST_SHAPE, SolverMode.LEGACY), *,
-            track: PoseTrack | None = None, fps_check: bool = True) -> list[RunMetrics]:
+            track: PoseTrack | None = None, fps_check: bool = True,
+            motions: dict[str, MotionSetup] | None = None) -> list[RunMetrics]:
     """Run every (avatar, solver). A value may be ``(avatar, hair)`` with ``[hair]`` settings
     (:mod:`runtime.rig.hair_params`, e.g. ``{"gravity": [0, -9.81, 0]}``) replacing the file's
-    spring parameters. ``track`` replaces the standard head turn (avatar frame).
+    spring parameters. ``track`` replaces the standard head turn (avatar frame). ``motions``
+    ({label: setup}): instead, one row per clip with the head still (module doc); the row's
+    avatar reads "<avatar> · <label>".
 
     Raises:
-        ValueError: bad ``hair`` settings, or an avatar without springs or head.
+        ValueError: bad ``hair`` settings, or an avatar without springs or head; ClipError:
+            a clip the avatar cannot play.
     """
+    if motions:
+        return _measure_motions(avatars, solvers, motions, fps_check=fps_check)
     motion = head_turn_rotation
     motion_s, still_s = 4.0, 8.0
     if track is not None:
@@ -73,6 +127,28 @@ def measure(avatars: dict[str, Avatar | tuple[Avatar, dict]], solvers=(SolverMod
                 m.fps_identical = "0 (identical)" if all(r.max_position_diff == 0 and r.max_velocity_diff == 0
                                                          for r in res) else "DIFFERS"
             rows.append(m)
+    return rows
+
+
+def _measure_motions(avatars, solvers, motions: dict[str, MotionSetup], *, fps_check: bool) -> list[RunMetrics]:
+    rows = []
+    for name, entry in avatars.items():
+        avatar, hair = entry if isinstance(entry, tuple) else (entry, None)
+        overrides = parse_hair(hair)
+        for label, setup in motions.items():
+            motion_s = motion_window_s(setup)
+            for solver in solvers:
+                m = standard_run(avatar, head_turn_rotation, solver=solver, name=f"{name} · {label}",
+                                 motion_s=motion_s, still_s=MOTION_STILL_S, overrides=overrides,
+                                 pose=motion_pose(avatar, setup, motion_s))
+                if fps_check:
+                    still = synthetic_track(lambda t: np.array([0.0, 0.0, 0.0, 1.0]), duration_s=motion_s + 1.0,
+                                            source="synthetic:still")
+                    res = check_fps(avatar, still, solver=solver, duration_ns=int(round(motion_s * 1e9)), hair=hair,
+                                    motion=setup)
+                    m.fps_identical = "0 (identical)" if all(r.max_position_diff == 0 and r.max_velocity_diff == 0
+                                                             for r in res) else "DIFFERS"
+                rows.append(m)
     return rows
 
 

@@ -7,11 +7,17 @@
   reads; :mod:`.constraints`: the node constraints (VRMC_node_constraint) as a plan run
   between the drives and the posing (:mod:`.constraint_kernels`: their formulas);
   :mod:`.kernels`: the compiled drive, constraints, posing and forward kinematics (numba);
-- :mod:`.hair_params`: the ``[hair]`` settings -> the solver's per-spring overrides.
+- :mod:`.hair_params`: the ``[hair]`` settings -> the solver's per-spring overrides;
+- body motion (DESIGN §10): :mod:`.retarget` (a clip onto this avatar, world space),
+  :mod:`.motion` (the program, the timeline, cross-fades, the idle) and
+  :mod:`.motion_kernels` (sampling, the tracked head on top, constraints, posing; compiled).
 """
 
 from .drive import DriveOptions, HeadDrive
 from .hair_params import parse_hair
+from .motion import MotionOptions, MotionPlayer, MotionSetup, load_motion
+from .retarget import RetargetedClip, RetargetOptions, retarget
 from .rig import AvatarRig
 
-__all__ = ["AvatarRig", "DriveOptions", "HeadDrive", "parse_hair"]
+__all__ = ["AvatarRig", "DriveOptions", "HeadDrive", "MotionOptions", "MotionPlayer", "MotionSetup",
+           "RetargetOptions", "RetargetedClip", "load_motion", "parse_hair", "retarget"]

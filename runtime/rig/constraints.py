@@ -77,6 +77,15 @@ class ConstraintPlan:
         """(P,) int64 the nodes whose world matrices the pose rows write."""
         return self.steps[self.steps[:, CK.STEP_KIND] == CK.STEP_POSE, CK.ST_NODE]
 
+    def slots_read(self) -> set[int]:
+        """The driven-set slots whose TRS rows the plan reads or writes (pose rows' locals,
+        constraints' sources and destinations): the rows a body clip must write before it
+        runs."""
+        st = self.steps
+        pose = st[:, CK.STEP_KIND] == CK.STEP_POSE
+        cols = (st[pose, CK.ST_SLOT], st[~pose, CK.ST_SOURCE_SLOT], st[~pose, CK.ST_DST_SLOT])
+        return {int(v) for c in cols for v in c if v >= 0}
+
     @classmethod
     def build(cls, pose: DrivenPose, constraints: Sequence[NodeConstraint],
               targets: Iterable[int] | None = None) -> ConstraintPlan:

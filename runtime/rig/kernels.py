@@ -264,8 +264,9 @@ def drive_and_fk_kernel(rotation, translation, use_t, hp, hs, trs, steps, vals, 
 
 
 # numba checks only this file's stamp; the helpers above come from solver.kernels.affine and
-# runtime.rig.constraint_kernels too
+# runtime.rig.constraint_kernels too, and runtime.rig.motion_kernels (the body motion) shares
+# this cache folder and inlines this file: every *kernels.py of this folder is watched
 _cache_dir = kernel_cache_dir(drive_and_pose_kernel)
 if _cache_dir is not None:
-    ensure_fresh(_cache_dir, [Path(__file__), Path(__file__).parents[2] / "solver" / "kernels" / "affine.py",
-                              Path(__file__).with_name("constraint_kernels.py")])
+    ensure_fresh(_cache_dir, sorted(Path(__file__).parent.glob("*kernels.py"))
+                 + [Path(__file__).parents[2] / "solver" / "kernels" / "affine.py"])

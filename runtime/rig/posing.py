@@ -90,6 +90,11 @@ class DrivenPose:
                                        dtype=np.int64).reshape(-1, 3)
         self.base34 = np.ascontiguousarray(self.base_local[:, :3, :].reshape(n, 12))
 
+    @property
+    def base_trs(self) -> np.ndarray:
+        """(D, 10) the base TRS of every driven slot (read-only use)."""
+        return self._base_trs
+
     def reset(self) -> None:
         """Put every driven slot back at its base TRS."""
         self.trs[:] = self._base_trs

@@ -13,10 +13,20 @@ the body at the draw time by the drive, every node constraint and whole-skeleton
 kinematics (compiled, once per drawn frame) and the hair interpolated by the driver's alpha,
 patched into a separate buffer (the physics state is never changed by drawing).
 
-The driven set is data (:class:`runtime.rig.posing.DrivenPose`): the head drive's hips, neck
-and head, and every node constraint's destination, with the lowered T-pose arms baked into
-the base pose; body clips add their nodes to it and write their rows of its TRS buffer before
-the compiled call (the constraints then read them).
+The driven set is data (:class:`runtime.rig.posing.DrivenPose`): without body motion the head
+drive's hips, neck and head and every node constraint's destination, with the lowered T-pose
+arms baked into the base pose. With body motion (``motion=``, :mod:`runtime.rig.motion`) every
+humanoid bone and every node a clip of the program animates (authored hair) joins it too, and
+one compiled call per substep runs, in the order of DESIGN §10:
+
+    clip sample (A, and B cross-fading out)  ->  tracked neck/head on top  ->
+    node constraints (VRMC_node_constraint; those the solver's reads depend on)  ->
+    posing of what the solver reads  ->  hair
+
+(:func:`runtime.rig.motion_kernels.motion_pose_kernel` / ``motion_fk_kernel`` for the substep /
+drawn frame; without motion :func:`runtime.rig.kernels.drive_and_pose_kernel` /
+``drive_and_fk_kernel``). The constraints read the driven TRS rows the steps before wrote and
+write their destinations' rows.
 """
 
 from __future__ import annotations
@@ -31,9 +41,11 @@ from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSyn
 from tracking.pose_track import PoseSample
 
 from . import kernels as RK
+from . import motion_kernels as MK
 from .constraints import ConstraintPlan, constrained_nodes
 from .drive import DriveOptions, HeadDrive
 from .hair_params import parse_hair, unmatched_springs
+from .motion import MotionOptions, MotionPlayer
 from .posing import DrivenPose, PosePlan
 
 log = logging.getLogger(__name__)
@@ -53,6 +65,8 @@ class AvatarRig:
         drive: neck/head split and lean options.
         hair: ``[hair]`` settings (see :mod:`runtime.rig.hair_params`).
         mirror: selfie view for expressions (must match the tracker's head mirror).
+        motion: body motion options (:class:`runtime.rig.motion.MotionOptions`; the generated
+            idle plays until :meth:`play_motion`), or None: no body motion (the head drive alone).
 
     Attributes:
         world: (N, 4, 4) the solver's input at the last substep. Only the plan's nodes
@@ -64,13 +78,14 @@ class AvatarRig:
         constraint_plan: the node constraints evaluated per substep (those the solver's
             targets depend on); ``draw_constraint_plan``: every node constraint (drawn frame,
             reset).
+        motion: the body motion player, or None.
 
     Raises:
         ValueError: no humanoid head, bad hair settings, or springs the solver cannot order.
     """
 
     def __init__(self, avatar: Avatar, *, solver: str = "rest-shape", drive: DriveOptions = DriveOptions(),
-                 hair: dict | None = None, mirror: bool = True):
+                 hair: dict | None = None, mirror: bool = True, motion: MotionOptions | None = None):
         self.avatar = avatar
         self.solver = solver
         self.hair_params = dict(hair or {})
@@ -81,13 +96,16 @@ class AvatarRig:
         self.chains = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides) if avatar.springs else None
         for note in self.hair_warnings():
             log.warning("%s: %s", avatar.path, note)
-        # the lowered arms are a static pose: baked into the base pose, not driven; the driven
-        # set: the head drive's nodes, then the constrained nodes not among them
-        driven = list(self.drive.nodes)
-        driven += [n for n in constrained_nodes(avatar.constraints) if n not in driven]
-        self.pose = DrivenPose(sk, driven, static_rotations=self.drive.relaxed_arms(avatar))
-        self._hslots = self.drive.slots(self.pose.slot_of)
-        self.rebuild_plans()
+        # the lowered arms are a static pose: baked into the base pose, not driven
+        self._static = self.drive.relaxed_arms(avatar)
+        self.motion: MotionPlayer | None = None
+        if motion is not None:
+            base_rot = np.array(sk.rest_rotation, np.float64)
+            for node, q in self._static.items():
+                base_rot[node] = q
+            self.motion = MotionPlayer(avatar, options=motion, base_rotation=base_rot)
+            self.motion.on_authored = self._authored_changed
+        self._build_pose()
         self.world = np.ascontiguousarray(self.pose.base_world, dtype=np.float64).copy()
         self.draw_world = self.world.copy()
         #: per-segment hit radii a raised radius is growing toward (see :meth:`set_hair`), or None
@@ -95,6 +113,59 @@ class AvatarRig:
         self.expressions = ExpressionMapper(ExpressionOptions(mirror=mirror))
         custom = [n for n, e in avatar.expressions.items() if not e.preset]
         self.perfect_sync = PerfectSync(custom, mirror=mirror)
+
+    # ------------------------------------------------------------------ driven set and plan
+    def _build_pose(self) -> None:
+        """The driven set (head drive, node constraints' destinations; with motion every
+        humanoid bone and every node a known clip writes), its slots and the plans (build time
+        and motion events)."""
+        nodes = list(self.drive.nodes)
+        nodes += [n for n in constrained_nodes(self.avatar.constraints) if n not in nodes]
+        if self.motion is not None:
+            nodes += sorted(self.motion.driven_nodes() - set(nodes))
+        self.pose = DrivenPose(self.avatar.skeleton, nodes, static_rotations=self._static)
+        self._hslots = self.drive.slots(self.pose.slot_of)
+        self.rebuild_plans()
+
+    def _build_plan(self) -> None:
+        self.rebuild_plans()
+
+    def _authored_changed(self, old: np.ndarray, new: np.ndarray) -> None:
+        """Hair joints change hands (authored motion wins while a clip drives them; released
+        ones go back to the solver with the clip's last tails and velocities): the solver's
+        reads change, so the plan is rebuilt (an event between substeps, not per substep)."""
+        if self.chains is None:
+            return
+        if len(old):
+            self.chains.set_authored(old, False)
+        if len(new):
+            self.chains.set_authored(new, True)
+        self._build_plan()
+
+    # ------------------------------------------------------------------ body motion
+    def play_motion(self, clips, *, loop: bool | None = None) -> list:
+        """Play ``clips`` (a list of :class:`avatars.clips.Clip`, played in sequence, or
+        "idle" / "rest") from the next substep time, cross-fading from what plays now.
+
+        Returns:
+            the retargeted clips ([] for "idle" / "rest").
+
+        Raises:
+            ValueError: the rig has no body motion; ClipError (a ValueError): a clip the
+                avatar cannot play — nothing changes then (the previous clip keeps playing).
+        """
+        m = self.motion
+        if m is None:
+            raise ValueError("this rig has no body motion (--motion none)")
+        if isinstance(clips, str):
+            m.play(clips, loop=loop)
+            return []
+        rcs = m.retarget(list(clips))
+        if m.needs_nodes(rcs):
+            m._known.extend(rcs)
+            self._build_pose()
+        m.play(rcs, loop=loop)
+        return rcs
 
     # ------------------------------------------------------------------ posing
     def rebuild_plans(self) -> None:
@@ -106,25 +177,54 @@ class AvatarRig:
         self.constraint_plan = ConstraintPlan.build(self.pose, self.avatar.constraints, targets)
         self.draw_constraint_plan = ConstraintPlan.build(self.pose, self.avatar.constraints)
         self.plan = PosePlan.build(self.pose, targets)
+        if self.motion is not None:
+            # the substep's clip rows: every slot the pose plan or the substep's constraints read
+            ops = self.plan.ops
+            slots = set(ops[ops[:, RK.OP_SLOT] >= 0, RK.OP_SLOT].tolist())
+            slots |= self.constraint_plan.slots_read()
+            self.motion.bind(self.pose.slot_of, self.pose.base_trs, np.array(sorted(slots), np.int64))
 
     def pose_solver_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
-        """Drive the body by ``sample``, evaluate the node constraints the solver's targets
-        depend on, and write the plan's world matrices (the nodes the solver reads, hair joints
-        at rest local rotations) into ``out`` (N, 4, 4) float64, C-contiguous; other entries
-        are left as they are, apart from the world matrices the constraints read. One compiled
-        call, no allocation."""
+        """Drive the body by ``sample`` (and the body motion at ``sample.t_ns``), evaluate the
+        node constraints the solver's targets depend on, and write the plan's world matrices
+        (the nodes the solver reads, hair joints at rest local rotations, authored ones at the
+        clip's) into ``out`` (N, 4, 4) float64, C-contiguous; other entries are left as they
+        are, apart from the world matrices the constraints read. One compiled call, no
+        allocation."""
         p, c = self.plan, self.constraint_plan
-        RK.drive_and_pose_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots,
-                                 self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
+        m = self.motion
+        if m is None:
+            RK.drive_and_pose_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots,
+                                     self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
+            return out
+        if sample.t_ns >= m.next_event_ns:
+            m.event(sample.t_ns)
+            p, c = self.plan, self.constraint_plan
+        a = m.a
+        b = m.b or a
+        MK.motion_pose_kernel(sample.t_ns, m.tl, m.tf, a.cf, a.ci, b.cf, b.ci, m.buf, sample.rotation,
+                              sample.translation, self.drive.params, self._hslots, self.pose.trs, c.steps, c.vals,
+                              p.ops, p.mats, out)
         return out
 
     def pose_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
-        """World matrices (N, 4, 4) of the whole body posed by ``sample`` with every node
-        constraint, hair at rest local rotations, into ``out`` (float64, C-contiguous):
-        whole-skeleton FK, one compiled call."""
+        """World matrices (N, 4, 4) of the whole body posed by ``sample`` (and the body motion
+        at ``sample.t_ns``) with every node constraint, hair at rest local rotations, into
+        ``out`` (float64, C-contiguous): whole-skeleton FK, one compiled call."""
         ps, c = self.pose, self.draw_constraint_plan
-        RK.drive_and_fk_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots, ps.trs,
-                               c.steps, c.vals, ps.fk, ps.base34, out)
+        m = self.motion
+        if m is None:
+            RK.drive_and_fk_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots,
+                                   ps.trs, c.steps, c.vals, ps.fk, ps.base34, out)
+            return out
+        if sample.t_ns >= m.next_event_ns:
+            m.event(sample.t_ns)
+            ps, c = self.pose, self.draw_constraint_plan
+        a = m.a
+        b = m.b or a
+        MK.motion_fk_kernel(sample.t_ns, m.tl, m.tf, a.cf, a.ci, b.cf, b.ci, m.buf, sample.rotation,
+                            sample.translation, self.drive.params, self._hslots, ps.trs, c.steps, c.vals, ps.fk,
+                            ps.base34, out)
         return out
 
     def substep(self, sample: PoseSample) -> bool:
@@ -151,7 +251,8 @@ class AvatarRig:
         self.substep(s)
         self.draw_pose(s, 0.5)
         self.reset(s)
-
+        if self.motion is not None:
+            self.motion.rewind()          # the loop's first time anchors the motion, not the warm-up
     def draw_pose(self, sample: PoseSample, alpha: float) -> np.ndarray:
         """World matrices for drawing: body at ``sample`` (the draw time), hair interpolated
         between the last two substeps by ``alpha``. Returns an internal (N, 4, 4) buffer."""
@@ -161,7 +262,12 @@ class AvatarRig:
         return self.draw_world
 
     def expression_values(self, sample: PoseSample) -> dict[str, float]:
-        """VRM expression weights from the sample's blendshapes (presets + perfect sync)."""
+        """VRM expression weights from the sample's blendshapes (presets + perfect sync), or
+        the playing clip's expression tracks when it carries any (DESIGN §10)."""
+        if self.motion is not None:
+            clip = self.motion.expressions(sample.t_ns)
+            if clip is not None:
+                return clip
         if not sample.found and not sample.blendshapes.any():
             return {}
         values = self.expressions.map_dict(sample.blendshapes)
@@ -226,13 +332,27 @@ class AvatarRig:
             ValueError: an unknown solver.
         """
         rig = AvatarRig(self.avatar, solver=solver, drive=self.drive.options, hair=self.hair_params,
-                        mirror=self.mirror)
+                        mirror=self.mirror, motion=self.motion.options if self.motion is not None else None)
+        if self.motion is not None:
+            rig.take_motion_from(self)
         if rig.chains is not None and self.chains is not None:
             rig.chains.copy_state_from(self.chains)
             if self._hit_target is not None:          # a radius still growing goes on growing
                 rig.chains.set_hit_radii(self.chains.params.hit_radius)
                 rig._hit_target = self._hit_target.copy()
         return rig
+
+    def take_motion_from(self, rig: AvatarRig) -> None:
+        """Continue ``rig``'s body motion program and timeline (a rig of the same avatar: a
+        solver switch, the compare mode's companion): the body goes on where it is."""
+        other = rig.motion
+        m = self.motion
+        m._known = list(other._known)
+        self._build_pose()
+        m.copy_state_from(other)
+        if self.chains is not None and len(m.authored):
+            self.chains.set_authored(m.authored, True)
+        self._build_plan()
 
     # ------------------------------------------------------------------ state for checks
     def hair_state(self) -> tuple[np.ndarray, np.ndarray]:

@@ -110,10 +110,13 @@ def _link_depths(cs: ChainSet, posed: np.ndarray, refs: list[np.ndarray]) -> np.
 
 def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solver: str = "rest-shape",
                  name: str | None = None, motion_s: float = MOTION_S, still_s: float = STILL_S,
-                 overrides=None) -> RunMetrics:
+                 overrides=None, pose: Callable[[int, np.ndarray], None] | None = None) -> RunMetrics:
     """Run and measure (module doc). ``motion(t_seconds)`` is the head's world rotation
     relative to rest, (4,) xyzw; ``overrides`` replace mapped spring parameters
     (:class:`solver.params.SpringOverride`, or {fnmatch pattern: SpringOverride}).
+    ``pose(n, world)``, when given, writes the whole body's world matrices (N, 4, 4), hair
+    joints at rest local rotations, at substep n (t = n / 120 s; n = 0 is the start)
+    instead of turning the head by ``motion`` (a body clip: the runtime's rig).
     Raises ValueError for an avatar without springs or head."""
     if not avatar.springs:
         raise ValueError(f"{avatar.path}: no springs to measure")
@@ -165,6 +168,9 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
     draw[:] = world
     cs.apply(draw, 1.0)
     rest_vertex = [np.maximum(d, 0.0) for d in vertex_depths(vertex_points(draw), _colliders(cs))]
+    if pose is not None:
+        pose(0, world)
+        cs.reset(world)
 
     n_total = int(round((motion_s + still_s) * RATE_HZ))
     every = RATE_HZ // SAMPLE_HZ
@@ -180,7 +186,10 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
     for n in range(1, n_total + 1):
         t = n * h
         t0 = time.perf_counter_ns()
-        poser.world(motion(t), out=world)
+        if pose is None:
+            poser.world(motion(t), out=world)
+        else:
+            pose(n, world)
         t1 = time.perf_counter_ns()
         cs.step(world)
         t2 = time.perf_counter_ns()

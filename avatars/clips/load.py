@@ -1,0 +1,149 @@
+"""Clip specs -> clips: ``FILE``, ``FILE#Name`` or ``FILE#A+B+C`` (a sequence), any source.
+
+``.vrma`` -> :mod:`avatars.clips.vrma`; ``.bvh`` -> :mod:`avatars.clips.bvh`; ``.glb``,
+``.gltf``, ``.vrm`` -> :mod:`avatars.clips.gltf_anim` (or VRMA when the file carries the
+``VRMC_vrm_animation`` extension whatever its suffix). ``#Name`` picks an animation of a
+file by name (glTF animations, VRMA); without it a file's first animation plays. A ``#``
+that is part of the file name is kept when that file exists.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import AvatarError
+from ..gltf_io import read_document
+from .model import Clip, ClipError
+
+CLIP_SUFFIXES = (".vrma", ".glb", ".gltf", ".vrm", ".bvh")
+
+
+@dataclass(frozen=True)
+class ClipSpec:
+    """A parsed spec: the file and the animation names asked for ([] for the first one)."""
+
+    path: Path
+    names: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return str(self.path) + (("#" + "+".join(self.names)) if self.names else "")
+
+
+def parse_spec(spec: str | Path) -> ClipSpec:
+    """``FILE[#A[+B...]]`` -> :class:`ClipSpec` (the file is not opened).
+
+    Raises:
+        ClipError: an empty spec or an empty name (``FILE#``, ``FILE#A++B``).
+    """
+    text = str(spec)
+    if not text:
+        raise ClipError("", "", "empty clip spec")
+    p = Path(text).expanduser()
+    if "#" not in text or p.exists():
+        return ClipSpec(p, ())
+    file, _, names = text.rpartition("#")
+    parts = tuple(names.split("+"))
+    if not all(parts):
+        raise ClipError(file, "", f"clip spec {text!r}: empty clip name after '#'")
+    return ClipSpec(Path(file).expanduser(), parts)
+
+
+def load_file(path: str | Path, *, names: list[str] | None = None, bone_map=None,
+              unit_scale: float | None = None) -> list[Clip]:
+    """Every clip of a file, or those named in ``names`` (in that order).
+
+    Raises:
+        ClipError (an AvatarError): missing file, unknown suffix, a name not in the file, or
+            anything the source's loader refuses (the glTF reader's own errors included).
+    """
+    try:
+        return _load_file(path, names=names, bone_map=bone_map, unit_scale=unit_scale)
+    except ClipError:
+        raise
+    except AvatarError as exc:          # the glTF reader's (accessors, nodes...): same words, clip type
+        raise ClipError(exc.path, exc.element, exc.reason) from None
+
+
+def _load_file(path, *, names, bone_map, unit_scale) -> list[Clip]:
+    p = Path(path)
+    if p.suffix.lower() not in CLIP_SUFFIXES:
+        raise ClipError(p, "", f"not a clip file (known: {', '.join(CLIP_SUFFIXES)})")
+    if not p.is_file():
+        raise ClipError(p, "", "file does not exist" if not p.exists() else "not a regular file")
+    data = p.read_bytes()
+    if p.suffix.lower() == ".bvh":
+        from .bvh import load_bvh
+
+        if names and names != [p.stem]:
+            raise ClipError(p, "", f"a BVH file holds one clip ({p.stem!r}); no clip named {names[0]!r}")
+        return [load_bvh(p, data, unit_scale=unit_scale, bone_map=bone_map)]
+    doc = read_document(p, data, structure=False)
+    if p.suffix.lower() == ".vrma" or "VRMC_vrm_animation" in (doc.json.get("extensions") or {}):
+        from .vrma import load_vrma
+
+        clips = load_vrma(p, doc=doc)
+        if names is None:
+            return clips
+        by = {c.name: c for c in clips}
+        missing = [n for n in names if n not in by]
+        if missing:
+            raise ClipError(p, "animations", f"no animation named {missing[0]!r} (the file has: "
+                            f"{', '.join(repr(c.name) for c in clips)})")
+        return [by[n] for n in names]
+    from .gltf_anim import load_gltf_clips
+
+    return load_gltf_clips(p, names=names, bone_map=bone_map, doc=doc)
+
+
+def load_clips(spec: str | Path | ClipSpec, *, bone_map=None, unit_scale: float | None = None) -> list[Clip]:
+    """The clips a spec names: ``FILE`` -> its first animation; ``FILE#A+B`` -> A then B."""
+    s = spec if isinstance(spec, ClipSpec) else parse_spec(spec)
+    clips = load_file(s.path, names=list(s.names) if s.names else None, bone_map=bone_map, unit_scale=unit_scale)
+    return clips if s.names else clips[:1]
+
+
+def describe(clip: Clip) -> dict:
+    """What ``swaycam inspect CLIP`` says of one clip (JSON-ready)."""
+    from ..humanoid import REQUIRED_BONES
+
+    return {
+        "name": clip.name, "duration_s": round(clip.duration_s, 6), "keys": int(len(clip.times)),
+        "frame_rate": clip.frame_rate, "loop": clip.loop, "bones": list(clip.bones),
+        "missing_required_bones": [b for b in REQUIRED_BONES if b not in clip.rotations],
+        "hips_translation": clip.hips_position is not None,
+        "expressions": sorted(clip.expressions), "look_at": clip.look_at is not None,
+        "node_tracks": sorted(clip.node_tracks), "notes": list(clip.notes),
+    }
+
+
+def inspect_file(path: str | Path, *, bone_map=None, unit_scale: float | None = None) -> dict:
+    """{"path", "clips": [describe(...)]} for every clip of a file."""
+    clips = load_file(path, bone_map=bone_map, unit_scale=unit_scale)
+    return {"path": str(path), "clips": [describe(c) for c in clips]}
+
+
+def format_inspection(info: dict) -> str:
+    """Text for ``swaycam inspect CLIP``."""
+    lines = [f"{info['path']}: {len(info['clips'])} clip{'s' if len(info['clips']) != 1 else ''}"]
+    for c in info["clips"]:
+        miss = ", ".join(c["missing_required_bones"]) or "none"
+        extra = []
+        if c["expressions"]:
+            extra.append(f"expressions {', '.join(c['expressions'])}")
+        if c["look_at"]:
+            extra.append("lookAt")
+        if c["node_tracks"]:
+            extra.append(f"{len(c['node_tracks'])} node tracks ({', '.join(c['node_tracks'][:4])}"
+                         f"{'...' if len(c['node_tracks']) > 4 else ''})")
+        lines.append(f"  {c['name']}: {c['duration_s']:.3f} s, {c['keys']} keys ({c['frame_rate']:g}/s)"
+                     f"{', loop' if c['loop'] else ''}, {len(c['bones'])} bones, missing required: {miss}"
+                     + (f"; {'; '.join(extra)}" if extra else ""))
+        for n in c["notes"]:
+            lines.append(f"    note: {n}")
+    return "\n".join(lines)
+
+
+def spec_json(spec: ClipSpec) -> str:
+    return json.dumps(str(spec))
