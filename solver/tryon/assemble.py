@@ -11,8 +11,8 @@ The result is what a VRM 1.0 file of the same content loads to (see
 - a new MToon material (the style's diffuse colour, double sided, no outline),
 - the new springs, collider groups and colliders (the fitted torso capsule),
 - the avatar's own hair hidden (its mesh instances removed, with the expression binds
-  that named them) and, for a hair rebuilt on the avatar it came from, the old triangles
-  and springs removed.
+  that named them, and the springs that moved nothing else) and, for a hair rebuilt on the
+  avatar it came from, the old triangles and springs removed.
 
 Nothing here decides anything; :mod:`solver.tryon.pipeline` does.
 """
@@ -66,6 +66,37 @@ def vertex_normals(positions: np.ndarray, triangles: np.ndarray, weld: np.ndarra
     ln = np.linalg.norm(n, axis=1, keepdims=True)
     n = np.where(ln > 1e-30, n / np.maximum(ln, 1e-30), [0.0, 1.0, 0.0])
     return n.astype(np.float32)
+
+
+def hidden_springs(avatar: Avatar, hide: tuple[int, ...]) -> set[str]:
+    """Names of the springs whose joints (or their descendants) weigh only on vertices of the
+    hidden mesh instances: nothing visible depends on them."""
+    if not hide:
+        return set()
+    sk = avatar.skeleton
+    out = set()
+    for s in avatar.springs:
+        moved = set()
+        for j in s.joints:
+            moved.update(sk.descendants(j.node))
+        seen_hidden = seen_visible = False
+        for k, mi in enumerate(avatar.mesh_instances):
+            if mi.skin < 0:
+                continue
+            in_skin = np.array([int(n) in moved for n in avatar.skins[mi.skin].joints])
+            if not in_skin.any():
+                continue
+            for prim in avatar.meshes[mi.mesh].primitives:
+                if prim.joints is None or prim.weights is None:
+                    continue
+                if ((prim.weights > 0) & in_skin[prim.joints.astype(np.int64)]).any():
+                    if k in hide:
+                        seen_hidden = True
+                    else:
+                        seen_visible = True
+        if seen_hidden and not seen_visible:
+            out.add(s.name)
+    return out
 
 
 def _strip_origin(avatar: Avatar, hair: HairMesh) -> Avatar:
@@ -151,7 +182,9 @@ def assemble(avatar: Avatar, hair: HairMesh, positions: np.ndarray, *, nodes: li
         k: replace(e, morph_target_binds=tuple(b for b in e.morph_target_binds if b.node not in hidden_nodes))
         for k, e in avatar.expressions.items()
     }
-    old_springs = tuple(s for s in avatar.springs if not (strip_origin and s.name in hair.cleared_springs))
+    gone = set(hair.cleared_springs) if strip_origin else set()
+    gone |= hidden_springs(avatar, hide)
+    old_springs = tuple(s for s in avatar.springs if s.name not in gone)
     return replace(
         avatar, skeleton=skeleton, meshes=avatar.meshes + (mesh,), mesh_instances=instances,
         skins=avatar.skins + (skin,), materials=avatar.materials + (mat,), expressions=expressions,

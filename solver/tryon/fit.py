@@ -14,8 +14,8 @@
    longer than the head scale. Long hair then ends on a big-headed avatar where it ends on
    a human (at the waist) instead of on the floor; on human proportions nothing changes.
 4. Push-out: every vertex inside the target's head envelope (:class:`geometry.RadialEnvelope`,
-   grown by a clearance) or inside a body collider (capsules/spheres of the avatar and the
-   fitted torso capsule, except those that contain the scalp) is moved out; the
+   grown by a clearance) or inside a collider the hair will use (the avatar's spheres and
+   capsules and the fitted torso capsule, except those holding the scalp) is moved out; the
    displacement is then spread over the welded surface graph by constrained smoothing, so
    a strand whose top is pushed outward moves as a whole and its lengths keep their shape
    instead of collapsing onto the body.
@@ -36,7 +36,7 @@ from scipy.sparse import coo_matrix, diags
 from avatars import Avatar
 from avatars.hair import HairMesh, detect_units
 
-from ..colliders import collider_world, fit_torso_capsule
+from ..colliders import collider_world
 from .head import HeadModel
 
 log = logging.getLogger(__name__)
@@ -165,23 +165,17 @@ def length_map(u: np.ndarray, head_scale: float, length_scale: float) -> np.ndar
 
 
 def _body_colliders(avatar: Avatar, head: HeadModel) -> list[tuple[np.ndarray, np.ndarray, float, str]]:
-    """World (a, b, r, label) of the avatar's sphere/capsule colliders plus the fitted torso
-    capsule, without the ones that contain part of the scalp (a root there could never be
-    clear of them)."""
+    """World (a, b, r, label) of the colliders the hair will use (:func:`rig.usable_colliders`:
+    the avatar's sphere/capsule colliders that do not hold the scalp, plus the fitted torso
+    capsule where the torso is uncovered)."""
+    from .rig import usable_colliders
+
     rest = avatar.skeleton.rest_world
-    cols = [(c, f"colliders[{i}] ({c.shape} on {avatar.skeleton.names[c.node]})")
-            for i, c in enumerate(avatar.colliders) if c.shape in ("sphere", "capsule")]
-    torso = fit_torso_capsule(avatar)
-    if torso.collider is not None:
-        cols.append((torso.collider, "fitted torso capsule"))
-    scalp_pts = head.vertices[np.unique(head.faces[head.scalp])] if len(head.scalp) else head.vertices
-    out = []
-    for col, label in cols:
-        a, b, r = collider_world(col, rest)
-        if (_segment_distance(scalp_pts, a, b) < r).any():
-            continue
-        out.append((a, b, r, label))
-    return out
+    keep, add, _ = usable_colliders(avatar, head)
+    cols = [(avatar.colliders[i], f"colliders[{i}] ({avatar.colliders[i].shape} on "
+             f"{avatar.skeleton.names[avatar.colliders[i].node]})") for i in keep]
+    cols += [(c, "fitted torso capsule") for c in add]
+    return [(*collider_world(c, rest), label) for c, label in cols]
 
 
 def _segment_distance(p, a, b):

@@ -43,8 +43,12 @@ class TriangleIndex:
         self.rmax = float(np.linalg.norm(self.triangles - self.centroids[:, None], axis=2).max())
         self.tree = cKDTree(self.centroids)
 
-    def query(self, points: np.ndarray, k: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(closest (P, 3), distance (P,), face (P,)) for ``points`` (P, 3)."""
+    def query(self, points: np.ndarray, k: int = 12, max_distance: float = np.inf
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(closest (P, 3), distance (P,), face (P,)) for ``points`` (P, 3).
+
+        Points provably farther than ``max_distance`` from every triangle get distance inf,
+        face −1 and their own position as the closest point (not searched further)."""
         pts = np.asarray(points, np.float64).reshape(-1, 3)
         n = len(pts)
         if n == 0:
@@ -53,21 +57,31 @@ class TriangleIndex:
         cd, ci = self.tree.query(pts, k=k)
         cd = cd.reshape(n, k)
         ci = ci.reshape(n, k)
-        cp = _tri_closest(self.triangles[ci.reshape(-1)], np.repeat(pts, k, axis=0)).reshape(n, k, 3)
-        d = np.linalg.norm(cp - pts[:, None], axis=2)
-        j = np.argmin(d, axis=1)
-        rows = np.arange(n)
-        best_p, best_d, best_f = cp[rows, j], d[rows, j], ci[rows, j]
-        unsure = np.nonzero(best_d > cd[:, -1] - self.rmax)[0] if k < len(self.faces) else np.zeros(0, int)
-        for i in unsure:
-            cand = np.asarray(self.tree.query_ball_point(pts[i], best_d[i] + self.rmax), np.int64)
-            if cand.size == 0:
-                continue
-            q = _tri_closest(self.triangles[cand], np.repeat(pts[i:i + 1], len(cand), axis=0))
-            dd = np.linalg.norm(q - pts[i], axis=1)
-            m = int(np.argmin(dd))
-            if dd[m] < best_d[i]:
-                best_p[i], best_d[i], best_f[i] = q[m], dd[m], cand[m]
+        far = cd[:, 0] - self.rmax > max_distance
+        best_p, best_d, best_f = pts.copy(), np.full(n, np.inf), np.full(n, -1, np.int64)
+        near = np.nonzero(~far)[0]
+        if near.size:
+            cp = _tri_closest(self.triangles[ci[near].reshape(-1)], np.repeat(pts[near], k, axis=0)).reshape(-1, k, 3)
+            d = np.linalg.norm(cp - pts[near, None], axis=2)
+            j = np.argmin(d, axis=1)
+            rows = np.arange(near.size)
+            best_p[near], best_d[near], best_f[near] = cp[rows, j], d[rows, j], ci[near, j]
+        if k < len(self.faces):
+            unsure = near[(best_d[near] > cd[near, -1] - self.rmax) & (best_d[near] - self.rmax <= max_distance)]
+        else:
+            unsure = np.zeros(0, np.int64)
+        if unsure.size:
+            lists = self.tree.query_ball_point(pts[unsure], best_d[unsure] + self.rmax)
+            owner = np.concatenate([np.full(len(c), i, np.int64) for i, c in zip(unsure, lists)])
+            cand = np.concatenate([np.asarray(c, np.int64) for c in lists])
+            if cand.size:
+                q = _tri_closest(self.triangles[cand], pts[owner])
+                dd = np.linalg.norm(q - pts[owner], axis=1)
+                order = np.lexsort((dd, owner))
+                first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
+                better = dd[first] < best_d[owner[first]]
+                o = owner[first][better]
+                best_p[o], best_d[o], best_f[o] = q[first][better], dd[first][better], cand[first][better]
         return best_p, best_d, best_f
 
 

@@ -30,6 +30,7 @@ class HairGraph:
         matrix: (N, N) symmetric CSR matrix of edge lengths.
         component: (N,) connected-component label of each node.
         component_count: number of components.
+        triangles: (T, 3) welded triangles (node indices).
     """
 
     node: np.ndarray
@@ -39,6 +40,7 @@ class HairGraph:
     matrix: csr_matrix
     component: np.ndarray
     component_count: int
+    triangles: np.ndarray
 
     @property
     def node_count(self) -> int:
@@ -82,4 +84,4 @@ def build_graph(positions: np.ndarray, triangles: np.ndarray, weld: np.ndarray) 
     mat = csr_matrix((np.r_[length, length], (np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])), shape=(n, n))
     nc, comp = connected_components(mat, directed=False)
     return HairGraph(node=node, points=points, edges=e, lengths=length, matrix=mat, component=comp,
-                     component_count=int(nc))
+                     component_count=int(nc), triangles=t)

@@ -3,7 +3,9 @@
 Per connected piece of the welded graph (:mod:`solver.tryon.graph`): from a root candidate
 (the piece's highest node), Dijkstra's shortest surface paths reach every node; the
 *distant endpoints* are the nodes farther along the surface than all their neighbours
-(local maxima of the path length), taken longest first and at least ``spacing`` apart; the
+(local maxima of the path length) and the far part of the piece's boundary (at least 60 %
+of the longest path: a wide sheet's lower rim has maxima only at its corners), taken
+longest first and at least ``spacing`` apart; the
 path to each is smoothed (Laplacian, ends fixed) and resampled by arc length. A curve is
 then flipped when its end lies closer to the scalp than its start: the high root was only a
 suggestion. Pieces shorter than ``min_length`` give no guide: their nodes are *missed*.
@@ -102,6 +104,17 @@ def resample(p: np.ndarray, step: float, max_points: int, max_length: float) -> 
     return out, total
 
 
+def boundary_nodes(graph: HairGraph) -> np.ndarray:
+    """(N,) bool: nodes on an edge used by a single triangle of the welded mesh."""
+    tri = graph.triangles
+    e = np.sort(np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]]), axis=1)
+    e = e[e[:, 0] != e[:, 1]]
+    uniq, count = np.unique(e, axis=0, return_counts=True)
+    out = np.zeros(graph.node_count, bool)
+    out[uniq[count == 1].reshape(-1)] = True
+    return out
+
+
 def extract_guides(graph: HairGraph, scalp_distance: Callable[[np.ndarray], np.ndarray],
                    options: GuideOptions = GuideOptions()) -> tuple[list[Guide], np.ndarray]:
     """Candidate guides of every piece (module doc).
@@ -118,6 +131,7 @@ def extract_guides(graph: HairGraph, scalp_distance: Callable[[np.ndarray], np.n
     missed = np.zeros(graph.node_count, bool)
     guides: list[Guide] = []
     e = graph.edges
+    boundary = boundary_nodes(graph)
     for c in range(graph.component_count):
         members = np.nonzero(graph.component == c)[0]
         if len(members) < 3:
@@ -132,7 +146,10 @@ def extract_guides(graph: HairGraph, scalp_distance: Callable[[np.ndarray], np.n
         ea, eb = e[in_c, 0], e[in_c, 1]
         is_max[ea[d[ea] < d[eb]]] = False
         is_max[eb[d[eb] < d[ea]]] = False
-        cand = members[is_max[members] & (d[members] >= o.min_length)]
+        # distant endpoints: local maxima of the path length, and the far part of the piece's
+        # boundary (a wide sheet's lower rim has maxima only at its corners)
+        far_rim = boundary[members] & (d[members] >= 0.6 * d[members].max())
+        cand = members[(is_max[members] | far_rim) & (d[members] >= o.min_length)]
         if cand.size == 0:
             far = members[np.argmax(d[members])]
             if d[far] >= o.min_length:

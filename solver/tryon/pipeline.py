@@ -30,7 +30,7 @@ from .graph import build_graph
 from .guides import Guide, GuideOptions, extract_guides
 from .head import NoHeadError, build_head, own_hair_instances
 from .join import JoinOptions, JoinResult, join_fragments
-from .rig import Chain, RigOptions, build_rig
+from .rig import Chain, RigOptions, build_rig, size_hit_radii
 from .scalp import Scalp, ScalpAttachment
 from .weights import WeightOptions, hair_weights
 
@@ -205,7 +205,8 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
                           joint_spacing=ro.joint_spacing, min_loose=ro.min_loose, band=s.weights.band,
                           hit_heads=ro.hit_heads, stiffness=ro.stiffness, drag=ro.drag, gravity=ro.gravity)
     rig = build_rig(avatar, head, scalp, guides, attachments, join, rig_opts)
-    skin_nodes, joints, weights, _ = hair_weights(graph, head, rig.chains, bound, s.weights)
+    skin_nodes, joints, weights, dense = hair_weights(graph, head, rig.chains, bound, s.weights)
+    rig = size_hit_radii(rig, graph, dense, skin_nodes, H)
     color = None
     if s.color is not None:
         color = np.concatenate([srgb_to_linear(np.clip(s.color, 0, 1)), [1.0]])

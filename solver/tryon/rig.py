@@ -5,9 +5,12 @@
 - *Loose part*: a strand leaves the head where it last lies within the attachment band of
   the head envelope; what comes after moves. Strands whose loose part is shorter than
   ``min_loose`` get no chain (they stay on the head, like short crops in the articles).
-- *Choice*: at most ``max_chains`` strands, longest loose part first, then the one that
-  adds the most (loose length × distance of its tip to the tips already chosen), so the
-  chains spread over the style.
+- *Choice*: at most ``max_chains`` strands. First every loose piece of the mesh (a card, a
+  lock, a sheet; the largest first) gets the chain of its longest strand, so hair pieces
+  are owned by a chain of their own. Then strands are added where they add the most (loose
+  length × distance to the chains in the same piece), never closer than ``separation`` to a
+  chain running through the same piece: two chains moving differently inside one bundle
+  would tear it, while separate pieces may move apart.
 - *Joints*: a root joint parented to the head at the scalp attachment of the strand's exit
   point (triangle + barycentric weights, so the chain root follows the skinned scalp
   exactly), then ``n`` − 1 joints at equal arc length along the loose part to its end;
@@ -15,9 +18,11 @@
   Identity local rotations; each joint is the child of the one before.
 - *Springs*: VRMC_springBone values of the repository's tuned rig (the generated default
   avatar's ponytail): stiffness 1.2 → 0.6, dragForce 0.4, gravityPower 0.1 → 0.3 along the
-  chain, gravity down, hitRadius ``hit_heads`` head heights.
+  chain, gravity down; hitRadius sized to the hair the chain carries once the weights are
+  known (:func:`size_hit_radii`), ``hit_heads`` head heights until then.
 - *Colliders*: the avatar's colliders plus the fitted torso capsule (when the avatar's own
-  colliders leave the torso uncovered), without those that contain the scalp. Which ones a
+  colliders leave the torso uncovered), without those that hold more than 5 % of the
+  scalp (:data:`SCALP_INSIDE_SHARE`). Which ones a
   chain checks along its segments is decided by ownership and reach, never by names: the
   colliders carried by the head subtree always; body colliders (owned by other bones) only
   when the chain can reach them (distance from its root ≤ its length + hit radius + the
@@ -40,8 +45,14 @@ from .head import HeadModel
 from .join import JoinResult
 from .scalp import Scalp, ScalpAttachment
 
-#: VRMC_springBone values (root → tip) of the tuned rig: the generated default avatar's ponytail.
-STIFFNESS = (1.2, 0.6)
+#: VRMC_springBone values (root → tip). dragForce, gravityPower and the tip stiffness are the
+#: repository's tuned rig (the generated default avatar's ponytail: stiffness 1.2 → 0.6, drag
+#: 0.4, gravity 0.1 → 0.3); the root is stiffer (3.0) because a fitted style's chains start
+#: where the hair leaves the scalp and carry wide pieces whose vertices blend between chains:
+#: on the standard head turn, root stiffness 1.2 / 2.0 / 3.0 / 4.0 gave bob01 p99 edge stretch
+#: 25 / 16 / 10 / 6.7 % (ponytail01 6.4 / 5.6 / 5.8 / 5.4 %) for tip swings of 37 / 25 / 11 /
+#: 11 mm (solver/NOTES.md, try-on).
+STIFFNESS = (3.0, 0.6)
 DRAG = 0.4
 GRAVITY = (0.1, 0.3)
 
@@ -55,6 +66,9 @@ class RigOptions:
         min_joints, max_joints: joints per chain (the tip joint included).
         joint_spacing: target loose length per segment.
         min_loose: shortest loose part that gets a chain.
+        separation: smallest distance between the loose parts of two chains (closer
+            strands follow the chain already chosen through their weights: chains moving
+            differently inside one bundle would tear it).
         band: attachment band: distance from the head envelope within which hair is rigid.
         hit_heads: hitRadius of the chain joints.
         stiffness, drag, gravity: VRM values, (root, tip) or one value.
@@ -65,6 +79,7 @@ class RigOptions:
     max_joints: int = 8
     joint_spacing: float = 0.2
     min_loose: float = 0.3
+    separation: float = 0.15
     band: float = 0.1
     hit_heads: float = 0.05
     stiffness: tuple[float, float] = STIFFNESS
@@ -83,6 +98,10 @@ class Chain:
         nodes: (n,) node indices of the joints in the final skeleton.
         piece_ids: graph pieces the strand runs through.
         colliders: collider indices (final avatar) it checks.
+        path: graph nodes of the strand's surface path (root first).
+        curve: (P, 3) the strand's smooth curve from the root joint on (rest, metres).
+        curve_u: (P,) joint parameter along ``curve`` (0 at the root joint, i + f on
+            segment i, n − 1 at the tip).
     """
 
     strand: int
@@ -91,6 +110,9 @@ class Chain:
     nodes: np.ndarray
     piece_ids: tuple[int, ...]
     colliders: tuple[int, ...] = ()
+    path: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    curve: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    curve_u: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,6 +125,34 @@ class RigResult:
     colliders: list[Collider]
     groups: list[ColliderGroup]
     notes: list[str] = field(default_factory=list)
+
+
+def size_hit_radii(rig: RigResult, graph, weights_nodes: np.ndarray, skin_nodes: list[int], head_height: float,
+                   lo: float = 0.03, hi: float = 0.08) -> RigResult:
+    """Set each chain's hitRadius to the hair it carries: the 90th percentile distance, from
+    the chain's strand curve, of the graph nodes whose weight is mostly on that chain
+    (clamped to [``lo``, ``hi``] head heights). A link kept that far from a collider keeps
+    the vertices skinned around it outside too (a ponytail is a thick bundle, a bang thin).
+
+    Args:
+        weights_nodes: (N, J) dense weights per graph node over ``skin_nodes``.
+    """
+    col = {n: j for j, n in enumerate(skin_nodes)}
+    springs = []
+    for c, spring in zip(rig.chains, rig.springs):
+        share = weights_nodes[:, [col[int(n)] for n in c.nodes]].sum(axis=1)
+        own = np.nonzero(share >= 0.5)[0]
+        r = lo * head_height
+        if own.size:
+            from .weights import closest_on_polyline
+
+            d, _ = closest_on_polyline(graph.points[own], c.curve)
+            r = float(np.clip(np.percentile(d, 90), lo * head_height, hi * head_height))
+        springs.append(Spring(name=spring.name, joints=tuple(SpringJoint(
+            node=j.node, hit_radius=r, stiffness=j.stiffness, drag_force=j.drag_force, gravity_power=j.gravity_power,
+            gravity_dir=j.gravity_dir) for j in spring.joints), collider_groups=spring.collider_groups))
+    return RigResult(chains=rig.chains, nodes=rig.nodes, springs=springs, colliders=rig.colliders, groups=rig.groups,
+                     notes=rig.notes)
 
 
 def strands(guides: list[Guide], attached: np.ndarray, join: JoinResult) -> dict[int, list[int]]:
@@ -147,10 +197,72 @@ def _ramp(v, n: int) -> np.ndarray:
     return np.full(n, float(v))
 
 
+def _choose(cands: list, guides: list[Guide], limit: int, sep: float, notes: list[str]) -> list:
+    """Pick chains (module doc): first the longest strand of every loose piece of the mesh
+    (largest pieces first), then more strands where they add the most, never closer than
+    ``sep`` to a chosen chain that runs through the same piece."""
+    samples = [_loose_samples(c[2], c[3], c[4]) for c in cands]
+    pieces = [frozenset(guides[k].piece for k in c[1]) for c in cands]
+    size: dict[int, float] = {}
+    for c, ps in zip(cands, pieces):
+        for q in ps:
+            size[q] = max(size.get(q, 0.0), c[5])
+    chosen: list[int] = []
+    covered: set[int] = set()
+    for q in sorted(size, key=lambda q: -size[q]):
+        if len(chosen) >= limit:
+            break
+        if q in covered:
+            continue
+        best = max((i for i in range(len(cands)) if q in pieces[i] and i not in chosen), key=lambda i: cands[i][5])
+        chosen.append(best)
+        covered |= pieces[best]
+    uncovered = [q for q in size if q not in covered]
+    if uncovered:
+        notes.append(f"{len(uncovered)} loose pieces have no chain of their own (limit {limit}); they follow the nearest chains")
+
+    ramp = np.maximum(np.linspace(0.0, 1.0, len(samples[0]) if samples else 1), 0.25)
+
+    def gap(i: int) -> float:  # noqa: E306
+        # closeness matters toward the tips (near their roots chains move alike)
+        same = [j for j in chosen if pieces[j] & pieces[i]]
+        if not same:
+            return np.inf
+        return min(float((np.linalg.norm(samples[i][:, None] - samples[j][None], axis=2).min(axis=1) / ramp).min())
+                   for j in same)
+
+    rest = [i for i in range(len(cands)) if i not in chosen]
+    while rest and len(chosen) < limit:
+        gaps = {i: gap(i) for i in rest}
+        rest = [i for i in rest if gaps[i] >= sep]
+        if not rest:
+            break
+        k = max(rest, key=lambda i: cands[i][5] * min(gaps[i], 1e3 * sep))
+        rest.remove(k)
+        chosen.append(k)
+    follow = len(cands) - len(chosen) - len(rest)
+    if rest:
+        notes.append(f"{len(rest)} more strands could carry a chain (limit {limit})")
+    if follow:
+        notes.append(f"{follow} strands run within {sep:.3f} m of a chain in their piece and follow it")
+    return [cands[i] for i in chosen]
+
+
+def _loose_samples(curve: np.ndarray, s: np.ndarray, exit_i: int, n: int = 9) -> np.ndarray:
+    """(n, 3) points at equal arc steps along a strand's loose part (its exit to its end)."""
+    return _at(curve, s, s[exit_i] + (s[-1] - s[exit_i]) * np.linspace(0.0, 1.0, n))
+
+
+#: A collider that holds more than this share of the scalp's vertices is not used by the hair
+#: (a root there could never be clear of it, e.g. Godette's 1 m sphere above the head).
+SCALP_INSIDE_SHARE = 0.05
+
+
 def usable_colliders(avatar: Avatar, head: HeadModel) -> tuple[list[int], list[Collider], str]:
     """(indices of the avatar's colliders the hair may use, colliders to add, torso note):
-    sphere/capsule colliders that contain no scalp vertex, plus the fitted torso capsule
-    when the avatar's colliders leave the torso uncovered."""
+    sphere/capsule colliders holding at most :data:`SCALP_INSIDE_SHARE` of the scalp's
+    vertices, plus the fitted torso capsule when the avatar's colliders leave the torso
+    uncovered."""
     rest = avatar.skeleton.rest_world
     scalp = head.vertices[np.unique(head.faces[head.scalp])] if len(head.scalp) else head.vertices
     keep = []
@@ -158,14 +270,14 @@ def usable_colliders(avatar: Avatar, head: HeadModel) -> tuple[list[int], list[C
         if c.shape not in ("sphere", "capsule"):
             continue
         a, b, r = collider_world(c, rest)
-        if not (_seg_dist(scalp, a, b) < r).any():
+        if (_seg_dist(scalp, a, b) < r).mean() <= SCALP_INSIDE_SHARE:
             keep.append(i)
     add = []
     torso = fit_torso_capsule(avatar)
     note = torso.reason
     if torso.collider is not None and not torso.covered:
         a, b, r = collider_world(torso.collider, rest)
-        if not (_seg_dist(scalp, a, b) < r).any():
+        if (_seg_dist(scalp, a, b) < r).mean() <= SCALP_INSIDE_SHARE:
             add.append(torso.collider)
             note += "; added for the hair"
     return keep, add, note
@@ -203,19 +315,7 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
             continue
         cands.append((i, line, curve, s, exit_i, loose))
     notes = []
-    chosen = []
-    tips = []
-    while cands and len(chosen) < o.max_chains:
-        if not chosen:
-            k = int(np.argmax([c[5] for c in cands]))
-        else:
-            t = np.array(tips)
-            score = [c[5] * np.min(np.linalg.norm(t - c[2][-1], axis=1)) for c in cands]
-            k = int(np.argmax(score))
-        chosen.append(cands.pop(k))
-        tips.append(chosen[-1][2][-1])
-    if cands:
-        notes.append(f"{len(cands)} more strands could carry a chain (limit {o.max_chains})")
+    chosen = _choose(cands, guides, o.max_chains, o.separation * H, notes)
     keep, add, torso_note = usable_colliders(avatar, head)
     notes.append(f"torso: {torso_note}")
     rest = avatar.skeleton.rest_world
@@ -275,5 +375,11 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
         springs.append(Spring(name=f"TryOn{ci:02d}", joints=joints,
                               collider_groups=(len(avatar.collider_groups) + group_of[key],)))
         pieces = tuple(sorted({guides[k].piece for k in line}))
-        chains.append(Chain(strand=i, attachment=att, joints=pts, nodes=idx, piece_ids=pieces, colliders=key))
+        path = np.concatenate([guides[k].path[::-1] if join.flipped[k] else guides[k].path for k in line])
+        sub = np.concatenate([att.point[None], curve[exit_i:]])
+        sub_s = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(sub, axis=0), axis=1))]
+        joint_s = np.r_[0.0, t - s[exit_i] + sub_s[1]]
+        curve_u = np.interp(sub_s, joint_s, np.arange(n, dtype=float))
+        chains.append(Chain(strand=i, attachment=att, joints=pts, nodes=idx, piece_ids=pieces, colliders=key,
+                            path=path, curve=sub, curve_u=curve_u))
     return RigResult(chains=chains, nodes=nodes, springs=springs, colliders=add, groups=groups, notes=notes)

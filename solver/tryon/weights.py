@@ -1,20 +1,34 @@
 """Skin weights of the visible hair mesh over the head and the try-on chains (DESIGN §9).
 
 Computed per welded graph node (vertices split by UV seams get the same weights, so seams
-never open) and copied to the render vertices:
+never open), then copied to the render vertices. Three ingredients:
 
-- *Attachment band*: hair within ``band`` of the head envelope is rigid on the head; the
-  head's share falls smoothly (smoothstep) to 0 over the next ``band_blend``.
-- *Along a strand*: a node's position along a chain is the arc parameter u of its closest
-  point on the chain's rest polyline (u = i + f on segment i). Segment i moves with joint i,
-  so joint i's weight peaks at the segment's middle and blends linearly into its
-  neighbours (as the generated avatars' strands are skinned); beyond the ends the first /
-  last segment joint takes it all. The tip joint carries no weight.
-- *Across chains*: every chain within ``blend`` of the nearest one shares the node, with
-  weights falling linearly with the extra distance (continuous where two chains are equally
-  near). A chain that does not run through the node's piece of the mesh (skin ownership)
-  counts as ``ownership_penalty`` farther away.
-- Pieces with no attached or joined guide (rejected or missed) stay bound to the head.
+- *Attachment band* (fixed): hair at a chain's root is rigid on the head, falling off with
+  the arc length from the root over ``band_blend`` (smoothstep; hair coming near the head
+  farther down a strand, like a bob curling in, is not glued to it); hair of pieces without
+  a chain of their own is also rigid within ``band`` of the head envelope.
+- *Strand paths* (fixed): the surface path of each chain's strand, past the root
+  transition, takes the chain's weights at its arc parameter u (u = i + f on segment i: segment i
+  moves with joint i, so joint i peaks at the segment's middle and blends linearly into its
+  neighbours, as the generated avatars' strands are skinned; the tip joint carries none).
+- *A prior* everywhere else, by skin ownership: a piece of the mesh (a connected part:
+  card, lock, sheet) that a chain's strand runs through is shared node by node among its
+  own chains, the ``nearest`` by distance to their rest polylines, by inverse squared
+  distance; a piece with no chain of its own follows the two chains nearest to it *as a
+  whole* (one share for all its nodes, each node at its own u), so it moves coherently and
+  does not tear. Pieces held by no attached or joined guide are rigid on the head.
+
+The free nodes then minimise the screened Dirichlet energy
+
+    Σ_edges |W_i − W_j|² / ℓ_ij²  +  λ Σ_i |W_i − W̃_i|² / h_i²
+
+(ℓ the edge length, h_i the node's mean edge length, W̃ the prior): the first term is the
+squared weight gradient along each edge — exactly what turns two chains' different motion
+into edge stretch (an edge stretches by about ℓ·|∇W|·|Δx| / ℓ) — so weights change slowly
+in metres, smooth along each strand and blended across neighbouring chains; the second
+keeps nodes far from any path near their prior. One sparse LU factorisation, every weight
+column a right-hand side (harmonic skinning weights; Baran & Popović 2007, Jacobson et al.
+2011 use the same idea with other constraints).
 
 At most four influences per vertex (the largest), renormalised.
 """
@@ -24,6 +38,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import coo_matrix, diags
+from scipy.sparse.linalg import splu
 
 from .graph import HairGraph
 from .head import HeadModel
@@ -32,12 +48,13 @@ from .rig import Chain
 
 @dataclass(frozen=True)
 class WeightOptions:
-    """Weighting distances, in head heights of the target."""
+    """Weighting settings; distances in head heights of the target."""
 
     band: float = 0.1
-    band_blend: float = 0.1
-    blend: float = 0.08
-    ownership_penalty: float = 0.15
+    band_blend: float = 0.25
+    blend: float = 0.02
+    nearest: int = 3
+    screen: float = 0.1
 
 
 def _smoothstep(x: np.ndarray) -> np.ndarray:
@@ -77,7 +94,7 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
 
     Returns:
         (skin_nodes [head, chain joints...], joints (V, 4) int indices into skin_nodes,
-        weights (V, 4) float64, rigid share (N,) per graph node).
+        weights (V, 4) float64, dense node weights (N, J) before the four-influence cut).
     """
     o = options
     H = float(head.size[1])
@@ -85,33 +102,117 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
     n = len(pts)
     skin_nodes = [head.node] + [int(x) for c in chains for x in c.nodes]
     cols = len(skin_nodes)
-    dense = np.zeros((n, cols))
+    prior = np.zeros((n, cols))
     out_dist = -head.envelope.depth(pts)
-    rigid = 1.0 - _smoothstep((out_dist - o.band * H) / (o.band_blend * H))
-    rigid[~bound_pieces[graph.component]] = 1.0
-    if chains:
+    band_rigid = 1.0 - _smoothstep((out_dist - o.band * H) / (o.band_blend * H))
+    free_piece = ~bound_pieces[graph.component]
+    comp = graph.component
+    fixed = np.zeros(n, bool)
+    fixed_w = np.zeros((n, cols))
+    if not chains:
+        rigid = np.ones(n)
+    else:
         dist = np.empty((n, len(chains)))
         us = np.empty((n, len(chains)))
+        arc = np.empty((n, len(chains)))
         for k, c in enumerate(chains):
-            d, u = closest_on_polyline(pts, c.joints)
-            own = np.isin(graph.component, c.piece_ids)
-            dist[:, k] = d + np.where(own, 0.0, o.ownership_penalty * H)
-            us[:, k] = u
-        extra = dist - dist.min(axis=1, keepdims=True)
-        alpha = np.maximum(0.0, 1.0 - extra / (o.blend * H))
-        alpha /= alpha.sum(axis=1, keepdims=True)
-        col = 1
+            # position along the strand's smooth curve (a coarse joint polyline cuts corners,
+            # and its closest point jumps where it bends)
+            d, uc = closest_on_polyline(pts, c.curve)
+            dist[:, k] = d
+            us[:, k] = np.interp(uc, np.arange(len(c.curve), dtype=float), c.curve_u)
+            seg = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(c.curve, axis=0), axis=1))]
+            arc[:, k] = np.interp(uc, np.arange(len(c.curve), dtype=float), seg)
+        starts = np.cumsum([1] + [len(c.nodes) for c in chains])[:-1]
+        owners: dict[int, list[int]] = {}
+        for k, c in enumerate(chains):
+            beyond = c.path[out_dist[c.path] > o.band * H]
+            for q in np.unique(comp[beyond]):
+                owners.setdefault(int(q), []).append(k)
+        alpha = np.zeros_like(dist)
+        for q in range(graph.component_count):
+            nodes = np.nonzero(comp == q)[0]
+            if free_piece[nodes[0]]:
+                continue
+            own = owners.get(q)
+            if own:   # the piece's own chains share it node by node
+                d = dist[np.ix_(nodes, own)]
+                nn = np.argsort(d, axis=1)[:, :o.nearest]
+                dn = np.take_along_axis(d, nn, axis=1)
+                inv = 1.0 / (dn * dn + (o.blend * H) ** 2)
+                a = np.zeros_like(d)
+                np.put_along_axis(a, nn, inv, axis=1)
+                alpha[np.ix_(nodes, own)] = a / a.sum(axis=1, keepdims=True)
+            else:     # a piece without a chain follows the nearest ones as a whole (coherently)
+                loose = nodes[band_rigid[nodes] < 1.0]
+                probe = loose if loose.size else nodes
+                md = dist[probe].mean(axis=0)
+                nn = np.argsort(md)[:2]
+                inv = 1.0 / (md[nn] ** 2 + (o.blend * H) ** 2)
+                alpha[np.ix_(nodes, nn)] = inv / inv.sum()
+        # rigid near a chain's root (by arc length along it), not wherever hair comes near the head
+        root_rigid = (alpha * (1.0 - _smoothstep(arc / (o.band_blend * H)))).sum(axis=1)
+        owned = np.isin(comp, list(owners))
+        rigid = np.where(owned, root_rigid, np.maximum(root_rigid, band_rigid))
         for k, c in enumerate(chains):
             m = len(c.nodes)
-            dense[:, col:col + m] = alpha[:, k:k + 1] * chain_joint_weights(us[:, k], m)
-            col += m
-        dense *= (1.0 - rigid)[:, None]
-    else:
-        rigid[:] = 1.0
-    dense[:, 0] += rigid
-    top = np.argsort(-dense, axis=1)[:, :4]
-    w = np.take_along_axis(dense, top, axis=1)
+            prior[:, starts[k]:starts[k] + m] = alpha[:, k:k + 1] * chain_joint_weights(us[:, k], m)
+        prior *= (1.0 - rigid)[:, None]
+        # strand paths past the root transition carry their own chain's weights
+        for k, c in enumerate(chains):
+            path = np.unique(c.path)
+            path = path[(arc[path, k] > 1.5 * o.band_blend * H) & (comp[path] != -1) & ~free_piece[path]
+                        & (dist[path, k] < o.band * H)]
+            if path.size == 0:
+                continue
+            m = len(c.nodes)
+            fixed[path] = True
+            fixed_w[path] = 0.0
+            fixed_w[path, starts[k]:starts[k] + m] = chain_joint_weights(us[path, k], m)
+        # pieces without a chain keep their coherent prior exactly
+        orphan = ~owned & ~fixed
+        fixed[orphan] = True
+        fixed_w[orphan] = prior[orphan]
+        fixed_w[orphan, 0] += rigid[orphan]
+    rigid[free_piece] = 1.0
+    hold = (rigid >= 1.0 - 1e-9) | free_piece
+    fixed[hold] = True
+    fixed_w[hold] = 0.0
+    fixed_w[hold, 0] = 1.0
+    prior[:, 0] += rigid
+    w_nodes = _screened(graph, fixed, fixed_w, prior, o.screen)
+    w_nodes = np.maximum(w_nodes, 0.0)
+    if w_nodes.shape[1] < 4:
+        w_nodes = np.concatenate([w_nodes, np.zeros((n, 4 - w_nodes.shape[1]))], axis=1)
+    top = np.argsort(-w_nodes, axis=1, kind="stable")[:, :4]
+    w = np.take_along_axis(w_nodes, top, axis=1)
     w[w < 1e-6] = 0.0
+    s = w.sum(axis=1, keepdims=True)
+    bad = s[:, 0] <= 0
+    w[bad] = (1.0, 0.0, 0.0, 0.0)
+    top[bad] = 0
     w /= w.sum(axis=1, keepdims=True)
     top = np.where(w > 0, top, top[:, :1])
-    return skin_nodes, top[graph.node], w[graph.node], rigid
+    return skin_nodes, top[graph.node], w[graph.node], w_nodes
+
+
+def _screened(graph: HairGraph, fixed: np.ndarray, fixed_w: np.ndarray, prior: np.ndarray, lam: float) -> np.ndarray:
+    """Minimise Σ |W_i − W_j|²/ℓ² + λ Σ |W_i − W̃_i|²/h_i² over the free nodes (module doc)."""
+    n = graph.node_count
+    out = np.where(fixed[:, None], fixed_w, prior)
+    free = np.nonzero(~fixed)[0]
+    if free.size == 0 or len(graph.edges) == 0:
+        return out
+    e, ln = graph.edges, graph.lengths
+    c = 1.0 / (ln * ln)
+    a = coo_matrix((np.r_[c, c], (np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])), shape=(n, n)).tocsr()
+    deg = np.asarray(a.sum(axis=1)).reshape(-1)
+    cnt = np.bincount(np.r_[e[:, 0], e[:, 1]], minlength=n)
+    hsum = np.bincount(np.r_[e[:, 0], e[:, 1]], weights=np.r_[ln, ln], minlength=n)
+    h = np.where(cnt > 0, hsum / np.maximum(cnt, 1), 1.0)
+    screen = lam / (h * h)
+    lap = diags(deg + screen) - a
+    lff = lap[free][:, free].tocsc()
+    rhs = screen[free, None] * prior[free] + a[free][:, np.nonzero(fixed)[0]] @ fixed_w[fixed]
+    out[free] = splu(lff).solve(np.asarray(rhs))
+    return out
