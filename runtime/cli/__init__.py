@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "runtime.cli.inspect",
     "runtime.cli.metrics",
     "runtime.cli.bench",
+    "runtime.cli.hair",
 )
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from avatars import Avatar
 from avatars.hair import HairMesh
 from avatars.materials import srgb_to_linear
+from avatars.vrm1 import to_vrm1
 
 from .assemble import assemble
 from .fit import FitReport, fit_hair
@@ -213,6 +214,7 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
     out = assemble(avatar, hair, positions, nodes=rig.nodes, skin_nodes=skin_nodes, joints=joints, weights=weights,
                    springs=rig.springs, colliders=rig.colliders, groups=rig.groups, hide=hide,
                    strip_origin=same, color=color, name=f"TryOnHair_{hair.name}")
+    out = to_vrm1(out)   # what its VRM 1.0 export loads to, bit for bit (virtual tails become nodes)
     seconds = time.perf_counter() - t0
     log.info("try-on %s: %d candidates, %d attached, %d joined, %d rejected, %d chains, %.2f s", hair.name,
              report.candidates, report.attached, report.joined, report.rejected, len(rig.chains), seconds)
