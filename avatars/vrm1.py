@@ -172,15 +172,21 @@ def _spring(s: Spring) -> dict:
 
 
 def _meta(avatar: Avatar) -> dict:
+    """VRMC_vrm meta. VRM 1.0's ``licenseUrl`` is the VRM Public License (readers such as
+    three-vrm refuse anything else); another license of the source (e.g. a VRM 0.x CC BY)
+    goes to ``otherLicenseUrl``."""
     m = avatar.meta
+    other = m.other_license_url
+    if m.license_url and m.license_url.rstrip("/") != VRM_LICENSE.rstrip("/") and not other:
+        other = m.license_url
     return {
         "name": m.name or Path(avatar.path).stem, "version": m.version, "authors": list(m.authors) or ["unknown"],
         "copyrightInformation": m.copyright, "contactInformation": m.contact, "references": list(m.references),
-        "licenseUrl": m.license_url or VRM_LICENSE,
+        "licenseUrl": VRM_LICENSE,
         "avatarPermission": _PERMISSION.get(m.avatar_permission, m.avatar_permission or "onlyAuthor"),
         "commercialUsage": _COMMERCIAL.get(m.commercial_usage, m.commercial_usage or "personalNonProfit"),
         "allowRedistribution": bool(m.allow_redistribution), "modification": m.modification or "prohibited",
-        "otherLicenseUrl": m.other_license_url,
+        "otherLicenseUrl": other,
     }
 
 

@@ -18,7 +18,8 @@ parts, with CPU skinning identical to the shader (:mod:`solver.eval.lbs`):
   its scalp triangle skinned like the shader does, metres;
 - penetration of the hair's skinned vertices, at rest and at every 30 Hz sample, into the
   head mesh (generalized winding number > 0.5, depth = distance to the closest head
-  triangle; tested for vertices within 5 mm of it in the head's frame) and into every
+  triangle; tested, in the head's frame, for the vertices inside the head's radial envelope
+  — which holds the whole head surface — that lie within 5 mm of it) and into every
   collider proxy the try-on chains check (depth beyond the surface); counts above 1 mm and
   the largest depths, mm.
 
@@ -187,12 +188,15 @@ def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape
             todo = np.arange(len(q))
             memo["q"], memo["d"] = q.copy(), np.zeros(len(q))
         if todo.size:
-            _, d, _ = head_index.query(q[todo], max_distance=NEAR_HEAD)
             out = np.zeros(todo.size)
-            near = np.nonzero(d < NEAR_HEAD)[0]
-            if near.size:
-                wn = winding_numbers(head.vertices, head.faces, q[todo[near]])
-                out[near] = np.where(wn > 0.5, d[near], 0.0)
+            # the envelope holds the head surface: a point outside it is outside the head
+            cand = np.nonzero(head.envelope.depth(q[todo]) > 0.0)[0]
+            if cand.size:
+                _, d, _ = head_index.query(q[todo[cand]], max_distance=NEAR_HEAD)
+                near = np.nonzero(d < NEAR_HEAD)[0]
+                if near.size:
+                    wn = winding_numbers(head.vertices, head.faces, q[todo[cand[near]]])
+                    out[cand[near]] = np.where(wn > 0.5, d[near], 0.0)
             memo["q"][todo] = q[todo]
             memo["d"][todo] = out
         return memo["d"].copy()
