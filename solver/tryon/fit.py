@@ -21,7 +21,7 @@
    instead of collapsing onto the body.
 
 A hair taken from the target avatar itself ("avatar-rest" frame, same file) is kept in
-place (step 4 still runs). What cannot be fitted is reported: no head mesh, hair far
+place, as its author placed it (steps 1-4 are skipped). What cannot be fitted is reported: no head mesh, hair far
 larger than the head, hair nowhere near a head.
 """
 
@@ -297,7 +297,10 @@ def fit_hair(hair: HairMesh, avatar: Avatar, head: HeadModel, *, placement: str 
     gap = float(np.min(np.linalg.norm(pts - head.center, axis=1) - head.envelope.radius(pts - head.center)))
     if gap > NOWHERE_NEAR_HEADS * head_h:
         problems.append(f"the hair is nowhere near the head: its closest point is {gap:.3f} m outside it")
-    disp = push_out(pts, edges, head, colliders, clearance_heads * head_h)
+    if keep:   # an authored placement is kept as it is (the rebuild keeps the artist's rest shape)
+        disp = np.zeros_like(pts)
+    else:
+        disp = push_out(pts, edges, head, colliders, clearance_heads * head_h)
     moved = np.linalg.norm(disp, axis=1)
     p = p + disp[node]
     report = FitReport(

@@ -3,8 +3,9 @@
 Per connected piece of the welded graph (:mod:`solver.tryon.graph`): from a root candidate
 (the piece's highest node), Dijkstra's shortest surface paths reach every node; the
 *distant endpoints* are the nodes farther along the surface than all their neighbours
-(local maxima of the path length) and the far part of the piece's boundary (at least 60 %
-of the longest path: a wide sheet's lower rim has maxima only at its corners), taken
+(local maxima of the path length) and the boundary nodes where shortest paths end (leaves
+of the path tree) in the far part of the piece (at least 60 % of the longest path: a wide
+sheet's lower rim has maxima only at its corners, while paths end all along it), taken
 longest first and at least ``spacing`` apart; the
 path to each is smoothed (Laplacian, ends fixed) and resampled by arc length. A curve is
 then flipped when its end lies closer to the scalp than its start: the high root was only a
@@ -148,7 +149,9 @@ def extract_guides(graph: HairGraph, scalp_distance: Callable[[np.ndarray], np.n
         is_max[eb[d[eb] < d[ea]]] = False
         # distant endpoints: local maxima of the path length, and the far part of the piece's
         # boundary (a wide sheet's lower rim has maxima only at its corners)
-        far_rim = boundary[members] & (d[members] >= 0.6 * d[members].max())
+        leaf = np.ones(graph.node_count, bool)       # ends of the shortest-path tree
+        leaf[pred[members][pred[members] >= 0]] = False
+        far_rim = boundary[members] & leaf[members] & (d[members] >= 0.6 * d[members].max())
         cand = members[(is_max[members] | far_rim) & (d[members] >= o.min_length)]
         if cand.size == 0:
             far = members[np.argmax(d[members])]
