@@ -45,6 +45,8 @@ from .head import HeadModel
 from .join import JoinResult
 from .scalp import Scalp, ScalpAttachment
 
+#: Points kept on a chain's strand curve (weights project hair onto it).
+MAX_CURVE_POINTS = 32
 #: VRMC_springBone values (root → tip). dragForce, gravityPower and the tip stiffness are the
 #: repository's tuned rig (the generated default avatar's ponytail: stiffness 1.2 → 0.6, drag
 #: 0.4, gravity 0.1 → 0.3); the root is stiffer (3.0) because a fitted style's chains start
@@ -377,6 +379,9 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
         pieces = tuple(sorted({guides[k].piece for k in line}))
         path = np.concatenate([guides[k].path[::-1] if join.flipped[k] else guides[k].path for k in line])
         sub = np.concatenate([att.point[None], curve[exit_i:]])
+        if len(sub) > MAX_CURVE_POINTS:     # enough to follow the strand; cheaper to project on
+            keep = np.unique(np.round(np.linspace(0, len(sub) - 1, MAX_CURVE_POINTS)).astype(int))
+            sub = sub[keep]
         sub_s = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(sub, axis=0), axis=1))]
         joint_s = np.r_[0.0, t - s[exit_i] + sub_s[1]]
         curve_u = np.interp(sub_s, joint_s, np.arange(n, dtype=float))

@@ -197,11 +197,13 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
 
 
 def _screened(graph: HairGraph, fixed: np.ndarray, fixed_w: np.ndarray, prior: np.ndarray, lam: float) -> np.ndarray:
-    """Minimise Σ |W_i − W_j|²/ℓ² + λ Σ |W_i − W̃_i|²/h_i² over the free nodes (module doc)."""
+    """Minimise Σ |W_i − W_j|²/ℓ² + λ Σ |W_i − W̃_i|²/h_i² over the free nodes (module doc).
+
+    The energy has no term between pieces of the mesh, so each piece is solved alone, and
+    only for the weight columns that are non-zero somewhere in it."""
     n = graph.node_count
     out = np.where(fixed[:, None], fixed_w, prior)
-    free = np.nonzero(~fixed)[0]
-    if free.size == 0 or len(graph.edges) == 0:
+    if not (~fixed).any() or len(graph.edges) == 0:
         return out
     e, ln = graph.edges, graph.lengths
     c = 1.0 / (ln * ln)
@@ -211,8 +213,22 @@ def _screened(graph: HairGraph, fixed: np.ndarray, fixed_w: np.ndarray, prior: n
     hsum = np.bincount(np.r_[e[:, 0], e[:, 1]], weights=np.r_[ln, ln], minlength=n)
     h = np.where(cnt > 0, hsum / np.maximum(cnt, 1), 1.0)
     screen = lam / (h * h)
-    lap = diags(deg + screen) - a
-    lff = lap[free][:, free].tocsc()
-    rhs = screen[free, None] * prior[free] + a[free][:, np.nonzero(fixed)[0]] @ fixed_w[fixed]
-    out[free] = splu(lff).solve(np.asarray(rhs))
+    lap = (diags(deg + screen) - a).tocsr()
+    order = np.argsort(graph.component, kind="stable")
+    bounds = np.searchsorted(graph.component[order], np.arange(graph.component_count + 1))
+    for q in range(graph.component_count):
+        nodes = order[bounds[q]:bounds[q + 1]]
+        free = nodes[~fixed[nodes]]
+        if free.size == 0:
+            continue
+        fx = nodes[fixed[nodes]]
+        cols = np.nonzero((np.abs(prior[nodes]).sum(axis=0) + np.abs(fixed_w[nodes]).sum(axis=0)) > 0)[0]
+        rhs = screen[free, None] * prior[np.ix_(free, cols)]
+        if fx.size:
+            rhs = rhs + a[free][:, fx] @ fixed_w[np.ix_(fx, cols)]
+        lff = lap[free][:, free].tocsc()
+        sol = splu(lff, permc_spec="MMD_AT_PLUS_A").solve(np.asarray(rhs)) if free.size > 1 else rhs / lff[0, 0]
+        out[np.ix_(free, cols)] = sol
+        rest = np.setdiff1d(np.arange(out.shape[1]), cols)
+        out[np.ix_(free, rest)] = 0.0
     return out
