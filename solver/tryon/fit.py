@@ -55,7 +55,7 @@ INSIDE_SHARE = 0.01
 #: Clearance kept between the hair and the head envelope / colliders, in head heights.
 CLEARANCE_HEADS = 0.012
 #: Smoothing passes of the push-out displacement.
-SMOOTH_PASSES = 60
+SMOOTH_PASSES = 40
 #: A source whose fitted hair spans more than this many head heights is "far larger".
 FAR_LARGER_HEADS = 8.0
 #: A kept-in-place hair farther than this (head heights) from the head is "nowhere near".
@@ -199,10 +199,10 @@ def push_out(points: np.ndarray, edges: np.ndarray, head: HeadModel, colliders, 
     avg = diags(1.0 / np.maximum(deg, 1.0)) @ w
     iso = deg == 0
 
-    def project(d):
+    def project(d, rounds=2):
         q = points + d
         moved = np.zeros(n, bool)
-        for _ in range(3):
+        for _ in range(rounds):
             v = q - head.center
             r = np.linalg.norm(v, axis=1)
             need = head.envelope.radius(v) + clearance - r
@@ -231,7 +231,7 @@ def push_out(points: np.ndarray, edges: np.ndarray, head: HeadModel, colliders, 
         sm = avg @ disp
         sm[iso] = disp[iso]
         disp, _ = project(sm)
-    disp, _ = project(disp)
+    disp, _ = project(disp, rounds=4)
     return disp
 
 

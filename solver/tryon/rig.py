@@ -53,7 +53,7 @@ MAX_CURVE_POINTS = 32
 #: where the hair leaves the scalp and carry wide pieces whose vertices blend between chains:
 #: on the standard head turn, root stiffness 1.2 / 2.0 / 3.0 / 4.0 gave bob01 p99 edge stretch
 #: 25 / 16 / 10 / 6.7 % (ponytail01 6.4 / 5.6 / 5.8 / 5.4 %) for tip swings of 37 / 25 / 11 /
-#: 11 mm (solver/NOTES.md, try-on).
+#: 11 mm (solver/tryon/NOTES.md).
 STIFFNESS = (3.0, 0.6)
 DRAG = 0.4
 GRAVITY = (0.1, 0.3)
