@@ -17,8 +17,7 @@
   ``n`` = clip(round(loose length / ``joint_spacing``) + 1, ``min_joints``, ``max_joints``).
   Identity local rotations; each joint is the child of the one before.
 - *Springs*: VRMC_springBone values of the repository's tuned rig (the generated default
-  avatar's ponytail): stiffness 1.2 → 0.6, dragForce 0.4, gravityPower 0.1 → 0.3 along the
-  chain, gravity down; hitRadius sized to the hair the chain carries once the weights are
+  avatar's ponytail) with a stiffer root (:data:`STIFFNESS`), along the chain, gravity down; hitRadius sized to the hair the chain carries once the weights are
   known (:func:`size_hit_radii`), ``hit_heads`` head heights until then.
 - *Colliders*: the avatar's colliders plus the fitted torso capsule (when the avatar's own
   colliders leave the torso uncovered), without those that hold more than 5 % of the
@@ -26,8 +25,9 @@
   chain checks along its segments is decided by ownership and reach, never by names: the
   colliders carried by the head subtree always; body colliders (owned by other bones) only
   when the chain can reach them (distance from its root ≤ its length + hit radius + the
-  collider radius) and its tip hangs below their top. Chains with the same collider set
-  share a collider group.
+  collider radius) and its tip hangs below their top; chains sharing a piece of the mesh
+  then share the union of their sets (hair blended between them must not pass through what
+  only one checks). Chains with the same collider set share a collider group.
 """
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ MAX_CURVE_POINTS = 32
 #: repository's tuned rig (the generated default avatar's ponytail: stiffness 1.2 → 0.6, drag
 #: 0.4, gravity 0.1 → 0.3); the root is stiffer (3.0) because a fitted style's chains start
 #: where the hair leaves the scalp and carry wide pieces whose vertices blend between chains:
-#: on the standard head turn, root stiffness 1.2 / 2.0 / 3.0 / 4.0 gave bob01 p99 edge stretch
-#: 25 / 16 / 10 / 6.7 % (ponytail01 6.4 / 5.6 / 5.8 / 5.4 %) for tip swings of 37 / 25 / 11 /
-#: 11 mm (solver/tryon/NOTES.md).
+#: while tuning (with an earlier weighting) root stiffness 1.2 / 2.0 / 3.0 / 4.0 gave bob01
+#: p99 edge stretch 25 / 16 / 10 / 6.7 % on the standard head turn for tip swings of
+#: 37 / 25 / 17 / 11 mm; 3.0 keeps visible motion (solver/tryon/NOTES.md).
 STIFFNESS = (3.0, 0.6)
 DRAG = 0.4
 GRAVITY = (0.1, 0.3)
@@ -130,7 +130,7 @@ class RigResult:
 
 
 def size_hit_radii(rig: RigResult, graph, weights_nodes: np.ndarray, skin_nodes: list[int], head_height: float,
-                   lo: float = 0.03, hi: float = 0.08) -> RigResult:
+                   lo: float = 0.03, hi: float = 0.15) -> RigResult:
     """Set each chain's hitRadius to the hair it carries: the 90th percentile distance, from
     the chain's strand curve, of the graph nodes whose weight is mostly on that chain
     (clamped to [``lo``, ``hi``] head heights). A link kept that far from a collider keeps
@@ -250,6 +250,29 @@ def _choose(cands: list, guides: list[Guide], limit: int, sep: float, notes: lis
     return [cands[i] for i in chosen]
 
 
+def _share_colliders(chains: list[Chain]) -> list[Chain]:
+    """Give every chain the union of the collider sets of the chains it shares a mesh piece
+    with (transitively)."""
+    from dataclasses import replace as _replace
+
+    group = list(range(len(chains)))
+
+    def find(i):
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for i in range(len(chains)):
+        for j in range(i):
+            if set(chains[i].piece_ids) & set(chains[j].piece_ids):
+                group[find(i)] = find(j)
+    union: dict[int, set] = {}
+    for i, c in enumerate(chains):
+        union.setdefault(find(i), set()).update(c.colliders)
+    return [_replace(c, colliders=tuple(sorted(union[find(i)]))) for i, c in enumerate(chains)]
+
+
 def _loose_samples(curve: np.ndarray, s: np.ndarray, exit_i: int, n: int = 9) -> np.ndarray:
     """(n, 3) points at equal arc steps along a strand's loose part (its exit to its end)."""
     return _at(curve, s, s[exit_i] + (s[-1] - s[exit_i]) * np.linspace(0.0, 1.0, n))
@@ -367,24 +390,31 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
             if reach and below:
                 refs.append(gi)
         key = tuple(sorted(refs))
-        if key not in group_of:
-            group_of[key] = len(groups)
-            groups.append(ColliderGroup(name=f"tryon{len(groups)}", colliders=key))
-        stiff, grav = _ramp(o.stiffness, n), _ramp(o.gravity, n)
-        joints = tuple(SpringJoint(node=int(idx[k]), hit_radius=hit, stiffness=float(stiff[k]), drag_force=float(o.drag),
-                                   gravity_power=float(grav[k]), gravity_dir=np.array([0.0, -1.0, 0.0]))
-                       for k in range(n))
-        springs.append(Spring(name=f"TryOn{ci:02d}", joints=joints,
-                              collider_groups=(len(avatar.collider_groups) + group_of[key],)))
         pieces = tuple(sorted({guides[k].piece for k in line}))
         path = np.concatenate([guides[k].path[::-1] if join.flipped[k] else guides[k].path for k in line])
         sub = np.concatenate([att.point[None], curve[exit_i:]])
+        root_gap = float(np.linalg.norm(curve[exit_i] - att.point))
         if len(sub) > MAX_CURVE_POINTS:     # enough to follow the strand; cheaper to project on
             keep = np.unique(np.round(np.linspace(0, len(sub) - 1, MAX_CURVE_POINTS)).astype(int))
             sub = sub[keep]
         sub_s = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(sub, axis=0), axis=1))]
-        joint_s = np.r_[0.0, t - s[exit_i] + sub_s[1]]
+        joint_s = np.r_[0.0, t - s[exit_i] + root_gap]
         curve_u = np.interp(sub_s, joint_s, np.arange(n, dtype=float))
         chains.append(Chain(strand=i, attachment=att, joints=pts, nodes=idx, piece_ids=pieces, colliders=key,
                             path=path, curve=sub, curve_u=curve_u))
+    # chains sharing a piece of the mesh share their colliders: hair blended between two
+    # chains must not pass through what only one of them checks
+    chains = _share_colliders(chains)
+    for ci, c in enumerate(chains):
+        key = c.colliders
+        if key not in group_of:
+            group_of[key] = len(groups)
+            groups.append(ColliderGroup(name=f"tryon{len(groups)}", colliders=key))
+        n = len(c.nodes)
+        stiff, grav = _ramp(o.stiffness, n), _ramp(o.gravity, n)
+        joints = tuple(SpringJoint(node=int(c.nodes[k]), hit_radius=o.hit_heads * H, stiffness=float(stiff[k]),
+                                   drag_force=float(o.drag), gravity_power=float(grav[k]),
+                                   gravity_dir=np.array([0.0, -1.0, 0.0])) for k in range(n))
+        springs.append(Spring(name=f"TryOn{ci:02d}", joints=joints,
+                              collider_groups=(len(avatar.collider_groups) + group_of[key],)))
     return RigResult(chains=chains, nodes=nodes, springs=springs, colliders=add, groups=groups, notes=notes)

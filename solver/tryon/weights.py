@@ -25,10 +25,19 @@ The free nodes then minimise the screened Dirichlet energy
 (ℓ the edge length, h_i the node's mean edge length, W̃ the prior): the first term is the
 squared weight gradient along each edge — exactly what turns two chains' different motion
 into edge stretch (an edge stretches by about ℓ·|∇W|·|Δx| / ℓ) — so weights change slowly
-in metres, smooth along each strand and blended across neighbouring chains; the second
-keeps nodes far from any path near their prior. One sparse LU factorisation, every weight
-column a right-hand side (harmonic skinning weights; Baran & Popović 2007, Jacobson et al.
-2011 use the same idea with other constraints).
+in metres, smooth along each strand and blended across neighbouring chains, over about
+h/√λ; the second keeps nodes far from any path near their prior. (Unit edge weights,
+tried, doubled bob01's p99 stretch: short edges need the smaller weight differences.) One sparse LU factorisation per piece,
+every weight column used there a right-hand side (harmonic skinning weights; Baran &
+Popović 2007, Jacobson et al. 2011 use the same idea with other constraints). The solution
+decides how a node's moving part is shared among chains; the head's share is solved
+alone with a stronger screen (``screen_head``: diffusing it far from the band would let the
+head hold hanging hair), and within a chain the share is given to the
+two joints around the node's own u again, since smoothing along a strand would
+mix joints that move very differently (and the four-influence cut would then drop
+different ones on neighbouring vertices). The u of each chain is itself smoothed the same
+way (``screen_u``), pinned on the chain's own strand path: the closest point on a strand
+jumps where the strand bends near itself.
 
 At most four influences per vertex (the largest), renormalised.
 """
@@ -53,8 +62,10 @@ class WeightOptions:
     band: float = 0.1
     band_blend: float = 0.25
     blend: float = 0.02
-    nearest: int = 3
-    screen: float = 0.1
+    nearest: int = 2
+    screen: float = 0.01
+    screen_u: float = 0.05
+    screen_head: float = 0.1
 
 
 def _smoothstep(x: np.ndarray) -> np.ndarray:
@@ -180,8 +191,38 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
     fixed_w[hold] = 0.0
     fixed_w[hold, 0] = 1.0
     prior[:, 0] += rigid
-    w_nodes = _screened(graph, fixed, fixed_w, prior, o.screen)
-    w_nodes = np.maximum(w_nodes, 0.0)
+    w_nodes = np.maximum(_screened(graph, fixed, fixed_w, prior, o.screen), 0.0)
+    if chains:
+        # the closest point on a strand jumps where the strand bends near itself, or where it
+        # bends near itself: smooth each chain's u over the pieces it moves, pinned on its own
+        # strand path (unpinned, smoothing would pull the u of strand ends toward the middle)
+        for k, c in enumerate(chains):
+            where = alpha[:, k] > 0
+            if not where.any():
+                continue
+            pin = np.zeros(n, bool)
+            pin[c.path] = True
+            pin &= where
+            part = np.isin(comp, np.unique(comp[pin]))      # pieces the strand runs through
+            sub = _screened(graph, pin | ~part, us[:, k:k + 1], us[:, k:k + 1], o.screen_u)
+            us[:, k] = np.where(part, sub[:, 0], us[:, k])
+        # the smoothing decides how much each chain (and the head) carries; along a chain the
+        # share goes to the two joints around the node's own u (smoothing along a strand
+        # would spread it over joints that move very differently)
+        # and the head's share is smoothed with a stronger screen (diffusing it far from the
+        # band would let the head hold hanging hair)
+        shares = np.stack([w_nodes[:, starts[k]:starts[k] + len(c.nodes)].sum(axis=1) for k, c in enumerate(chains)],
+                          axis=1)
+        tot = shares.sum(axis=1, keepdims=True)
+        mix = np.where(tot > 1e-12, shares / np.maximum(tot, 1e-12), alpha)
+        head = _screened(graph, fixed, fixed_w[:, :1], prior[:, :1], o.screen_head)[:, 0]
+        head = np.clip(head, 0.0, 1.0)
+        out = np.zeros_like(w_nodes)
+        out[:, 0] = head
+        for k, c in enumerate(chains):
+            m = len(c.nodes)
+            out[:, starts[k]:starts[k] + m] = ((1.0 - head) * mix[:, k])[:, None] * chain_joint_weights(us[:, k], m)
+        w_nodes = out
     if w_nodes.shape[1] < 4:
         w_nodes = np.concatenate([w_nodes, np.zeros((n, 4 - w_nodes.shape[1]))], axis=1)
     top = np.argsort(-w_nodes, axis=1, kind="stable")[:, :4]
