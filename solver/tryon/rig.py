@@ -130,7 +130,7 @@ class RigResult:
 
 
 def size_hit_radii(rig: RigResult, graph, weights_nodes: np.ndarray, skin_nodes: list[int], head_height: float,
-                   lo: float = 0.03, hi: float = 0.15) -> RigResult:
+                   lo: float = 0.03, hi: float = 0.1) -> RigResult:
     """Set each chain's hitRadius to the hair it carries: the 90th percentile distance, from
     the chain's strand curve, of the graph nodes whose weight is mostly on that chain
     (clamped to [``lo``, ``hi``] head heights). A link kept that far from a collider keeps
