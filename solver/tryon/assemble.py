@@ -154,7 +154,6 @@ def assemble(avatar: Avatar, hair: HairMesh, positions: np.ndarray, *, nodes: li
     if strip_origin and hair.origin:
         avatar = _strip_origin(avatar, hair)
     sk = avatar.skeleton
-    n0 = sk.node_count
     names = list(sk.names) + [nd.name for nd in nodes] + [HAIR_NODE]
     parents = np.concatenate([sk.parents, [nd.parent for nd in nodes], [-1]]).astype(np.int64)
     trans = np.concatenate([sk.rest_translation, np.array([nd.translation for nd in nodes]).reshape(-1, 3),

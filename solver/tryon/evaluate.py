@@ -44,7 +44,7 @@ from ..eval.head_turn import head_turn_rotation
 from ..eval.lbs import joint_matrices, skin_positions
 from ..eval.posing import SubtreePoser
 from ..eval.quality import StretchMeter, WorldCollider, max_step_movement, point_depths, stretch_percent
-from .geometry import TriangleIndex, winding_numbers
+from .geometry import winding_numbers
 from .head import HeadModel
 
 RATE_HZ = 120

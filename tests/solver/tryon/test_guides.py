@@ -33,10 +33,11 @@ def merge(*parts):
 
 def test_uv_seam_duplicates_are_welded_for_the_analysis_only():
     pos, tris = strip(0.0, 1.0, 0.8)
-    # split the strip's vertex 10 into two render vertices (a UV seam), same weld key
+    # render vertex 10 split in two by a UV seam: the triangles on one side use the copy
     pos2 = np.concatenate([pos, pos[10:11]])
     tris2 = tris.copy()
-    tris2[np.where(tris2 == 10)[0][:2]] = np.where(tris2[np.where(tris2 == 10)[0][:2]] == 10, len(pos), tris2[np.where(tris2 == 10)[0][:2]])
+    rows = np.nonzero((tris2 == 10).any(axis=1))[0][:2]
+    tris2[rows] = np.where(tris2[rows] == 10, len(pos), tris2[rows])
     weld = np.r_[np.arange(len(pos)), 10]
     g = build_graph(pos2, tris2, weld)
     assert g.node_count == len(pos) and g.component_count == 1
@@ -99,7 +100,6 @@ def test_rejected_guides_stay_bound_to_the_head(target_avatars):
     """A piece whose only guide is rejected (far from the scalp, nothing to continue) is
     rigid on the head: every vertex of it is weighted to the head bone alone."""
     from avatars.hair import hair_from_avatar
-    from dataclasses import replace
     from solver.tryon import TryOnSettings, try_on
 
     av = target_avatars["default"]
@@ -113,4 +113,3 @@ def test_rejected_guides_stay_bound_to_the_head(target_avatars):
     skin = res.avatar.skins[res.avatar.mesh_instances[res.hair_instance].skin]
     heavy = skin.joints[prim.joints[np.arange(prim.vertex_count), np.argmax(prim.weights, axis=1)]]
     assert (heavy == av.head_node()).all() and np.allclose(prim.weights.max(axis=1), 1.0)
-    del replace
