@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "runtime.cli.metrics",
     "runtime.cli.generate",
     "runtime.cli.bench",
+    "runtime.cli.hair",
 )
 
 

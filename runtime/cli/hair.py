@@ -1,0 +1,192 @@
+"""``swaycam hair``: hairstyle try-on (DESIGN §9) from the command line.
+
+    swaycam hair fit HAIR --avatar AVATAR --out OUT.vrm [--json]   fit, rig, export VRM 1.0
+    swaycam hair list                                             styles in the hair folders
+    swaycam hair bench [STYLE ...] [--avatar A] [--json]          fit + rig and cached reload, s
+    swaycam hair metrics [STYLE ...] [--avatar A] [--json]        the hair-quality table
+
+HAIR is a file (.obj with MakeHuman .mhmat/.mhclo beside it, .glb/.gltf/.vrm with
+``--mesh``/``--node``/``--spring``) or a style name looked up in the hair folders
+(``$SWAYCAM_HAIR_DIR``, then the shared assets' ``hair``). AVATAR defaults to the generated
+default avatar. ``--json`` prints one object: ``guides`` {candidates, attached, joined,
+rejected}, ``chains``, ``joints``, ``hair_vertices``, ``seconds`` (and the rest of the report).
+Results are cached per (avatar, style, settings); ``--no-cache`` fits again.
+Exit codes: 0 fitted, 1 unusable input or a hair that cannot be fitted, 2 usage.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("hair", help="hairstyle try-on: fit a hair mesh to an avatar, rig it, export VRM 1.0",
+                       description=__doc__.split("\n\n")[0])
+    hs = p.add_subparsers(dest="hair_command", metavar="ACTION")
+    f = hs.add_parser("fit", help="fit and rig a hairstyle on an avatar; write a VRM 1.0 file")
+    f.add_argument("hair", help="hair file or style name")
+    f.add_argument("--avatar", help="target avatar (.vrm/.glb; default: the generated default avatar)")
+    f.add_argument("--out", help="the VRM 1.0 file to write")
+    f.add_argument("--json", action="store_true", help="print one JSON object")
+    f.add_argument("--mesh", help="the hair mesh's name inside a .glb/.vrm hair file")
+    f.add_argument("--node", help="the name of the node drawing the hair inside a .glb/.vrm hair file")
+    f.add_argument("--spring", help="the spring whose mesh pieces are the hair (inside a .glb/.vrm)")
+    f.add_argument("--color", help="hair colour #rrggbb (default: the style's)")
+    f.add_argument("--keep-own-hair", action="store_true", help="do not hide the avatar's own hair meshes")
+    f.add_argument("--max-chains", type=int, default=24, help="most spring chains (default 24)")
+    f.add_argument("--no-cache", action="store_true", help="fit again even when a cached result exists")
+    f.set_defaults(func=run_fit)
+    ls = hs.add_parser("list", help="the styles in the hair folders")
+    ls.set_defaults(func=run_list)
+    for name, func, what in (("bench", run_bench, "seconds to fit + rig and to reload cached"),
+                             ("metrics", run_metrics, "hair quality on the standard head turn")):
+        b = hs.add_parser(name, help=what)
+        b.add_argument("styles", nargs="*", help="style names or files (default: every style found)")
+        b.add_argument("--avatar", help="target avatar (default: the generated default avatar)")
+        b.add_argument("--json", action="store_true", help="print JSON")
+        if name == "bench":
+            b.add_argument("--repeats", type=int, default=3, help="runs per style (median)")
+        else:
+            b.add_argument("--solver", action="append", help="rest-shape, legacy (repeatable; default both)")
+        b.set_defaults(func=func)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _avatar_path(arg: str | None) -> Path:
+    if arg:
+        return Path(arg)
+    from avatars.generate import default_avatar_path
+
+    return default_avatar_path()
+
+
+def _style_path(arg: str) -> Path:
+    from avatars.hair import find_style
+
+    p = Path(arg)
+    return p if p.exists() or p.suffix else find_style(arg)
+
+
+def _settings(args):
+    from solver.tryon import TryOnSettings
+
+    color = None
+    if args.color:
+        h = args.color.lstrip("#")
+        if len(h) != 6:
+            raise ValueError(f"--color {args.color!r} is not #rrggbb")
+        color = tuple(int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
+    if args.max_chains < 1:
+        raise ValueError(f"--max-chains must be at least 1, not {args.max_chains}")
+    return TryOnSettings(hide_own_hair=not args.keep_own_hair, color=color, max_chains=args.max_chains)
+
+
+def run_fit(args) -> int:
+    from avatars import AvatarError, load_avatar
+    from avatars.hair import load_hair
+    from avatars.vrm1 import save_vrm1
+    from solver.tryon import try_on
+    from solver.tryon.cache import cached_try_on
+
+    t0 = time.perf_counter()
+    try:
+        settings = _settings(args)
+        avatar_path = _avatar_path(args.avatar)
+        style = _style_path(args.hair)
+        if args.mesh or args.node or args.spring:   # a mesh inside an avatar file (the target itself: a rebuild)
+            source = load_hair(style, mesh=args.mesh, node=args.node, spring=args.spring)
+            result, hit = try_on(load_avatar(avatar_path), source, settings), False
+        else:
+            result, hit = cached_try_on(avatar_path, style, settings, use_cache=not args.no_cache)
+        if result.avatar is None:
+            raise ValueError("; ".join(result.fit.problems) or "the hair could not be fitted")
+        if args.out:
+            save_vrm1(result.avatar, args.out)
+    except (AvatarError, ValueError, OSError) as exc:
+        print(f"swaycam hair fit: {exc}", file=sys.stderr)
+        return 1
+    summary = result.summary()
+    summary.update(seconds=round(time.perf_counter() - t0, 4), fit_seconds=round(result.seconds, 4), cached=hit,
+                   out=str(args.out) if args.out else None)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        g = summary["guides"]
+        print(f"{Path(style).stem} on {avatar_path.name}: {g['candidates']} candidate guides, {g['attached']} attached, "
+              f"{g['joined']} joined, {g['rejected']} rejected; {summary['chains']} chains, {summary['joints']} joints, "
+              f"{summary['hair_vertices']} hair vertices; {summary['seconds']:.2f} s{' (cached)' if hit else ''}")
+        for note in summary["notes"]:
+            print(f"  note: {note}")
+        if args.out:
+            print(f"wrote {args.out}")
+    return 0
+
+
+def _styles(names: list[str]) -> list[Path]:
+    from avatars.hair import hair_folders
+
+    if names:
+        return [_style_path(n) for n in names]
+    found = []
+    for folder in hair_folders():
+        if folder.is_dir():
+            found += sorted(p for p in folder.glob("*/*.obj") if p.parent.name == p.stem)
+    return found
+
+
+def run_list(args) -> int:
+    from avatars.hair import hair_folders
+
+    styles = _styles([])
+    for p in styles:
+        print(f"{p.stem}\t{p}")
+    if not styles:
+        print(f"no styles in {', '.join(str(f) for f in hair_folders())}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_bench(args) -> int:
+    from solver.tryon.evaluate import bench_tryon
+
+    rows = bench_tryon(_avatar_path(args.avatar), [str(p) for p in _styles(args.styles)], repeats=args.repeats)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        print(f"{'style':<14}{'fit+rig s':>10}{'max':>8}{'cached s':>10}{'max':>8}{'chains':>8}{'vertices':>10}")
+        for r in rows:
+            print(f"{r['style']:<14}{r['fit_rig_s']:>10.3f}{r['fit_rig_s_max']:>8.3f}{r['cached_s']:>10.4f}"
+                  f"{r['cached_s_max']:>8.4f}{r['chains']:>8}{r['hair_vertices']:>10}")
+    return 0
+
+
+def run_metrics(args) -> int:
+    from avatars import load_avatar
+    from avatars.hair import load_hair
+    from solver.tryon import TryOnSettings, build_head, try_on
+    from solver.tryon.evaluate import measure_tryon
+
+    avatar = load_avatar(_avatar_path(args.avatar))
+    rows = []
+    for style in _styles(args.styles):
+        res = try_on(avatar, load_hair(style), TryOnSettings())
+        if res.avatar is None:
+            print(f"swaycam hair metrics: {style.stem}: {'; '.join(res.fit.problems)}", file=sys.stderr)
+            continue
+        head = build_head(res.avatar, hide=(res.hair_instance,))
+        for solver in args.solver or ["rest-shape", "legacy"]:
+            run = measure_tryon(res, solver=solver, head=head)
+            g = res.guide_report
+            rows.append({"style": style.stem, "attached_pct": 100.0 * g.attached_share, **run.row()})
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    cols = ("style", "solver", "chains", "attached_pct", "stretch_p99_pct", "stretch_worst_pct", "all_edges_p99_pct",
+            "all_edges_worst_pct", "settle_mm", "tip_swing_mm", "scalp_drift_m", "head_depth_mm", "collider_depth_mm")
+    print("\t".join(cols))
+    for r in rows:
+        print("\t".join(f"{r[c]:.4g}" if isinstance(r[c], float) else str(r[c]) for c in cols))
+    return 0

@@ -1,0 +1,225 @@
+"""The try-on pipeline: hair mesh → fit → guides → scalp → join → rig → weights → avatar.
+
+:func:`try_on` runs every step (DESIGN §9) and returns a :class:`TryOnResult`: an ordinary
+:class:`avatars.Avatar` with the hair mesh, joints, skin and springs added (what
+``ChainSet.from_avatar`` runs like any rigged VRM hair), and the reports — the fit, the
+guides (candidates, attached, joined, rejected, vertices missed), the chains.
+
+Settings are in head heights of the target where they are lengths (the seed articles'
+absolute thresholds, e.g. the 25 mm joining gap, are given at a human head of
+:data:`REFERENCE_HEAD` metres and scaled with the target's head).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from avatars import Avatar
+from avatars.hair import HairMesh
+from avatars.materials import srgb_to_linear
+from avatars.vrm1 import to_vrm1
+
+from .assemble import assemble
+from .fit import FitReport, fit_hair
+from .graph import build_graph
+from .guides import Guide, GuideOptions, extract_guides
+from .head import NoHeadError, build_head, own_hair_instances
+from .join import JoinOptions, JoinResult, join_fragments
+from .rig import Chain, RigOptions, build_rig, size_hit_radii
+from .scalp import Scalp, ScalpAttachment
+from .weights import WeightOptions, hair_weights
+
+log = logging.getLogger(__name__)
+
+#: Head height (metres) at which the articles' absolute thresholds are stated.
+REFERENCE_HEAD = 0.22
+#: Bump when the pipeline's output changes for the same inputs (keys the disk cache).
+PIPELINE_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class TryOnSettings:
+    """Everything that changes the result (keys the cache with the two file digests).
+
+    Attributes:
+        placement: "auto" (keep a hair taken from this avatar, fit anything else), "fit", "keep".
+        hide_own_hair: drop the avatar's meshes skinned only to the head and spring joints
+            under it (its own hair).
+        color: sRGB (r, g, b) in [0, 1] for the hair, or None for the source's colour.
+        attach_distance: farthest root from the scalp, head heights.
+        join_distance: largest gap joined, metres at a :data:`REFERENCE_HEAD` head.
+        join_dot: smallest tangent agreement to join.
+        max_chains, min_joints, max_joints: chain limits (the articles: 24, joints 4–8).
+        guides, rig, weights: the step options (guide lengths in metres at the reference
+            head; rig and weight lengths in head heights).
+    """
+
+    placement: str = "auto"
+    hide_own_hair: bool = True
+    color: tuple[float, float, float] | None = None
+    attach_distance: float = 0.2
+    join_distance: float = 0.025
+    join_dot: float = 0.5
+    max_chains: int = 24
+    min_joints: int = 4
+    max_joints: int = 8
+    guides: GuideOptions = GuideOptions()
+    rig: RigOptions = RigOptions()
+    weights: WeightOptions = WeightOptions()
+
+    def digest(self) -> str:
+        """Hex SHA-256 of the settings and :data:`PIPELINE_VERSION`."""
+        text = json.dumps({"v": PIPELINE_VERSION, **asdict(self)}, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class GuideReport:
+    """The guide, attachment and joining counts (the articles' audit numbers).
+
+    Attributes:
+        candidates: candidate guides.
+        attached: guides attached to a scalp triangle directly.
+        joined: fragments joined to an attached guide.
+        rejected: candidates neither attached nor joined (their pieces stay on the head).
+        vertices_missed: hair vertices in pieces that gave no guide (bound to the head).
+        vertices_rejected: hair vertices in pieces held only by rejected guides.
+        pieces: connected pieces of the welded hair graph.
+    """
+
+    candidates: int = 0
+    attached: int = 0
+    joined: int = 0
+    rejected: int = 0
+    vertices_missed: int = 0
+    vertices_rejected: int = 0
+    pieces: int = 0
+
+    @property
+    def attached_share(self) -> float:
+        """(attached + joined) / candidates (1 when there are none)."""
+        return (self.attached + self.joined) / self.candidates if self.candidates else 1.0
+
+
+@dataclass(frozen=True, eq=False)
+class TryOnResult:
+    """What :func:`try_on` made.
+
+    Attributes:
+        avatar: the avatar with the hair (None when the fit failed; see ``fit.problems``).
+        fit: the :class:`FitReport`.
+        guide_report: the :class:`GuideReport`.
+        chains: the rigged :class:`Chain` s (root attachments, joint nodes).
+        hair_instance: index of the hair's mesh instance in ``avatar.mesh_instances``.
+        hair_vertices: vertices of the hair mesh.
+        hidden: the avatar's own mesh instances that were hidden.
+        notes: rig remarks (torso capsule, chains left out...).
+        seconds: wall time of the pipeline.
+        guides, attachments, join: the intermediate guides (for inspection and plots).
+    """
+
+    avatar: Avatar | None
+    fit: FitReport
+    guide_report: GuideReport = GuideReport()
+    chains: tuple[Chain, ...] = ()
+    hair_instance: int = -1
+    hair_vertices: int = 0
+    hidden: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
+    seconds: float = 0.0
+    guides: tuple[Guide, ...] = field(default=(), repr=False)
+    attachments: tuple[ScalpAttachment | None, ...] = field(default=(), repr=False)
+    join: JoinResult | None = field(default=None, repr=False)
+
+    def summary(self) -> dict:
+        """The ``swaycam hair fit --json`` object (without ``seconds``)."""
+        g = self.guide_report
+        joints = sum(len(c.nodes) for c in self.chains)
+        return {
+            "ok": self.avatar is not None and self.fit.ok,
+            "guides": {"candidates": g.candidates, "attached": g.attached, "joined": g.joined, "rejected": g.rejected},
+            "vertices_missed": g.vertices_missed, "chains": len(self.chains), "joints": joints,
+            "hair_vertices": self.hair_vertices, "placement": self.fit.placement, "units": self.fit.units,
+            "problems": list(self.fit.problems), "notes": list(self.fit.notes) + list(self.notes),
+        }
+
+
+def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettings()) -> TryOnResult:
+    """Fit ``hair`` on ``avatar``'s head and rig it (module doc).
+
+    Returns a result whose ``avatar`` is None when the hair cannot be fitted (no head
+    mesh, no humanoid head, hair far larger than the head, nowhere near it...); the
+    reasons are in ``fit.problems``. Never raises for geometric problems.
+    """
+    t0 = time.perf_counter()
+    s = settings
+    same = hair.frame == "avatar-rest" and hair.path == avatar.path
+    hide = own_hair_instances(avatar) if s.hide_own_hair else ()
+    if same:   # the hair itself may be part of the avatar's own hair: never hide what is rebuilt
+        hide = tuple(k for k in hide if k not in {o.instance for o in hair.origin})
+    try:
+        exclude = {(o.instance, o.primitive): o.vertices for o in hair.origin} if same else None
+        head = build_head(avatar, hide=hide, exclude=exclude)
+    except NoHeadError as exc:
+        return TryOnResult(None, FitReport(ok=False, problems=(str(exc),)), seconds=time.perf_counter() - t0)
+    positions, fit = fit_hair(hair, avatar, head, placement=s.placement)
+    if not fit.ok:
+        return TryOnResult(None, fit, seconds=time.perf_counter() - t0)
+    H = float(head.size[1])
+    f = H / REFERENCE_HEAD
+    scalp = Scalp(head)
+    graph = build_graph(positions, hair.triangles, hair.weld)
+    go = s.guides
+    gopts = GuideOptions(spacing=go.spacing * f, min_length=go.min_length * f, step=go.step * f,
+                         max_points=go.max_points, max_per_piece=go.max_per_piece, max_length=go.max_length * f,
+                         smooth_passes=go.smooth_passes)
+    guides, missed = extract_guides(graph, scalp.distance, gopts)
+    roots = np.array([g.points[0] for g in guides]).reshape(-1, 3)
+    attachments = scalp.attach(roots, s.attach_distance * H)
+    attached = np.array([a is not None for a in attachments], bool)
+    join = join_fragments(guides, attached, JoinOptions(distance=s.join_distance * f, min_dot=s.join_dot,
+                                                         max_length=go.max_length * f))
+    valid = attached | join.joined
+    bound = np.zeros(graph.component_count, bool)
+    for g, ok in zip(guides, valid):
+        if ok:
+            bound[g.piece] = True
+    rej_pieces = np.zeros(graph.component_count, bool)
+    for g, ok in zip(guides, valid):
+        if not ok:
+            rej_pieces[g.piece] = True
+    rej_pieces &= ~bound
+    vcount = np.bincount(graph.component[graph.node], minlength=graph.component_count)
+    report = GuideReport(
+        candidates=len(guides), attached=int(attached.sum()), joined=int(join.joined.sum()),
+        rejected=int((~valid).sum()), vertices_missed=int(missed[graph.node].sum()),
+        vertices_rejected=int(vcount[rej_pieces].sum()), pieces=graph.component_count,
+    )
+    ro = s.rig
+    rig_opts = RigOptions(max_chains=s.max_chains, min_joints=s.min_joints, max_joints=s.max_joints,
+                          joint_spacing=ro.joint_spacing, min_loose=ro.min_loose, band=s.weights.band,
+                          hit_heads=ro.hit_heads, stiffness=ro.stiffness, drag=ro.drag, gravity=ro.gravity)
+    rig = build_rig(avatar, head, scalp, guides, attachments, join, rig_opts)
+    skin_nodes, joints, weights, dense = hair_weights(graph, head, rig.chains, bound, s.weights)
+    rig = size_hit_radii(rig, graph, dense, skin_nodes, H)
+    color = None
+    if s.color is not None:
+        color = np.concatenate([srgb_to_linear(np.clip(s.color, 0, 1)), [1.0]])
+    out = assemble(avatar, hair, positions, nodes=rig.nodes, skin_nodes=skin_nodes, joints=joints, weights=weights,
+                   springs=rig.springs, colliders=rig.colliders, groups=rig.groups, hide=hide,
+                   strip_origin=same, color=color, name=f"TryOnHair_{hair.name}")
+    out = to_vrm1(out)   # what its VRM 1.0 export loads to, bit for bit (virtual tails become nodes)
+    seconds = time.perf_counter() - t0
+    log.info("try-on %s: %d candidates, %d attached, %d joined, %d rejected, %d chains, %.2f s", hair.name,
+             report.candidates, report.attached, report.joined, report.rejected, len(rig.chains), seconds)
+    return TryOnResult(
+        avatar=out, fit=fit, guide_report=report, chains=tuple(rig.chains), hair_instance=len(out.mesh_instances) - 1,
+        hair_vertices=hair.vertex_count, hidden=hide, notes=tuple(rig.notes), seconds=seconds,
+        guides=tuple(guides), attachments=tuple(attachments), join=join,
+    )

@@ -1,0 +1,275 @@
+"""Skin weights of the visible hair mesh over the head and the try-on chains (DESIGN §9).
+
+Computed per welded graph node (vertices split by UV seams get the same weights, so seams
+never open), then copied to the render vertices. Three ingredients:
+
+- *Attachment band* (fixed): hair at a chain's root is rigid on the head, falling off with
+  the arc length from the root over ``band_blend`` (smoothstep; hair coming near the head
+  farther down a strand, like a bob curling in, is not glued to it); hair of pieces without
+  a chain of their own is also rigid within ``band`` of the head envelope.
+- *Strand paths* (fixed): the surface path of each chain's strand, past the root
+  transition, takes the chain's weights at its arc parameter u (u = i + f on segment i: segment i
+  moves with joint i, so joint i peaks at the segment's middle and blends linearly into its
+  neighbours, as the generated avatars' strands are skinned; the tip joint carries none).
+- *A prior* everywhere else, by skin ownership: a piece of the mesh (a connected part:
+  card, lock, sheet) that a chain's strand runs through is shared node by node among its
+  own chains, the ``nearest`` by distance to their rest polylines, by inverse squared
+  distance; a piece with no chain of its own follows the two chains nearest to it *as a
+  whole* (one share for all its nodes, each node at its own u), so it moves coherently and
+  does not tear. Pieces held by no attached or joined guide are rigid on the head.
+
+The free nodes then minimise the screened Dirichlet energy
+
+    Σ_edges |W_i − W_j|² / ℓ_ij²  +  λ Σ_i |W_i − W̃_i|² / h_i²
+
+(ℓ the edge length, h_i the node's mean edge length, W̃ the prior): the first term is the
+squared weight gradient along each edge — exactly what turns two chains' different motion
+into edge stretch (an edge stretches by about ℓ·|∇W|·|Δx| / ℓ) — so weights change slowly
+in metres, smooth along each strand and blended across neighbouring chains, over about
+h/√λ; the second keeps nodes far from any path near their prior. (Unit edge weights,
+tried, doubled bob01's p99 stretch: short edges need the smaller weight differences.) One sparse LU factorisation per piece,
+every weight column used there a right-hand side (harmonic skinning weights; Baran &
+Popović 2007, Jacobson et al. 2011 use the same idea with other constraints). The solution
+decides how a node's moving part is shared among chains; the head's share is solved
+alone with a stronger screen (``screen_head``: diffusing it far from the band would let the
+head hold hanging hair), and within a chain the share is given to the
+two joints around the node's own u again, since smoothing along a strand would
+mix joints that move very differently (and the four-influence cut would then drop
+different ones on neighbouring vertices). The u of each chain is itself smoothed the same
+way (``screen_u``), pinned on the chain's own strand path: the closest point on a strand
+jumps where the strand bends near itself.
+
+At most four influences per vertex (the largest), renormalised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import coo_matrix, diags
+from scipy.sparse.linalg import splu
+
+from .graph import HairGraph
+from .head import HeadModel
+from .rig import Chain
+
+
+@dataclass(frozen=True)
+class WeightOptions:
+    """Weighting settings; distances in head heights of the target."""
+
+    band: float = 0.1
+    band_blend: float = 0.25
+    blend: float = 0.02
+    nearest: int = 2
+    screen: float = 0.01
+    screen_u: float = 0.05
+    screen_head: float = 0.1
+
+
+def _smoothstep(x: np.ndarray) -> np.ndarray:
+    x = np.clip(x, 0.0, 1.0)
+    return x * x * (3.0 - 2.0 * x)
+
+
+def closest_on_polyline(p: np.ndarray, joints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distance (P,), u (P,)) of points ``p`` (P, 3) to the polyline ``joints`` (n, 3);
+    u = i + f on segment i (0 ≤ u ≤ n − 1)."""
+    a = joints[:-1]
+    e = joints[1:] - a
+    ee = np.maximum(np.sum(e * e, axis=1), 1e-30)
+    t = np.clip(np.einsum("psk,sk->ps", p[:, None] - a[None], e) / ee, 0.0, 1.0)
+    q = a[None] + t[..., None] * e[None]
+    d = np.linalg.norm(p[:, None] - q, axis=2)
+    k = np.argmin(d, axis=1)
+    rows = np.arange(len(p))
+    return d[rows, k], k + t[rows, k]
+
+
+def chain_joint_weights(u: np.ndarray, n: int) -> np.ndarray:
+    """(P, n) weights of the n joints of a chain at arc parameters ``u`` (module doc)."""
+    m = np.arange(n - 1) + 0.5
+    uc = np.clip(u, m[0], m[-1])
+    w = np.maximum(0.0, 1.0 - np.abs(uc[:, None] - m[None]))
+    w = np.concatenate([w, np.zeros((len(u), 1))], axis=1)
+    return w / w.sum(axis=1, keepdims=True)
+
+
+def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_pieces: np.ndarray,
+                 options: WeightOptions = WeightOptions()) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray]:
+    """Skin weights of the render vertices (module doc).
+
+    Args:
+        bound_pieces: (component_count,) bool, pieces held by an attached or joined guide.
+
+    Returns:
+        (skin_nodes [head, chain joints...], joints (V, 4) int indices into skin_nodes,
+        weights (V, 4) float64, dense node weights (N, J) before the four-influence cut).
+    """
+    o = options
+    H = float(head.size[1])
+    pts = graph.points
+    n = len(pts)
+    skin_nodes = [head.node] + [int(x) for c in chains for x in c.nodes]
+    cols = len(skin_nodes)
+    prior = np.zeros((n, cols))
+    out_dist = -head.envelope.depth(pts)
+    band_rigid = 1.0 - _smoothstep((out_dist - o.band * H) / (o.band_blend * H))
+    free_piece = ~bound_pieces[graph.component]
+    comp = graph.component
+    fixed = np.zeros(n, bool)
+    fixed_w = np.zeros((n, cols))
+    if not chains:
+        rigid = np.ones(n)
+    else:
+        dist = np.empty((n, len(chains)))
+        us = np.empty((n, len(chains)))
+        arc = np.empty((n, len(chains)))
+        for k, c in enumerate(chains):
+            # position along the strand's smooth curve (a coarse joint polyline cuts corners,
+            # and its closest point jumps where it bends)
+            d, uc = closest_on_polyline(pts, c.curve)
+            dist[:, k] = d
+            us[:, k] = np.interp(uc, np.arange(len(c.curve), dtype=float), c.curve_u)
+            seg = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(c.curve, axis=0), axis=1))]
+            arc[:, k] = np.interp(uc, np.arange(len(c.curve), dtype=float), seg)
+        starts = np.cumsum([1] + [len(c.nodes) for c in chains])[:-1]
+        owners: dict[int, list[int]] = {}
+        for k, c in enumerate(chains):
+            beyond = c.path[out_dist[c.path] > o.band * H]
+            for q in np.unique(comp[beyond]):
+                owners.setdefault(int(q), []).append(k)
+        alpha = np.zeros_like(dist)
+        for q in range(graph.component_count):
+            nodes = np.nonzero(comp == q)[0]
+            if free_piece[nodes[0]]:
+                continue
+            own = owners.get(q)
+            if own:   # the piece's own chains share it node by node
+                d = dist[np.ix_(nodes, own)]
+                nn = np.argsort(d, axis=1)[:, :o.nearest]
+                dn = np.take_along_axis(d, nn, axis=1)
+                inv = 1.0 / (dn * dn + (o.blend * H) ** 2)
+                a = np.zeros_like(d)
+                np.put_along_axis(a, nn, inv, axis=1)
+                alpha[np.ix_(nodes, own)] = a / a.sum(axis=1, keepdims=True)
+            else:     # a piece without a chain follows the nearest ones as a whole (coherently)
+                loose = nodes[band_rigid[nodes] < 1.0]
+                probe = loose if loose.size else nodes
+                md = dist[probe].mean(axis=0)
+                nn = np.argsort(md)[:2]
+                inv = 1.0 / (md[nn] ** 2 + (o.blend * H) ** 2)
+                alpha[np.ix_(nodes, nn)] = inv / inv.sum()
+        # rigid near a chain's root (by arc length along it), not wherever hair comes near the head
+        root_rigid = (alpha * (1.0 - _smoothstep(arc / (o.band_blend * H)))).sum(axis=1)
+        owned = np.isin(comp, list(owners))
+        rigid = np.where(owned, root_rigid, np.maximum(root_rigid, band_rigid))
+        for k, c in enumerate(chains):
+            m = len(c.nodes)
+            prior[:, starts[k]:starts[k] + m] = alpha[:, k:k + 1] * chain_joint_weights(us[:, k], m)
+        prior *= (1.0 - rigid)[:, None]
+        # strand paths past the root transition carry their own chain's weights
+        for k, c in enumerate(chains):
+            path = np.unique(c.path)
+            path = path[(arc[path, k] > 1.5 * o.band_blend * H) & (comp[path] != -1) & ~free_piece[path]
+                        & (dist[path, k] < o.band * H)]
+            if path.size == 0:
+                continue
+            m = len(c.nodes)
+            fixed[path] = True
+            fixed_w[path] = 0.0
+            fixed_w[path, starts[k]:starts[k] + m] = chain_joint_weights(us[path, k], m)
+        # pieces without a chain keep their coherent prior exactly
+        orphan = ~owned & ~fixed
+        fixed[orphan] = True
+        fixed_w[orphan] = prior[orphan]
+        fixed_w[orphan, 0] += rigid[orphan]
+    rigid[free_piece] = 1.0
+    hold = (rigid >= 1.0 - 1e-9) | free_piece
+    fixed[hold] = True
+    fixed_w[hold] = 0.0
+    fixed_w[hold, 0] = 1.0
+    prior[:, 0] += rigid
+    w_nodes = np.maximum(_screened(graph, fixed, fixed_w, prior, o.screen), 0.0)
+    if chains:
+        # the closest point on a strand jumps where the strand bends near itself, or where it
+        # bends near itself: smooth each chain's u over the pieces it moves, pinned on its own
+        # strand path (unpinned, smoothing would pull the u of strand ends toward the middle)
+        for k, c in enumerate(chains):
+            where = alpha[:, k] > 0
+            if not where.any():
+                continue
+            pin = np.zeros(n, bool)
+            pin[c.path] = True
+            pin &= where
+            part = np.isin(comp, np.unique(comp[pin]))      # pieces the strand runs through
+            sub = _screened(graph, pin | ~part, us[:, k:k + 1], us[:, k:k + 1], o.screen_u)
+            us[:, k] = np.where(part, sub[:, 0], us[:, k])
+        # the smoothing decides how much each chain (and the head) carries; along a chain the
+        # share goes to the two joints around the node's own u (smoothing along a strand
+        # would spread it over joints that move very differently)
+        # and the head's share is smoothed with a stronger screen (diffusing it far from the
+        # band would let the head hold hanging hair)
+        shares = np.stack([w_nodes[:, starts[k]:starts[k] + len(c.nodes)].sum(axis=1) for k, c in enumerate(chains)],
+                          axis=1)
+        tot = shares.sum(axis=1, keepdims=True)
+        mix = np.where(tot > 1e-12, shares / np.maximum(tot, 1e-12), alpha)
+        head = _screened(graph, fixed, fixed_w[:, :1], prior[:, :1], o.screen_head)[:, 0]
+        head = np.clip(head, 0.0, 1.0)
+        out = np.zeros_like(w_nodes)
+        out[:, 0] = head
+        for k, c in enumerate(chains):
+            m = len(c.nodes)
+            out[:, starts[k]:starts[k] + m] = ((1.0 - head) * mix[:, k])[:, None] * chain_joint_weights(us[:, k], m)
+        w_nodes = out
+    if w_nodes.shape[1] < 4:
+        w_nodes = np.concatenate([w_nodes, np.zeros((n, 4 - w_nodes.shape[1]))], axis=1)
+    top = np.argsort(-w_nodes, axis=1, kind="stable")[:, :4]
+    w = np.take_along_axis(w_nodes, top, axis=1)
+    w[w < 1e-6] = 0.0
+    s = w.sum(axis=1, keepdims=True)
+    bad = s[:, 0] <= 0
+    w[bad] = (1.0, 0.0, 0.0, 0.0)
+    top[bad] = 0
+    w /= w.sum(axis=1, keepdims=True)
+    top = np.where(w > 0, top, top[:, :1])
+    return skin_nodes, top[graph.node], w[graph.node], w_nodes
+
+
+def _screened(graph: HairGraph, fixed: np.ndarray, fixed_w: np.ndarray, prior: np.ndarray, lam: float) -> np.ndarray:
+    """Minimise Σ |W_i − W_j|²/ℓ² + λ Σ |W_i − W̃_i|²/h_i² over the free nodes (module doc).
+
+    The energy has no term between pieces of the mesh, so each piece is solved alone, and
+    only for the weight columns that are non-zero somewhere in it."""
+    n = graph.node_count
+    out = np.where(fixed[:, None], fixed_w, prior)
+    if not (~fixed).any() or len(graph.edges) == 0:
+        return out
+    e, ln = graph.edges, graph.lengths
+    c = 1.0 / (ln * ln)
+    a = coo_matrix((np.r_[c, c], (np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])), shape=(n, n)).tocsr()
+    deg = np.asarray(a.sum(axis=1)).reshape(-1)
+    cnt = np.bincount(np.r_[e[:, 0], e[:, 1]], minlength=n)
+    hsum = np.bincount(np.r_[e[:, 0], e[:, 1]], weights=np.r_[ln, ln], minlength=n)
+    h = np.where(cnt > 0, hsum / np.maximum(cnt, 1), 1.0)
+    screen = lam / (h * h)
+    lap = (diags(deg + screen) - a).tocsr()
+    order = np.argsort(graph.component, kind="stable")
+    bounds = np.searchsorted(graph.component[order], np.arange(graph.component_count + 1))
+    for q in range(graph.component_count):
+        nodes = order[bounds[q]:bounds[q + 1]]
+        free = nodes[~fixed[nodes]]
+        if free.size == 0:
+            continue
+        fx = nodes[fixed[nodes]]
+        cols = np.nonzero((np.abs(prior[nodes]).sum(axis=0) + np.abs(fixed_w[nodes]).sum(axis=0)) > 0)[0]
+        rhs = screen[free, None] * prior[np.ix_(free, cols)]
+        if fx.size:
+            rhs = rhs + a[free][:, fx] @ fixed_w[np.ix_(fx, cols)]
+        lff = lap[free][:, free].tocsc()
+        sol = splu(lff, permc_spec="MMD_AT_PLUS_A").solve(np.asarray(rhs)) if free.size > 1 else rhs / lff[0, 0]
+        out[np.ix_(free, cols)] = sol
+        rest = np.setdiff1d(np.arange(out.shape[1]), cols)
+        out[np.ix_(free, rest)] = 0.0
+    return out

@@ -1,0 +1,54 @@
+"""Shared try-on fixtures: the two target avatars, each shared style fitted once per session,
+and its standard head-turn measurement (rest-shape solver) made once per session."""
+
+from __future__ import annotations
+
+import pytest
+
+from avatars import load_avatar
+from avatars.hair import load_hair
+from tests.conftest import asset
+
+STYLES = ("ponytail01", "long01", "bob01", "short02")
+AVATARS = ("default", "godette")
+
+
+@pytest.fixture(scope="session")
+def target_avatars():
+    from avatars.generate import default_avatar_path
+
+    return {"default": load_avatar(default_avatar_path()), "godette": load_avatar(asset("vrm", "Godette_vrm_v4.vrm"))}
+
+
+@pytest.fixture(scope="session")
+def fitted(target_avatars):
+    """fitted(avatar_name, style) -> TryOnResult (computed once)."""
+    from solver.tryon import TryOnSettings, try_on
+
+    done = {}
+
+    def get(avatar: str, style: str):
+        if (avatar, style) not in done:
+            hair = load_hair(asset("hair", style, f"{style}.obj"))
+            done[avatar, style] = try_on(target_avatars[avatar], hair, TryOnSettings())
+        return done[avatar, style]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def measured(fitted):
+    """measured(avatar_name, style) -> HairRun of the rest-shape solver (computed once)."""
+    from solver.tryon import build_head
+    from solver.tryon.evaluate import measure_tryon
+
+    done = {}
+
+    def get(avatar: str, style: str):
+        if (avatar, style) not in done:
+            res = fitted(avatar, style)
+            head = build_head(res.avatar, hide=(res.hair_instance,))
+            done[avatar, style] = measure_tryon(res, solver="rest-shape", head=head)
+        return done[avatar, style]
+
+    return get
