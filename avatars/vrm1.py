@@ -30,7 +30,7 @@ from PIL import Image as PILImage
 from .generate.writer import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, UINT, USHORT, GlbWriter
 from .model import Avatar, Collider, Material, Spring, SpringJoint, TextureRef
 from .skeleton import Skeleton
-from .transforms import quat_normalize
+from .math3d import quat_normalize
 
 #: VRM 1.0 avatarPermission / commercialUsage for VRM 0.x meta values.
 _PERMISSION = {"OnlyAuthor": "onlyAuthor", "ExplicitlyLicensedPerson": "onlySeparatelyLicensedPerson",
