@@ -1,14 +1,9 @@
-"""Live hairstyle try-on (issue 14; DESIGN §9: fitting never blocks the render loop).
-
-:class:`HairStyles` is the hair folder of a run: the styles in it and what a ``--hair``
-value (a style name or a file) resolves to.
-
-:class:`StyleSwitcher` changes the hairstyle of a running session without stopping tracking
-or rendering::
+"""Switching the hairstyle of a running session without stopping tracking or rendering::
 
     request(style)      any thread: the newest request wins; returns a Future
-    worker thread       the disk cache (solver.tryon.cache) or a fit (solver.tryon.try_on) on
-                        the run's base avatar, then the whole rig: AvatarRig (ChainSet build,
+    worker thread       the disk cache, else a fit in the fitter process
+                        (:mod:`runtime.tryon.fitter`: the fit's numpy/scipy work never holds
+                        this process's GIL), then the whole rig: AvatarRig (ChainSet build,
                         body motion options), the numba warm-up and the camera framing
     poll()              render thread, between frames: body motion carried over
                         (AvatarRig.take_motion_from), Session.swap_rig (the new hair at rest
@@ -18,8 +13,8 @@ The old style keeps running until the new one is ready. A style that cannot be f
 bad file, no head mesh, a hair nowhere near the head...) is reported — said, logged, and the
 request's Future fails with :class:`StyleError` carrying the core's message — and the
 previous style keeps running. A newer request supersedes an older one still in flight
-(:class:`StyleSuperseded`). Closing drops whatever the worker is doing: it is a daemon
-thread, joined with a short timeout, and its result is thrown away.
+(:class:`StyleSuperseded`). Closing drops whatever is in flight: the worker is a daemon
+thread joined with a short timeout, the fitter process is killed, results are thrown away.
 
 With ``prewarm`` (the kiosk's default) the idle worker fits every style of the folder once,
 into the disk cache only, so a visitor's switch is a cached reload.
@@ -35,86 +30,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from avatars import Avatar
-from avatars.hair import HairError, find_style, hair_folders, list_styles
+from .fitter import Fitter
+from .styles import BaseAvatar, HairStyles, SessionClosed, StyleError, StyleSuperseded, summary
 
 if TYPE_CHECKING:  # pragma: no cover
-    from solver.tryon import TryOnResult, TryOnSettings
+    from solver.tryon import TryOnSettings
     from solver.tryon.cache import TryOnCache
 
-    from .drawing import Framing
-    from .rig import AvatarRig
-    from .session import Session
+    from ..drawing import Framing
+    from ..rig import AvatarRig
+    from ..session import Session
 
 log = logging.getLogger(__name__)
 
 #: Seconds :meth:`StyleSwitcher.close` waits for a busy worker before leaving it (a daemon).
 CLOSE_TIMEOUT_S = 0.5
-
-
-class StyleError(ValueError):
-    """A style that cannot be tried on: the file cannot be loaded, or the core cannot fit it
-    (the message is the core's)."""
-
-
-class StyleSuperseded(RuntimeError):
-    """A newer request (or an avatar change) replaced this one before it was swapped in."""
-
-
-class SessionClosed(RuntimeError):
-    """The session closed before the request was swapped in."""
-
-
-class HairStyles:
-    """The hair folder(s) of a run.
-
-    Args:
-        folder: the ``--hair-dir`` / ``hair_dir`` folder, or None: ``$SWAYCAM_HAIR_DIR``
-            entries and the shared assets' ``hair`` folder (:func:`avatars.hair.hair_folders`),
-            those that exist.
-    """
-
-    def __init__(self, folder: str | Path | None = None):
-        if folder is not None:
-            self.folders = [Path(folder).expanduser()]
-        else:
-            self.folders = [f for f in hair_folders() if f.is_dir()]
-
-    def styles(self) -> dict[str, Path]:
-        """{name: file} of every style in the folders, sorted by name (read now: a style
-        dropped into the folder shows up)."""
-        return list_styles(self.folders)
-
-    def resolve(self, spec: str) -> Path:
-        """The file of a ``--hair`` value: an existing file, or a style name in the folders.
-
-        Raises:
-            StyleError: a file that does not exist, or a name no folder has (the message lists
-                the styles found).
-        """
-        from .config import looks_like_path
-
-        p = Path(spec).expanduser()
-        if p.is_file():
-            return p
-        if looks_like_path(spec):
-            raise StyleError(f"hair style file {spec!r} does not exist")
-        if not self.folders:
-            raise StyleError(f"no hair style named {spec!r}: no hair folder (give --hair-dir, set "
-                             "$SWAYCAM_HAIR_DIR, or pass a file)")
-        try:
-            return find_style(spec, self.folders)
-        except HairError as exc:
-            raise StyleError(str(exc)) from None
-
-
-@dataclass(frozen=True, eq=False)
-class BaseAvatar:
-    """The avatar a run tries styles on (its own hair included): its file (keys the fit
-    cache) and the loaded avatar."""
-
-    path: Path
-    avatar: Avatar
 
 
 @dataclass(eq=False)
@@ -137,49 +67,6 @@ class _Ready:
     info: dict = field(default_factory=dict)
 
 
-def fit_style(base: BaseAvatar, style: Path, settings: TryOnSettings, cache: TryOnCache | None = None
-              ) -> tuple[TryOnResult, bool]:
-    """``style`` tried on ``base``: the cached result when there is one, else a fit (stored
-    in the cache when it succeeds). Returns (result, cache hit).
-
-    Raises:
-        StyleError: the style file cannot be loaded, or the core cannot fit it (its
-            problems, joined).
-    """
-    from avatars import AvatarError
-    from avatars.hair import load_hair
-    from solver.tryon import try_on
-    from solver.tryon.cache import TryOnCache
-
-    cache = cache or TryOnCache()
-    try:
-        hit = cache.load(base.path, style, settings)
-    except OSError as exc:
-        raise StyleError(f"{style.name}: {exc.strerror or exc}") from None
-    if hit is not None:
-        return hit, True
-    try:
-        hair = load_hair(style)
-    except (AvatarError, OSError) as exc:      # HairError is an AvatarError
-        raise StyleError(str(exc)) from None
-    result = try_on(base.avatar, hair, settings)
-    if result.avatar is None:
-        raise StyleError(f"{style.stem}: " + ("; ".join(result.fit.problems) or "the hair could not be fitted"))
-    try:
-        cache.store(base.path, style, settings, result)
-    except OSError as exc:
-        log.warning("cannot store the try-on result in %s: %s", cache.folder, exc)
-    return result, False
-
-
-def summary(result: TryOnResult, *, cached: bool) -> dict:
-    """The JSON-ready report of a fit: guides {candidates, attached, joined, rejected},
-    chains, joints, hair vertices, hidden own meshes, notes, fit seconds and ``cached``."""
-    out = result.summary()
-    out.pop("ok", None)
-    out.update(hidden=len(result.hidden), fit_seconds=round(result.seconds, 4), cached=cached)
-    return out
-
 
 class StyleSwitcher:
     """Switches the hairstyle of ``session`` (module doc).
@@ -190,6 +77,7 @@ class StyleSwitcher:
         styles: the hair folder.
         settings: the try-on settings (``[tryon] hide_own_hair``).
         cache: the fit cache (default: the user's cache folder).
+        fitter: where fits run (default: a :class:`runtime.tryon.fitter.Fitter` child process).
         prewarm: when idle, fit every style of the folder into the cache.
 
     Attributes:
@@ -202,8 +90,9 @@ class StyleSwitcher:
     """
 
     def __init__(self, session: Session, styles: HairStyles, settings: TryOnSettings, *,
-                 cache: TryOnCache | None = None, prewarm: bool = False):
+                 cache: TryOnCache | None = None, fitter: Fitter | None = None, prewarm: bool = False):
         self.session = session
+        self.fitter = fitter or Fitter()
         self.styles = styles
         self.settings = settings
         self.cache = cache
@@ -345,7 +234,7 @@ class StyleSwitcher:
             info: dict = {}
             avatar = req.base.avatar
             if req.path is not None:
-                result, cached = fit_style(req.base, req.path, self.settings, self.cache)
+                result, cached = self._fit(req.base, req.path)
                 avatar = result.avatar
                 info = summary(result, cached=cached)
             t1 = time.perf_counter()
@@ -360,10 +249,23 @@ class StyleSwitcher:
             log.exception("try-on of %s failed", _label(req.name))
             return _Ready(req, error=f"{_label(req.name)}: {type(exc).__name__}: {exc}")
 
+    def _fit(self, base: BaseAvatar, path: Path, *, want_result: bool = True):
+        """(result, cache hit): the disk cache here, else a fit in the fitter process."""
+        from solver.tryon.cache import TryOnCache
+
+        cache = self.cache or TryOnCache()
+        try:
+            hit = cache.load(base.path, path, self.settings)
+        except OSError as exc:
+            raise StyleError(f"{path.name}: {exc.strerror or exc}") from None
+        if hit is not None:
+            return hit, True
+        return self.fitter.fit(base, path, self.settings, cache.folder, want_result=want_result)
+
     def _warm(self, path: Path) -> None:
         base = self.session.base
         try:
-            _, hit = fit_style(base, path, self.settings, self.cache)
+            _, hit = self._fit(base, path, want_result=False)
             if not hit:
                 log.info("try-on: %s fitted into the cache", path.stem)
         except StyleError as exc:
@@ -442,6 +344,7 @@ class StyleSwitcher:
             self._lock.notify_all()
         for r in {id(x): x for x in (pending, ready.request if ready else None) if x is not None}.values():
             _fail(r.future, SessionClosed("the session closed"))
+        self.fitter.close()                 # a fit in flight ends now; the worker sees it fail
         if self._thread is not None:
             self._thread.join(timeout=CLOSE_TIMEOUT_S)
 
@@ -480,5 +383,4 @@ def _label(name: str | None) -> str:
     return "the avatar's own hair" if name is None else repr(name)
 
 
-__all__ = ["BaseAvatar", "HairStyles", "SessionClosed", "StyleError", "StyleSuperseded", "StyleSwitcher", "fit_style",
-           "summary"]
+__all__ = ["StyleSwitcher", "carry_motion"]
