@@ -152,6 +152,9 @@ class Session:
             self.loop = Loop(rig, self.pose_input, max_substeps=cfg.max_substeps if self.live else NO_CAP,
                              metrics=self.metrics, clock=self.clock, draw=self._draw)
             self.rig = rig
+            self.tryon.paced = self.live
+            if (self.live or cfg.service) and self.tryon.styles.styles():
+                self.tryon.prepare()              # before the first frame, not during a switch
             stack.callback(self.tryon.close)      # first to close: a fit in flight is dropped
             self._stack = stack.pop_all()
         return self
@@ -415,6 +418,7 @@ class Session:
         if st.error is not None:
             raise st.error
         self.loop.frame(t_ns, latency_from_ns=st.newest_capture_ns)
+        self.tryon.frame_drawn()          # the try-on worker's Python steps run while this thread sleeps
         return not (st.finished and self.duration_ns is None)
 
     def _between_frames(self) -> None:

@@ -14,7 +14,9 @@ and logs go to stderr):
     reply    ("ok", TryOnResult without its intermediate guides | None, cache hit)
              ("error", message)                     the style cannot be fitted
 
-The child loads the avatar from its file (the last one is kept), fits through
+The child runs at niceness 10 (:mod:`runtime.tryon.child`): on a machine with few cores its
+start-up and its fits take the CPU time the render thread, the tracker and the video encoder
+leave. The child loads the avatar from its file (the last one is kept), fits through
 :func:`runtime.tryon.styles.fit_style` (so the result lands in the disk cache as well) and
 exits when its stdin closes. Closing the session kills it, even mid-fit. Pickles are only
 exchanged with this own child over its pipes, never with anything else.
@@ -32,7 +34,7 @@ import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Callable
 
 from .styles import BaseAvatar, StyleError
 
@@ -42,9 +44,6 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 _HEADER = struct.Struct("<Q")
-#: The child's scheduling niceness: on a machine with few cores a fit takes the CPU time the
-#: render thread, the tracker and the video encoder leave (measured: runtime/NOTES.md).
-NICE = 10
 #: The folder holding the ``runtime`` package this process runs (put first on the child's path).
 _ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,7 +54,7 @@ def _send(stream: BinaryIO, obj) -> None:
     stream.flush()
 
 
-def _recv(stream: BinaryIO):
+def _recv_bytes(stream: BinaryIO) -> bytes:
     head = stream.read(_HEADER.size)
     if len(head) < _HEADER.size:
         raise EOFError("the other side closed the pipe")
@@ -63,7 +62,11 @@ def _recv(stream: BinaryIO):
     data = stream.read(n)
     if len(data) < n:
         raise EOFError("the other side closed the pipe mid-message")
-    return pickle.loads(data)
+    return data
+
+
+def _recv(stream: BinaryIO):
+    return pickle.loads(_recv_bytes(stream))
 
 
 class Fitter:
@@ -85,9 +88,10 @@ class Fitter:
         return self._proc
 
     def fit(self, base: BaseAvatar, style: Path, settings: TryOnSettings, cache_folder: Path, *,
-            want_result: bool = True) -> tuple[TryOnResult | None, bool]:
+            want_result: bool = True, gate: Callable[[], None] | None = None) -> tuple[TryOnResult | None, bool]:
         """Fit ``style`` on ``base``'s file in the child (the cache first): (result, cache hit);
-        the result is None unless ``want_result``.
+        the result is None unless ``want_result``. ``gate()`` is called between receiving the
+        reply and unpickling it (the one step here that holds the GIL).
 
         Raises:
             StyleError: the style cannot be fitted (the core's message), or the child ended
@@ -99,7 +103,10 @@ class Fitter:
             try:
                 proc = self._ensure()
                 _send(proc.stdin, (str(base.path), str(style), settings, str(cache_folder), want_result))
-                reply = _recv(proc.stdout)
+                data = _recv_bytes(proc.stdout)
+                if gate is not None:
+                    gate()
+                reply = pickle.loads(data)
             except (OSError, EOFError, pickle.UnpicklingError) as exc:
                 code = self._proc.poll() if self._proc is not None else None
                 self._kill()
@@ -141,10 +148,6 @@ def main() -> int:
     from .styles import fit_style
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # Ctrl-C in the terminal is the session's to handle
-    try:
-        os.nice(NICE)                                    # the render thread and the encoder go first
-    except (AttributeError, OSError):  # pragma: no cover - no nice() on this platform
-        pass
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)                                        # stray prints must not corrupt the replies
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="swaycam fitter: %(message)s")

@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 
 #: Seconds :meth:`StyleSwitcher.close` waits for a busy worker before leaving it (a daemon).
 CLOSE_TIMEOUT_S = 0.5
+#: Longest wait (s) of the worker for the render thread's idle time before a step of its own
+#: Python work (see :meth:`StyleSwitcher.between_frames`).
+IDLE_WAIT_S = 0.1
 
 
 @dataclass(eq=False)
@@ -87,6 +90,7 @@ class StyleSwitcher:
             successful switch).
         swaps: switches done; ``last_swap_ms``: render-thread time of the last one (body
             motion hand-over, rig swap, GPU upload).
+        paced: set by a live session: see :meth:`frame_drawn`.
     """
 
     def __init__(self, session: Session, styles: HairStyles, settings: TryOnSettings, *,
@@ -111,6 +115,9 @@ class StyleSwitcher:
         self._thread: threading.Thread | None = None
         self._closed = False
         self.busy = False                           # the worker is fitting or building
+        #: live runs: the worker's own Python steps wait for the render thread's idle time
+        self.paced = False
+        self._tick = threading.Event()
 
     # ------------------------------------------------------------------ requests (any thread)
     def request(self, path: Path | None, name: str | None = None) -> Future:
@@ -168,6 +175,31 @@ class StyleSwitcher:
         out["styles"] = list(self.styles.styles())
         out["folders"] = [str(f) for f in self.styles.folders]
         return out
+
+    def prepare(self) -> None:
+        """Import what a switch needs on this process's side (the try-on's data classes, to
+        unpickle results: ~0.5 s, which would otherwise hold the GIL while frames are drawn).
+        The session calls it at open when styles can be switched."""
+        import solver.tryon.cache  # noqa: F401
+
+    def frame_drawn(self) -> None:
+        """Render thread, after each live frame, before it sleeps until the next one: the
+        worker's next step of Python work in this process (unpickling a result, building the
+        rig, framing) starts now, in the render thread's idle time, so the two do not take
+        the GIL from each other (each step is tens of milliseconds; measured: NOTES)."""
+        self._tick.set()
+
+    def _idle(self) -> None:
+        """Worker: with :attr:`paced`, wait (at most :data:`IDLE_WAIT_S`) for the render
+        thread to finish a frame."""
+        if self.paced:
+            self._tick.clear()
+            self._tick.wait(IDLE_WAIT_S)
+
+    @property
+    def switching(self) -> bool:
+        """A request is in flight (fitting, or ready and waiting for the next frame)."""
+        return self._pending is not None
 
     def set_current(self, name: str | None, path: Path | None) -> None:
         """Record the style the session was opened with (no switch)."""
@@ -228,39 +260,48 @@ class StyleSwitcher:
 
     def _prepare(self, req: _Request) -> _Ready:
         """The worker's part: fit (or reload) and build the whole rig. Never raises."""
-        s = self.session
         t0 = time.perf_counter()
         try:
-            info: dict = {}
-            avatar = req.base.avatar
-            if req.path is not None:
-                result, cached = self._fit(req.base, req.path)
-                avatar = result.avatar
-                info = summary(result, cached=cached)
-            t1 = time.perf_counter()
-            rig = s.make_rig(avatar, req.solver, req.hair, play=False)
-            rig.warm_up()
-            framing = s.drawer.framing(avatar, rig.world)
-            info.update(rig_seconds=round(time.perf_counter() - t1, 4), seconds=round(time.perf_counter() - t0, 4))
-            return _Ready(req, rig=rig, framing=framing, info=info)
+            return self._prepare_rig(req, t0)
         except StyleError as exc:
             return _Ready(req, error=str(exc))
         except Exception as exc:  # noqa: BLE001 - the worker reports, it never dies
             log.exception("try-on of %s failed", _label(req.name))
             return _Ready(req, error=f"{_label(req.name)}: {type(exc).__name__}: {exc}")
 
+    def _prepare_rig(self, req: _Request, t0: float) -> _Ready:
+        """The result (the cache, else the fitter process), then the rig, its warm-up and its
+        cameras. Raises StyleError."""
+        s = self.session
+        info: dict = {}
+        avatar = req.base.avatar
+        if req.path is not None:
+            result, cached = self._fit(req.base, req.path)
+            avatar = result.avatar
+            info = summary(result, cached=cached)
+        t1 = time.perf_counter()
+        self._idle()
+        rig = s.make_rig(avatar, req.solver, req.hair, play=False)
+        self._idle()
+        rig.warm_up()
+        self._idle()
+        framing = s.drawer.framing(avatar, rig.world)
+        info.update(rig_seconds=round(time.perf_counter() - t1, 4), seconds=round(time.perf_counter() - t0, 4))
+        return _Ready(req, rig=rig, framing=framing, info=info)
+
     def _fit(self, base: BaseAvatar, path: Path, *, want_result: bool = True):
         """(result, cache hit): the disk cache here, else a fit in the fitter process."""
         from solver.tryon.cache import TryOnCache
 
         cache = self.cache or TryOnCache()
+        self._idle()
         try:
             hit = cache.load(base.path, path, self.settings)
         except OSError as exc:
             raise StyleError(f"{path.name}: {exc.strerror or exc}") from None
         if hit is not None:
             return hit, True
-        return self.fitter.fit(base, path, self.settings, cache.folder, want_result=want_result)
+        return self.fitter.fit(base, path, self.settings, cache.folder, want_result=want_result, gate=self._idle)
 
     def _warm(self, path: Path) -> None:
         base = self.session.base
