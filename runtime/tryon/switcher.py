@@ -114,6 +114,7 @@ class StyleSwitcher:
         self._warm_todo: list[Path] | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._cursor: str | None = None             # the style asked for last (the keys cycle from it)
         self.busy = False                           # the worker is fitting or building
         #: live runs: the worker's own Python steps wait for the render thread's idle time
         self.paced = False
@@ -134,6 +135,7 @@ class StyleSwitcher:
                            None if path is None else Path(path), s.base, s.rig.solver, dict(s.rig.hair_params))
             old = self._pending
             self._next = self._pending = req
+            self._cursor = req.name
             self._start()
             self._lock.notify_all()
         if old is not None:
@@ -145,14 +147,15 @@ class StyleSwitcher:
         return self.request(self.styles.resolve(name), name)
 
     def cycle(self, step: int) -> Future | None:
-        """The next (``step`` = 1) or previous (-1) style of the folder after the one drawn
-        or asked for last (the own hair sits between the last and the first); None when
-        the folder has no style."""
+        """The next (``step`` = 1) or previous (-1) style of the folder after the one asked
+        for last (drawn, in flight, or refused: the keys walk past a style that cannot be
+        fitted; the own hair sits between the last and the first); None when the folder has
+        no style."""
         names = list(self.styles.styles())
         if not names:
             return None
         with self._lock:
-            at = self._pending.name if self._pending is not None else self.current
+            at = self._cursor
         ring = [None, *names]
         k = ring.index(at) if at in ring else 0
         nxt = ring[(k + step) % len(ring)]
@@ -204,6 +207,7 @@ class StyleSwitcher:
     def set_current(self, name: str | None, path: Path | None) -> None:
         """Record the style the session was opened with (no switch)."""
         self.current, self.current_path = name, path
+        self._cursor = name
 
     def rebase(self) -> str | None:
         """The session's base avatar changed (``POST /avatar``; render thread): it is drawn
