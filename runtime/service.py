@@ -1,10 +1,12 @@
 """The local control service (off unless asked): JSON over HTTP on 127.0.0.1 only.
 
 Endpoints:
-    GET  /status      fps, tracker latency, face found, substeps, drops (the live metrics)
+    GET  /status      fps, tracker latency, face found, substeps, drops (the live metrics), the
+                      hairstyle drawn
     POST /recenter    capture the current head pose as neutral
     POST /avatar      {"path": "name.vrm"}: load an avatar from the configured avatar folder
-                      (paths resolving outside it are refused with 403)
+                      (paths resolving outside it are refused with 403); the hairstyle drawn
+                      is fitted on it again off the render thread ("hairstyle_pending")
     POST /hair        {"solver": "rest-shape"|"legacy"|"vrm", "params": {"k": 60, "c": 4, ...}}
                       (params as the config's [hair] table, see runtime.rig.hair_params;
                       either key may be left out to keep it). Both change the running

@@ -308,12 +308,18 @@ class StyleSwitcher:
         return self.fitter.fit(base, path, self.settings, cache.folder, want_result=want_result, gate=self._idle)
 
     def _warm(self, path: Path) -> None:
+        """Fit ``path`` into the cache (a pre-warm step; nothing is swapped)."""
+        from solver.tryon.cache import TryOnCache
+
         base = self.session.base
+        cache = self.cache or TryOnCache()
         try:
-            _, hit = self._fit(base, path, want_result=False)
+            if cache.path(base.path, path, self.settings).is_file():
+                return                                    # cached already: nothing to unpickle here
+            _, hit = self.fitter.fit(base, path, self.settings, cache.folder, want_result=False)
             if not hit:
                 log.info("try-on: %s fitted into the cache", path.stem)
-        except StyleError as exc:
+        except (StyleError, OSError) as exc:
             log.info("try-on: %s cannot be fitted (%s)", path.stem, exc)
         except Exception:  # noqa: BLE001
             log.exception("try-on: pre-fitting %s failed", path.stem)
