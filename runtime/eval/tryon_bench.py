@@ -153,6 +153,7 @@ def bench_live_switch(styles: list[str], *, avatar: str | None = None, source: s
     longest = float(period[busy[1:] | (np.diff(swaps) > 0)].max(initial=0.0))
     return {"source": source, "avatar": avatar or "default", "fps": fps, "paced": paced, "size": f"{size[0]}x{size[1]}",
             "frame_period_ms": round(1e3 / fps, 2), "limit_ms": round(limit, 2),
-            "baseline_ms": _stats(base), "in_flight_ms": _stats(in_flight), "swap_frame_ms": _stats(period[swap_frames]),
+            "baseline_ms": _stats(base), "in_flight_ms": _stats(in_flight),
+            "swap_frame_ms": _stats(period[swap_frames]),
             "longest_during_switches_ms": round(longest, 1), "within_limit": bool(longest <= limit),
             "switches": rows}

@@ -52,7 +52,6 @@ IDLE_WAIT_S = 0.1
 
 @dataclass(eq=False)
 class _Request:
-    gen: int
     name: str | None          # None: the avatar's own hair
     path: Path | None
     base: BaseAvatar
@@ -68,7 +67,6 @@ class _Ready:
     framing: Framing | None = None
     error: str | None = None
     info: dict = field(default_factory=dict)
-
 
 
 class StyleSwitcher:
@@ -107,7 +105,6 @@ class StyleSwitcher:
         self.swaps = 0
         self.last_swap_ms: float | None = None
         self._lock = threading.Condition()
-        self._gen = 0
         self._next: _Request | None = None          # not yet taken by the worker
         self._pending: _Request | None = None       # the newest request not yet resolved
         self._ready: _Ready | None = None           # prepared by the worker, for poll()
@@ -115,7 +112,6 @@ class StyleSwitcher:
         self._thread: threading.Thread | None = None
         self._closed = False
         self._cursor: str | None = None             # the style asked for last (the keys cycle from it)
-        self.busy = False                           # the worker is fitting or building
         #: live runs: the worker's own Python steps wait for the render thread's idle time
         self.paced = False
         self._tick = threading.Event()
@@ -130,8 +126,7 @@ class StyleSwitcher:
         with self._lock:
             if self._closed:
                 raise SessionClosed("the session is closed")
-            self._gen += 1
-            req = _Request(self._gen, None if path is None else (name or Path(path).stem),
+            req = _Request(None if path is None else (name or Path(path).stem),
                            None if path is None else Path(path), s.base, s.rig.solver, dict(s.rig.hair_params))
             old = self._pending
             self._next = self._pending = req
@@ -247,14 +242,10 @@ class StyleSwitcher:
                     return
                 req, self._next = self._next, None
                 warm = self._warm_todo.pop(0) if req is None else None
-                self.busy = True
-            try:
-                if req is None:
-                    self._warm(warm)
-                    continue
-                ready = self._prepare(req)
-            finally:
-                self.busy = False
+            if req is None:
+                self._warm(warm)
+                continue
+            ready = self._prepare(req)
             with self._lock:
                 if self._closed:
                     return
