@@ -25,6 +25,9 @@ from tests.runtime.test_run_e2e import read_video
 SIZE = (160, 90)
 #: Least share of the region above the face the fitted hair covers (bust framing at SIZE).
 HAIR_SHARE = 0.01
+#: A swap moves the body no more than this multiple of the neighbouring frames' largest move.
+JUMP_RATIO = 2.5
+NEIGHBOURS = 4
 #: Seconds a test waits for a switch (a fit in the fitter process, its start-up included).
 SWITCH_TIMEOUT_S = 120.0
 
@@ -138,7 +141,8 @@ def test_post_hairstyle_switches_live_and_a_bad_style_keeps_the_previous(tmp_pat
             session.stop()
 
     def on_frame(info, rig):
-        frames.append((time.monotonic(), rig.avatar))
+        hips = rig.avatar.humanoid["hips"]
+        frames.append((time.monotonic(), rig.avatar, info.world[hips, :3, 3].copy()))
         if len(frames) == 3:
             threading.Thread(target=requests, daemon=True).start()
 
@@ -172,11 +176,17 @@ def test_post_hairstyle_switches_live_and_a_bad_style_keeps_the_previous(tmp_pat
     assert teal_pixels(own).sum() > 10 * max(teal_pixels(pony).sum(), 1)
     assert answers["status"][1]["hairstyle"] is None
     # the run never stopped: frames kept coming while the fits ran, and the avatar changed twice
-    avatars = [a for _, a in frames]
+    avatars = [a for _, a, _ in frames]
     changes = [k for k in range(1, len(avatars)) if avatars[k] is not avatars[k - 1]]
     assert len(changes) == 2 and avatars[0] is base and avatars[-1] is base
-    gaps = np.diff([t for t, _ in frames])
+    gaps = np.diff([t for t, _, _ in frames])
     assert gaps.max() < 1.0                                  # no stall anywhere near a fit's length
+    # the body motion (the idle's sway) carries on across each swap: no restart, no jump of the hips
+    hips = np.array([h for _, _, h in frames])
+    moves = np.linalg.norm(np.diff(hips, axis=0), axis=1)   # moves[k - 1]: frame k - 1 -> k
+    for k in changes:
+        around = np.r_[moves[max(k - 1 - NEIGHBOURS, 0):k - 1], moves[k:k + NEIGHBOURS]]
+        assert moves[k - 1] <= JUMP_RATIO * around.max() + 1e-5, (k, moves[k - 1], around)
 
 
 def test_window_keys_cycle_styles_and_0_brings_the_own_hair_back(tmp_path, hair_dir, cache, monkeypatch):
@@ -290,3 +300,25 @@ def test_a_newer_request_supersedes_and_a_new_avatar_gets_the_style_again(tmp_pa
         assert session.rig.avatar.meta.name == session.base.avatar.meta.name
         assert any(m.name.startswith("TryOnHair") for m in session.rig.avatar.meshes)
         session.run()
+
+
+def test_prewarm_fits_the_styles_into_the_cache_without_switching(tmp_path, hair_dir):
+    """The kiosk's pre-warming: every style of the folder fitted once into the cache by the idle
+    worker (the ones that cannot be fitted are logged and skipped); nothing is swapped."""
+    cache = TryOnCache(tmp_path / "warm")
+    cfg = RunConfig(source="turn-test", duration=0.1, size=SIZE, output=(f"video:{tmp_path / 'w.mp4'}",),
+                    hair_dir=str(hair_dir), tryon={"prewarm": True}, motion={"clip": "none"})
+    with _session(cfg, cache) as session:
+        assert session.tryon.prewarm
+        session.tryon.start_prewarm()
+        wanted = {cache.path(session.base.path, hair_dir / s / f"{s}.obj", session.tryon.settings)
+                  for s in ("ponytail01", "short02")}
+        deadline = time.monotonic() + SWITCH_TIMEOUT_S
+        while not all(p.is_file() for p in wanted):
+            assert time.monotonic() < deadline, "pre-warming timed out"
+            time.sleep(0.05)
+        session.tryon.poll()
+        assert session.tryon.current is None and session.tryon.swaps == 0 and not session.tryon.switching
+        assert session.rig.avatar is session.base.avatar
+        session.run()
+    assert len(list((tmp_path / "warm").glob("*.pickle"))) == 2
