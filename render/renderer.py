@@ -123,15 +123,19 @@ class Renderer:
     def avatar(self) -> Avatar | None:
         return None if self.gpu is None else self.gpu.avatar
 
-    def set_avatar(self, avatar: Avatar | None) -> None:
-        """Upload ``avatar`` (releasing the previous one) and frame the default camera on it."""
+    def set_avatar(self, avatar: Avatar | None, *, camera: Camera | None = None) -> None:
+        """Upload ``avatar`` (releasing the previous one) and frame the default camera on it
+        at rest, or use ``camera`` (framed beforehand, e.g. off the render thread)."""
         if self.gpu is not None:
             self.gpu.release()
             self.gpu = None
         if avatar is not None:
             self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps,
                                      joint_storage=self.joint_storage)
-            self.reframe()
+            if camera is None:
+                self.reframe()
+            else:
+                self.camera = camera
 
     def reframe(self, options: CameraOptions | None = None, world: np.ndarray | None = None) -> Camera | None:
         """Recompute the default camera (from ``world``, the rest pose by default)."""

@@ -5,7 +5,10 @@ TOML keys are the long option names with ``_`` (``fps = 30``, ``output = ["windo
 hold tracker filter, head drive, hair solver and body motion settings (``[motion]``: ``clip``
 = "idle" | "rest" | "none" | "FILE[#Name[+Name...]]", ``layer``, ``fade_s``, ``speed``,
 ``in_place``, ``rest_align``, ``after``, ``bone_map``, ``bvh_scale``, ``idle_amplitude``;
-see :class:`runtime.rig.motion.MotionOptions`). Degrees appear only here, at the edge.
+see :class:`runtime.rig.motion.MotionOptions`); ``[tryon]`` the hairstyle try-on (``style`` =
+a style name in the hair folder or a hair file, ``hide_own_hair``, ``prewarm``: see
+:func:`tryon_settings`), with ``hair_dir`` the folder styles are looked up in (and the one
+``POST /hairstyle`` may load from). Degrees appear only here, at the edge.
 """
 
 from __future__ import annotations
@@ -58,6 +61,14 @@ class RunConfig:
     hair: dict = field(default_factory=dict)
     motion: dict = field(default_factory=dict)   # [motion]; clip "idle" unless said
     motion_dir: str | None = None      # folder POST /motion may load clips from
+    tryon: dict = field(default_factory=dict)    # [tryon]: style, hide_own_hair, prewarm
+    hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
+
+    @property
+    def hair_style(self) -> str | None:
+        """The hairstyle to try on: ``[tryon] style`` (None: the avatar's own hair)."""
+        style = self.tryon.get("style")
+        return None if style in (None, "", "none") else str(style)
 
     @property
     def motion_clip(self) -> str:
@@ -89,11 +100,13 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "record", "face_model",
-            "motion_dir")
+            "motion_dir", "hair_dir")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
                "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
+#: [tryon] keys and their types (see :func:`tryon_settings`).
+TRYON_KEYS = {"style": str, "hide_own_hair": bool, "prewarm": bool}
 
 
 #: Allowed [drive] values (see runtime.rig.drive.DriveOptions).
@@ -138,6 +151,21 @@ def _check_types(cfg: RunConfig, where: str) -> None:
     except ValueError as exc:
         raise ConfigError(f"{where} {exc}") from None
     motion_options(cfg.motion, where)
+    for key, value in (cfg.tryon or {}).items():
+        kind = TRYON_KEYS.get(key)
+        if kind is None:
+            raise ConfigError(f"{where} tryon.{key}: unknown setting (known: {', '.join(sorted(TRYON_KEYS))})")
+        if not isinstance(value, kind):
+            raise ConfigError(f"{where} tryon.{key}: {value!r} is not {'true/false' if kind is bool else 'a string'}")
+
+
+def tryon_settings(tryon: dict):
+    """The ``[tryon]`` table -> :class:`solver.tryon.TryOnSettings` (``hide_own_hair``,
+    default true: the avatar's meshes skinned only to the head and spring joints under it
+    are hidden; the other settings are the core's defaults, which key the fit cache)."""
+    from solver.tryon import TryOnSettings
+
+    return TryOnSettings(hide_own_hair=bool((tryon or {}).get("hide_own_hair", True)))
 
 
 def motion_options(motion: dict, where: str = "option"):
@@ -177,6 +205,8 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} avatar_dir: {cfg.avatar_dir!r} is not a folder")
     if cfg.motion_dir is not None and not Path(cfg.motion_dir).is_dir():
         raise ConfigError(f"{where} motion_dir: {cfg.motion_dir!r} is not a folder")
+    if cfg.hair_dir is not None and not Path(cfg.hair_dir).is_dir():
+        raise ConfigError(f"{where} hair_dir: {cfg.hair_dir!r} is not a folder")
     if not 1 <= cfg.max_substeps <= 120:
         raise ConfigError(f"{where} max_substeps: {cfg.max_substeps} is outside 1..120")
     if not 0 <= cfg.port <= 65535:
@@ -206,7 +236,7 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     return cfg
 
 
-_INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source", "motion_dir")
+_INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source", "motion_dir", "hair_dir")
 
 
 def _is_relative_file(name: str, value: str) -> bool:
@@ -246,7 +276,7 @@ def load_toml(path: str | Path) -> RunConfig:
             value = parse_size(value, f"{p}: size")
         elif name == "output":
             value = (value,) if isinstance(value, str) else tuple(value)
-        elif name in ("filter", "drive", "hair", "motion") and not isinstance(value, dict):
+        elif name in ("filter", "drive", "hair", "motion", "tryon") and not isinstance(value, dict):
             raise ConfigError(f"{p}: [{name}] must be a table")
         elif name in _INPUT_PATHS and isinstance(value, str) and _is_relative_file(name, value):
             value = str(p.parent / value)
@@ -256,12 +286,25 @@ def load_toml(path: str | Path) -> RunConfig:
                 v = value.get(key)
                 if isinstance(v, str) and v not in ("idle", "rest", "none") and not Path(v).is_absolute():
                     value[key] = str(p.parent / v)
+        if name == "tryon":
+            value = dict(value)
+            v = value.get("style")
+            if isinstance(v, str) and looks_like_path(v) and not Path(v).expanduser().is_absolute():
+                value["style"] = str(p.parent / v)     # a file beside the config; a bare name stays a name
         values[name] = value
     try:
         cfg = RunConfig(**values)
     except TypeError as exc:
         raise ConfigError(f"{p}: {exc}") from None
     return validate(cfg, f"{p}:")
+
+
+def looks_like_path(style: str) -> bool:
+    """A ``--hair`` / ``[tryon] style`` value that names a file (a folder separator or a file
+    suffix) rather than a style name looked up in the hair folder."""
+    from avatars.hair.source import STYLE_SUFFIXES
+
+    return "/" in style or "\\" in style or Path(style).suffix.lower() in STYLE_SUFFIXES
 
 
 def merge(base: RunConfig, overrides: dict) -> RunConfig:

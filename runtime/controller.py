@@ -18,6 +18,7 @@ from avatars import load_avatar
 
 from .results import RunError
 from .rig.hair_params import parse_hair
+from .tryon import BaseAvatar
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -67,7 +68,7 @@ class SessionController:
         s = self.session
         out = s.metrics.summary()
         out.update({"solver": s.rig.solver, "avatar": s.rig.avatar.path, "paused": s.clock.paused,
-                    "face_found": s.pose_input.status().face_found})
+                    "face_found": s.pose_input.status().face_found, "hairstyle": s.tryon.current})
         return out
 
     def recenter(self) -> None:
@@ -87,7 +88,10 @@ class SessionController:
             rig = s.make_rig(avatar, s.rig.solver)
             rig.warm_up()
             s.swap_rig(rig)
-            return {"avatar": str(path), "springs": len(avatar.springs), "warnings": [str(w) for w in avatar.warnings]}
+            s.base = BaseAvatar(Path(path), avatar)
+            style = s.tryon.rebase()        # the hairstyle is tried on the new avatar (off this thread)
+            return {"avatar": str(path), "springs": len(avatar.springs), "warnings": [str(w) for w in avatar.warnings],
+                    "hairstyle_pending": style}
 
         return s.commands.call(do, timeout_s=60.0)
 
@@ -160,6 +164,31 @@ class SessionController:
 
         return s.commands.call(do, timeout_s=60.0)
 
+    def hairstyles(self) -> dict:
+        """The styles of the hair folder, the one drawn (``current``, None: the avatar's own
+        hair) and the one being fitted (``pending``): :meth:`runtime.tryon.StyleSwitcher.state`
+        (read from the service thread)."""
+        return self.session.tryon.state()
+
+    def set_hairstyle(self, path: Path | None, name: str | None, *, wait: bool = True,
+                      timeout_s: float = 120.0) -> dict:
+        """Try on the style file ``path`` (None: the avatar's own hair): fitted off the render
+        thread, swapped in between frames; the previous style is drawn until then.
+
+        Returns:
+            with ``wait``, once it is drawn: {"current", "guides" {candidates, attached,
+            joined, rejected}, "chains", "cached", "seconds", ...}; without: {"pending"}.
+
+        Raises:
+            StyleError (a ValueError): the style cannot be fitted (the service answers 422;
+                the previous style stays); StyleSuperseded: a newer request replaced it (409);
+                SessionClosed (503); TimeoutError: still fitting after ``timeout_s`` (504).
+        """
+        fut = self.session.tryon.request(path, name)
+        if not wait:
+            return {"pending": name, "switching": True}
+        return fut.result(timeout=timeout_s)
+
     def frame_png(self) -> bytes | None:
         """The last drawn frame as PNG, read from the framebuffer now (render thread, between
         frames), or None before the first frame."""
@@ -167,7 +196,7 @@ class SessionController:
 
 
 def bind_service(controller: SessionController, *, port: int, avatar_dir: str | None,
-                 motion_dir: str | None = None):
+                 motion_dir: str | None = None, hair_dirs: list[Path] = ()):
     """A :class:`runtime.service.ControlService` for ``controller``, bound to 127.0.0.1:``port``
     (0: a free port) but not serving yet (``start()``; ``close()`` releases the port).
 
@@ -178,7 +207,7 @@ def bind_service(controller: SessionController, *, port: int, avatar_dir: str | 
 
     try:
         return ControlService(controller, port=port, avatar_dir=Path(avatar_dir) if avatar_dir else None,
-                              motion_dir=Path(motion_dir) if motion_dir else None)
+                              motion_dir=Path(motion_dir) if motion_dir else None, hair_dirs=hair_dirs)
     except OSError as exc:
         raise RunError(f"control service: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
                        "choose another --port") from None

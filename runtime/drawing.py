@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,15 @@ from .rig import AvatarRig
 from .telemetry import Telemetry
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, eq=False)
+class Framing:
+    """The cameras of one avatar: the whole output's and compare mode's pane's
+    (:class:`render.Camera`)."""
+
+    camera: object
+    pane_camera: object
 
 
 class FrameDrawer:
@@ -57,10 +67,25 @@ class FrameDrawer:
         w, h = self.renderer.size
         return (0, 0, w // 2, h), (w // 2, 0, w - w // 2, h)
 
-    def set_avatar(self, avatar: Avatar, world: np.ndarray) -> None:
-        """Upload ``avatar`` (replacing the drawn one) and frame it posed by ``world`` (N, 4, 4)."""
-        self.renderer.set_avatar(avatar)
-        self.reframe(world)
+    def set_avatar(self, avatar: Avatar, world: np.ndarray, *, framing: Framing | None = None) -> None:
+        """Upload ``avatar`` (replacing the drawn one) and frame it posed by ``world`` (N, 4, 4),
+        or use ``framing`` (:meth:`framing`, computed beforehand off the render thread)."""
+        if framing is None:
+            self.renderer.set_avatar(avatar)
+            self.reframe(world)
+        else:
+            self.renderer.set_avatar(avatar, camera=framing.camera)
+            self._pane_camera = framing.pane_camera
+
+    def framing(self, avatar: Avatar, world: np.ndarray) -> Framing:
+        """The cameras :meth:`reframe` would set for ``avatar`` posed by ``world`` (N, 4, 4):
+        numpy only (no GL), so any thread may compute them (the try-on worker does)."""
+        from render import frame_camera
+
+        w, h = self.renderer.size
+        _, (_, _, pw, ph) = self.panes()
+        return Framing(frame_camera(avatar, w / h, self.camera_options, world),
+                       frame_camera(avatar, pw / ph, self.camera_options, world))
 
     def reframe(self, world: np.ndarray) -> None:
         """Frame the cameras (whole output and compare pane) on the avatar posed by ``world``."""

@@ -1,10 +1,12 @@
 """The local control service (off unless asked): JSON over HTTP on 127.0.0.1 only.
 
 Endpoints:
-    GET  /status      fps, tracker latency, face found, substeps, drops (the live metrics)
+    GET  /status      fps, tracker latency, face found, substeps, drops (the live metrics), the
+                      hairstyle drawn
     POST /recenter    capture the current head pose as neutral
     POST /avatar      {"path": "name.vrm"}: load an avatar from the configured avatar folder
-                      (paths resolving outside it are refused with 403)
+                      (paths resolving outside it are refused with 403); the hairstyle drawn
+                      is fitted on it again off the render thread ("hairstyle_pending")
     POST /hair        {"solver": "rest-shape"|"legacy"|"vrm", "params": {"k": 60, "c": 4, ...}}
                       (params as the config's [hair] table, see runtime.rig.hair_params;
                       either key may be left out to keep it). Both change the running
@@ -16,6 +18,18 @@ Endpoints:
                       configured motion folder (paths outside it are refused with 403), played
                       from the next substep with a cross-fade; a clip that cannot be loaded or
                       played answers 422 and the previous one keeps playing
+    GET  /hairstyles  the hairstyle try-on: {"styles": [names in the hair folder], "current": the
+                      style drawn (null: the avatar's own hair), "pending": the one being fitted,
+                      "switching", "error": the last style that could not be fitted}
+    POST /hairstyle   {"name": "bob01"} (a style of the hair folder, or a file path inside it;
+                      paths resolving outside it are refused with 403, unknown names 404) or
+                      {"name": null} (the avatar's own hair back); "wait": false answers 202 at
+                      once. Fitted off the render thread (or reloaded from the fit cache) while
+                      the previous style keeps running, then swapped in between frames; answers
+                      the fit's report (guides: candidates, attached, joined, rejected; chains,
+                      cached, seconds). A style that cannot be fitted answers 422 with the
+                      try-on's message and the previous style stays; a request replaced by a
+                      newer one before it was drawn answers 409
     GET  /frame.png   the last rendered frame
 Bad requests get 4xx with a JSON body ``{"error": "..."}``.
 
@@ -52,6 +66,10 @@ class Controller(Protocol):
     def set_hair(self, solver: str | None, params: dict | None) -> dict: ...
 
     def frame_png(self) -> bytes | None: ...
+
+    def hairstyles(self) -> dict: ...
+
+    def set_hairstyle(self, path: Path | None, name: str | None, *, wait: bool = True) -> dict: ...
 
     def motion(self) -> dict: ...
 
@@ -101,14 +119,51 @@ def resolve_clip(motion_dir: Path | None, requested) -> str:
     return str(target) + sep + names
 
 
+def resolve_style(hair_dirs: list[Path], requested) -> tuple[Path, str]:
+    """(file, name) of the style ``requested`` — a style name (``<dir>/<name>/<name>.<ext>`` or
+    ``<dir>/<name>.<ext>``) or a file path relative to a hair folder — inside ``hair_dirs``;
+    raises RequestError otherwise (403 outside the folders, 404 unknown, 400 malformed)."""
+    from avatars.hair.source import STYLE_SUFFIXES
+
+    if not isinstance(requested, str) or not requested or "\0" in requested:
+        raise RequestError(HTTPStatus.BAD_REQUEST, "'name' must be a non-empty string without NUL bytes, or null")
+    if not hair_dirs:
+        raise RequestError(HTTPStatus.FORBIDDEN, "no hair folder is configured (--hair-dir)")
+    bases = [d.resolve() for d in hair_dirs]
+    path_like = "/" in requested or "\\" in requested or requested in (".", "..") or \
+        Path(requested).suffix.lower() in STYLE_SUFFIXES
+    if path_like:
+        targets = [(b / requested).resolve() for b in bases]
+        inside = [t for t, b in zip(targets, bases) if t.is_relative_to(b)]
+        if not inside:
+            raise RequestError(HTTPStatus.FORBIDDEN, f"{requested!r} is outside the hair folder")
+        if inside[0].suffix.lower() not in STYLE_SUFFIXES:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"{requested!r} is not a {'/'.join(STYLE_SUFFIXES)} file")
+        found = next((t for t in inside if t.is_file()), None)
+        if found is None:
+            raise RequestError(HTTPStatus.NOT_FOUND, f"{requested!r} does not exist in the hair folder")
+        return found, found.stem
+    for b in bases:
+        for suffix in STYLE_SUFFIXES:
+            for cand in (b / requested / f"{requested}{suffix}", b / f"{requested}{suffix}"):
+                if cand.is_file():
+                    if not cand.resolve().is_relative_to(b):     # a link out of the folder
+                        raise RequestError(HTTPStatus.FORBIDDEN, f"{requested!r} is outside the hair folder")
+                    return cand, requested
+    raise RequestError(HTTPStatus.NOT_FOUND, f"no hair style named {requested!r} in the hair folder "
+                       "(GET /hairstyles lists them)")
+
+
 class ControlService:
     """A ThreadingHTTPServer on 127.0.0.1:``port`` (0 picks a free port) in a daemon thread."""
 
     def __init__(self, controller: Controller, *, port: int = 8765, avatar_dir: Path | None = None,
-                 solvers: tuple[str, ...] = SOLVER_NAMES, motion_dir: Path | None = None):
+                 solvers: tuple[str, ...] = SOLVER_NAMES, motion_dir: Path | None = None,
+                 hair_dirs: list[Path] = ()):
         self.controller = controller
         self.avatar_dir = Path(avatar_dir) if avatar_dir else None
         self.motion_dir = Path(motion_dir) if motion_dir else None
+        self.hair_dirs = [Path(d) for d in hair_dirs]
         self.solvers = solvers
         handler = type("Handler", (_Handler,), {"service": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
@@ -180,6 +235,7 @@ class _Handler(BaseHTTPRequestHandler):
             ("GET", "/status"): self._status, ("POST", "/recenter"): self._recenter,
             ("POST", "/avatar"): self._avatar, ("POST", "/hair"): self._hair, ("GET", "/frame.png"): self._frame,
             ("GET", "/motion"): self._motion_get, ("POST", "/motion"): self._motion,
+            ("GET", "/hairstyles"): self._hairstyles, ("POST", "/hairstyle"): self._hairstyle,
         }
         path = self.path.split("?", 1)[0]
         try:
@@ -270,6 +326,33 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as exc:
             raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from None
         self._json(HTTPStatus.OK, result)
+
+    def _hairstyles(self):
+        self._json(HTTPStatus.OK, self.service.controller.hairstyles())
+
+    def _hairstyle(self):
+        from .tryon import SessionClosed, StyleSuperseded
+
+        body = self._body()
+        self._keys(body, ("name", "wait"))
+        if "name" not in body:
+            raise RequestError(HTTPStatus.BAD_REQUEST, "'name' is required: a style name, or null for the avatar's "
+                               "own hair")
+        wait = body.get("wait", True)
+        if not isinstance(wait, bool):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "'wait' must be true or false")
+        path, name = (None, None) if body["name"] is None else resolve_style(self.service.hair_dirs, body["name"])
+        try:
+            result = self.service.controller.set_hairstyle(path, name, wait=wait)
+        except ValueError as exc:          # StyleError: the try-on's message
+            raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from None
+        except StyleSuperseded as exc:
+            raise RequestError(HTTPStatus.CONFLICT, str(exc)) from None
+        except SessionClosed as exc:
+            raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, str(exc)) from None
+        except TimeoutError:
+            raise RequestError(HTTPStatus.GATEWAY_TIMEOUT, "still fitting; GET /hairstyles shows it pending") from None
+        self._json(HTTPStatus.OK if wait else HTTPStatus.ACCEPTED, result)
 
     def _frame(self):
         png = self.service.controller.frame_png()

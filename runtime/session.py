@@ -10,6 +10,11 @@ GL context, the renderer, the control service (bound, so a busy port fails befor
 output file is opened) and the outputs (video files last). A failure while opening closes
 what was opened, in reverse order; so does closing.
 
+With a hairstyle (``--hair``, ``[tryon] style``) the first avatar is the try-on of that style
+on the ``--avatar`` (fitted, or reloaded from the fit cache, before anything opens); later
+switches (keys, ``POST /hairstyle``) are fitted off the render thread by
+:class:`runtime.tryon.StyleSwitcher` and swapped in between frames.
+
 Time comes from the injected :class:`runtime.clock.Clock` (default: a :class:`ReplayClock`
 starting at the input's first time offline, a :class:`MonotonicClock` live); the frame
 schedules are in :mod:`runtime.schedule`. Pausing pauses the clock: the avatar freezes while
@@ -24,6 +29,7 @@ import signal
 import threading
 import time
 from contextlib import ExitStack
+from pathlib import Path
 
 from avatars import Avatar, AvatarError, load_avatar
 from solver.modes import SolverMode
@@ -31,7 +37,7 @@ from solver.modes import SolverMode
 from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
 from .config import RunConfig
 from .controller import CommandQueue, SessionController, bind_service
-from .drawing import FrameDrawer
+from .drawing import FrameDrawer, Framing
 from .keys import KEY_HELP, Keys
 from .loop import FrameInfo, Loop
 from .outputs import Outputs, OutputSpec, needs_window, open_outputs, plan_outputs
@@ -40,6 +46,7 @@ from .results import RunError, RunResult
 from .rig import AvatarRig, DriveOptions, MotionSetup, load_motion
 from .schedule import run_live, run_offline, sigterm_as_interrupt
 from .telemetry import Telemetry
+from .tryon import BaseAvatar, HairStyles, StyleError, StyleSwitcher, fit_style
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +64,10 @@ class Session:
             progress line).
 
     Render-thread state (set by :meth:`open`): ``pose_input``, ``rig`` (and ``companion`` in
-    compare mode), ``loop``, ``context``, ``renderer``, ``drawer``, ``outputs``, ``service``.
-    :meth:`stop` and ``controller`` (the control service's) may be used from other threads.
+    compare mode), ``loop``, ``context``, ``renderer``, ``drawer``, ``outputs``, ``service``;
+    ``base`` (:class:`runtime.tryon.BaseAvatar`: the avatar styles are tried on, its own
+    hair included). :meth:`stop`, ``controller`` (the control service's) and ``tryon`` (the
+    hairstyle switcher's requests) may be used from other threads.
     """
 
     def __init__(self, cfg: RunConfig, *, clock: Clock | None = None, say=print, on_frame=None, progress=None):
@@ -93,6 +102,12 @@ class Session:
         self._motion_index = -1
         self._stop = threading.Event()
         self._stack: ExitStack | None = None
+        #: the avatar hairstyles are tried on (set by open, changed by POST /avatar)
+        self.base: BaseAvatar | None = None
+        from .config import tryon_settings
+
+        self.tryon = StyleSwitcher(self, HairStyles(cfg.hair_dir), tryon_settings(cfg.tryon),
+                                   prewarm=bool(cfg.tryon.get("prewarm", cfg.kiosk)))
 
     # ------------------------------------------------------------------ open / close
     def open(self) -> "Session":
@@ -126,7 +141,7 @@ class Session:
             self.drawer.set_avatar(rig.avatar, rig.world)
             if cfg.service:
                 self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir,
-                                            motion_dir=cfg.motion_dir)
+                                            motion_dir=cfg.motion_dir, hair_dirs=self.tryon.styles.folders)
                 stack.callback(self.service.close)
             self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
                                                             fps=self.fps, live=self.live))
@@ -137,6 +152,10 @@ class Session:
             self.loop = Loop(rig, self.pose_input, max_substeps=cfg.max_substeps if self.live else NO_CAP,
                              metrics=self.metrics, clock=self.clock, draw=self._draw)
             self.rig = rig
+            self.tryon.paced = self.live
+            if (self.live or cfg.service) and self.tryon.styles.styles():
+                self.tryon.prepare()              # before the first frame, not during a switch
+            stack.callback(self.tryon.close)      # first to close: a fit in flight is dropped
             self._stack = stack.pop_all()
         return self
 
@@ -162,12 +181,35 @@ class Session:
 
             path = layered_avatar_path() if path == "layered" else default_avatar_path()
         avatar = load_avatar(path)   # AvatarError (a ValueError) goes out as it is
+        self.base = BaseAvatar(Path(path), avatar)
+        style = self.cfg.hair_style
+        if style is not None:
+            avatar = self._first_style(style)
         try:
             rig = self.make_rig(avatar, self.cfg.solver)
         except ValueError as exc:   # an avatar it cannot drive (no head), bad hair settings
             raise RunError(str(exc)) from None
         rig.warm_up()   # numba compiles before any timing starts
         return rig
+
+    def _first_style(self, style: str) -> Avatar:
+        """The base avatar with ``style`` (a name in the hair folder or a file) tried on: the
+        fit cache or a fit, before anything opens (an offline run draws it from its first
+        frame). Raises RunError with the core's message when it cannot be fitted."""
+        sw = self.tryon
+        try:
+            path = sw.styles.resolve(style)
+            result, hit = fit_style(self.base, path, sw.settings, sw.cache)
+        except StyleError as exc:
+            raise RunError(f"hairstyle: {exc}") from None
+        from .config import looks_like_path
+
+        name = path.stem if looks_like_path(style) else style
+        sw.set_current(name, path)
+        g = result.guide_report
+        self.say(f"hairstyle: {name}: {len(result.chains)} chains, guides {g.attached} attached + {g.joined} joined "
+                 f"of {g.candidates}" + (" (cached)" if hit else f" (fitted in {result.seconds:.2f} s)"))
+        return result.avatar
 
     def close(self) -> None:
         """Close everything opened, in reverse order (flushing the outputs). Idempotent."""
@@ -185,25 +227,29 @@ class Session:
         self._exit(*exc)   # an exception skips the outputs' flush
 
     # ------------------------------------------------------------------ avatar state (render thread)
-    def make_rig(self, avatar: Avatar, solver: str, hair: dict | None = None) -> AvatarRig:
+    def make_rig(self, avatar: Avatar, solver: str, hair: dict | None = None, *, play: bool = True) -> AvatarRig:
         """A rig with the run's drive options, ``hair`` settings (default: the config's) and
-        body motion program (:attr:`motion_setup`). Raises ValueError for an avatar it cannot
-        drive, bad hair settings or a clip it cannot play (ClipError)."""
+        body motion program (:attr:`motion_setup`; with ``play`` false only its options: the
+        caller hands the running program over with :meth:`AvatarRig.take_motion_from`).
+        Touches no render-thread state (the try-on worker builds rigs with it). Raises
+        ValueError for an avatar it cannot drive, bad hair settings or a clip it cannot play
+        (ClipError)."""
         hair = self.cfg.hair if hair is None else hair
         setup = self.motion_setup
         rig = AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=hair or None,
                         mirror=self.cfg.mirror, motion=setup.options if setup is not None else None)
-        if setup is not None:
+        if setup is not None and play:
             setup.apply(rig)
         return rig
 
-    def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False) -> None:
+    def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False, framing: Framing | None = None) -> None:
         """Simulate and draw ``rig`` from now on: the one way the rig changes (the ``s`` key,
         ``POST /hair`` with a solver, ``POST /avatar``, compare mode). Its hair starts at rest
         under the current pose, or, with ``keep_hair``, goes on from the motion ``rig``
         carries (a solver switch: :meth:`AvatarRig.with_solver`). In compare mode a companion
         with the other solver is built for it (starting with the same hair); a new avatar is
-        uploaded and framed. Parameter changes do not swap the rig: :meth:`AvatarRig.set_hair`.
+        uploaded and framed (with ``framing`` when given: cameras computed beforehand, see
+        :meth:`FrameDrawer.framing`). Parameter changes do not swap the rig: :meth:`AvatarRig.set_hair`.
 
         Raises:
             ValueError: the companion cannot be built, or a chain set steps another h (the
@@ -217,7 +263,7 @@ class Session:
                 companion.take_motion_from(rig)       # the same body on both sides
         self.loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
         if rig.avatar is not self.rig.avatar:
-            self.drawer.set_avatar(rig.avatar, rig.world)
+            self.drawer.set_avatar(rig.avatar, rig.world, framing=framing)
         self.rig, self.companion = rig, companion
 
     def switch_solver(self, solver: str) -> None:
@@ -337,6 +383,8 @@ class Session:
         if self.service is not None:
             self.service.start()
             self.say(f"control service: http://127.0.0.1:{self.service.address[1]}/status")
+        if self.tryon.prewarm and self.live:
+            self.tryon.start_prewarm()
         t_start = time.perf_counter()   # processing time of the run (a measurement, not run time)
         self.pose_input.start(self.clock)
         with sigterm_as_interrupt() as sig:
@@ -370,11 +418,14 @@ class Session:
         if st.error is not None:
             raise st.error
         self.loop.frame(t_ns, latency_from_ns=st.newest_capture_ns)
+        self.tryon.frame_drawn()          # the try-on worker's Python steps run while this thread sleeps
         return not (st.finished and self.duration_ns is None)
 
     def _between_frames(self) -> None:
-        """The control service's work, the window's events, the kiosk's recenter on a new face."""
+        """The control service's work, a hairstyle ready to swap in, the window's events, the
+        kiosk's recenter on a new face."""
         self.commands.drain()
+        self.tryon.poll()
         self.handle_events()
         if self.cfg.kiosk:
             new_faces = self.pose_input.status().new_faces

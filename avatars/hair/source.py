@@ -53,6 +53,24 @@ def find_style(name: str, folders: list[Path] | None = None) -> Path:
                     + (f" (styles: {', '.join(known)})" if known else ""))
 
 
+def list_styles(folders: list[Path] | None = None) -> dict[str, Path]:
+    """Every style in ``folders`` (default :func:`hair_folders`) as {name: file}, sorted by
+    name: ``<folder>/<name>/<name>.<ext>`` and ``<folder>/<name>.<ext>`` (the forms
+    :func:`find_style` resolves); a name found in several folders or forms is the one
+    :func:`find_style` would pick. Missing folders are skipped."""
+    folders = hair_folders() if folders is None else [Path(f) for f in folders]
+    names: set[str] = set()
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for p in folder.iterdir():
+            if p.is_file() and p.suffix.lower() in STYLE_SUFFIXES:
+                names.add(p.stem)
+            elif p.is_dir() and any((p / f"{p.name}{s}").is_file() for s in STYLE_SUFFIXES):
+                names.add(p.name)
+    return {n: find_style(n, folders) for n in sorted(names)}
+
+
 def load_hair(path: str | Path, *, mesh: str | None = None, node: str | None = None,
               spring: str | None = None) -> HairMesh:
     """Load a hair source file.

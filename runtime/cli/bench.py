@@ -37,13 +37,15 @@ _DESCRIPTION = """Measurements, not tests: medians and p95 on whatever machine r
     swaycam bench render     ms per frame (draw, readback) and fps per avatar and size
     swaycam bench tracker    MediaPipe ms per frame at 640x360 and 1280x720
     swaycam bench loop       offline speed (× real time) and live capture-to-output latency
+    swaycam bench tryon      hairstyle fit + rig and cached reload s per style; frame periods of a
+                             live run while styles are switched
     swaycam bench all        every one with its default options
 
 Every target takes --json (one JSON document on stdout instead of the table) and --out FILE
 (the same JSON written to FILE as well). 'swaycam bench TARGET --help' lists its options."""
 
 #: Benchmark targets, in the order ``bench all`` runs them.
-TARGETS = ("solver", "render", "tracker", "loop")
+TARGETS = ("solver", "render", "tracker", "loop", "tryon")
 
 
 def add_parser(sub) -> None:
@@ -104,6 +106,28 @@ def add_parser(sub) -> None:
                     help="a video file (default: the shared selfie clip)")
     add_avatar_option(lp)
     lp.add_argument("--size", type=size, default=(1280, 720), metavar="WxH", help="output size (default 1280x720)")
+
+    ty = parsers["tryon"] = add_command(
+        targets, "tryon", run_target, help="hairstyle try-on: fit + rig s per style, cached reload, a live switch",
+        description="Per style: seconds to fit + rig (the try-on and the runtime's rig with its warm-up; median, "
+        "p95 of --repeats fresh runs) and to reload it from the fit cache (+ the rig). Then a live switch: "
+        "'swaycam run --realtime' at --fps into a video file while every style is asked for in turn (as the "
+        "keys and POST /hairstyle do), first with an empty fit cache (fits in the fitter process), then "
+        "cached: the frame periods before any switch, while a fit is in flight and at the frame that swaps "
+        "the new avatar in. Target: no frame period above two frame periods.")
+    add_avatar_option(ty, default_text="the generated default avatar")
+    ty.add_argument("--style", action="append", metavar="STYLE",
+                    help="a style name or hair file; repeatable (default: every style of the hair folder)")
+    ty.add_argument("--repeats", type=count(1), default=5, metavar="N", help="fresh fits per style (default 5)")
+    ty.add_argument("--source", metavar="SOURCE", default="turn-test",
+                    help="the live run's source: 'turn-test' or a video file (tracked live) (default turn-test)")
+    ty.add_argument("--fps", type=count(1, 240), default=30, metavar="N", help="live render rate (default 30)")
+    ty.add_argument("--size", type=size, default=(640, 360), metavar="WxH",
+                    help="live output size (default 640x360: what this machine draws at 30 fps with software GL)")
+    ty.add_argument("--no-live", action="store_true", help="only the fit and reload times")
+    ty.add_argument("--no-fits", action="store_true", help="only the live switch")
+    ty.add_argument("--no-pacing", action="store_true", help="the switch's own steps in this process do not wait "
+                    "for the render thread's idle time (to measure what that wait buys)")
 
     a = parsers["all"] = add_command(targets, "all", run_all, help="every benchmark with its default options")
     a.set_defaults(target_parsers=parsers)
@@ -190,7 +214,50 @@ def _loop(args, text: bool) -> dict:
     return out
 
 
-MEASURE = {"solver": _solver, "render": _render, "tracker": _tracker, "loop": _loop}
+def _tryon(args, text: bool) -> dict:
+    from avatars.hair import list_styles
+
+    from ..eval.tryon_bench import bench_fits, bench_live_switch
+
+    styles = args.style or list(list_styles())
+    if not styles:
+        raise CommandError("no hairstyles: give --style FILE or set $SWAYCAM_HAIR_DIR")
+    path = avatar_path(args.avatar)
+    out: dict = {"avatar": str(path), "styles": styles}
+    if not args.no_fits:
+        out["fits"] = bench_fits(path, styles, repeats=args.repeats)
+        if text:
+            print(f"fit + rig on {path.name} ({args.repeats} runs; seconds, median / p95):")
+            print(f"  {'style':<12}{'chains':>7}{'fit':>16}{'rig':>16}{'fit + rig':>16}{'cached + rig':>16}")
+            for r in out["fits"]:
+                if "error" in r:
+                    print(f"  {r['style']:<12} cannot be fitted: {r['error']}")
+                    continue
+                cols = "".join(f"{r[k]['median']:>9.3f} / {r[k]['p95']:<5.3f}"
+                               for k in ("fit_s", "rig_s", "fit_rig_s", "cached_rig_s"))
+                print(f"  {r['style']:<12}{r['chains']:>7}{cols}")
+    if not args.no_live:
+        live = out["live"] = bench_live_switch(styles, avatar=str(path) if args.avatar else None, source=args.source,
+                                               fps=float(args.fps), size=args.size, paced=not args.no_pacing)
+        if text:
+            b, f, w = live["baseline_ms"], live["in_flight_ms"], live["swap_frame_ms"]
+            print(f"live switch ({live['source']}, {live['size']}, {live['fps']:g} fps"
+                  f"{'' if live['paced'] else ', not paced'}; frame period "
+                  f"{live['frame_period_ms']} ms, limit {live['limit_ms']} ms):")
+            print(f"  frame period ms, median / p95 / max:  before switching {b['median']} / {b['p95']} / {b['max']};"
+                  f"  fit in flight {f['median']} / {f['p95']} / {f['max']} ({f['n']} frames);  swap frame "
+                  f"{w['median']} / {w['p95']} / {w['max']}")
+            print(f"  longest frame period during switches: {live['longest_during_switches_ms']} ms "
+                  f"({'within' if live['within_limit'] else 'ABOVE'} the limit)")
+            for r in live["switches"]:
+                how = ("cached, " if r["cached"] else f"fitted {r['fit_seconds']:.2f} s, ") if r["style"] else ""
+                what = r["error"] or f"{how}rig {r['rig_seconds']} s, swap {r['swap_ms']} ms"
+                print(f"  {r['phase']:<7}{str(r['style'] or 'own hair'):<12}{r['seconds']:>7.2f} s  longest period "
+                      f"{r['longest_period_ms']} ms at {r['longest_at_s']} s  ({what})")
+    return out
+
+
+MEASURE = {"solver": _solver, "render": _render, "tracker": _tracker, "loop": _loop, "tryon": _tryon}
 
 #: What a failing benchmark raises besides CommandError, AvatarError and TrackingError
 #: (reported as one line, exit code 1; ``bench all`` goes on with the next target).

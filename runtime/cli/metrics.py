@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from solver.modes import SolverMode
 
 from .args import (
@@ -14,6 +16,7 @@ from .args import (
     add_solver_option,
     avatar_path,
     cannot_write,
+    existing_dir,
     existing_file,
     motion_setup,
     number,
@@ -38,41 +41,83 @@ def add_parser(sub) -> None:
                    "without --avatar the default set already adds a Godette run at 9.81")
     p.add_argument("--no-fps-check", action="store_true", help="skip the frame-rate consistency replays")
     add_motion_options(p, default="none", in_place_default=False)
+    g = p.add_argument_group("hairstyle try-on")
+    g.add_argument("--hair", action="append", metavar="STYLE",
+                   help="try this hairstyle on each avatar first (a style name in the hair folder or a hair file; "
+                   "repeatable): its rows are the avatar with the fitted hair, with the attachment report (guides, "
+                   "attached, joined, rejected) in the table; without --avatar the generated default avatar")
+    g.add_argument("--hair-dir", type=existing_dir, metavar="DIR",
+                   help="hair folder for --hair names (default: $SWAYCAM_HAIR_DIR and the shared assets' hair folder)")
+    g.add_argument("--keep-own-hair", action="store_true", help="keep the avatar's own hair under the fitted style")
     p.epilog = ("With --motion FILE#A,B+C (a row per comma: A, then the sequence B then C), each row is the head "
                 "still and the body playing the clip (loops repeated to 4 s), then 8 s at rest; the links-inside "
-                "and depth columns are the hair against the body colliders and torso capsule during the clip.")
+                "and depth columns are the hair against the body colliders and torso capsule during the clip. "
+                "With --hair, each style is fitted (or reloaded from the fit cache) on each avatar and measured the "
+                "same way: the whole avatar with its new hair.")
 
 
 #: The default set's extra run: Godette's file sets no gravity on its springs.
 EARTH_G = 9.81
 
 
-def _avatars(specs, gravity=None):
-    """{row name: avatar, or (avatar, [hair] settings) when a gravity replaces the file's}."""
+def _avatars(specs, gravity=None, *, styles=(), hair_dir=None, keep_own_hair=False):
+    """({row name: avatar, or (avatar, [hair] settings) when a gravity replaces the file's},
+    {row name: attachment report} of the rows with a hairstyle tried on).
+
+    With ``styles`` each avatar (default: the generated default avatar) is measured with
+    each style fitted on it (:func:`runtime.tryon.fit_style`: the fit cache or a fit) instead
+    of its own hair; a style that cannot be fitted is a CommandError with the try-on's message."""
     from pathlib import Path
 
     from avatars import load_avatar
     from avatars.assets import GODETTE, find_asset
 
     runs = [(s, gravity) for s in specs or ()]
-    if not specs:
+    if not specs and styles:
+        runs = [("default", gravity)]
+    elif not specs:
         godette = find_asset(*GODETTE)
         if godette is not None:
             runs.append((str(godette), gravity))
             if gravity is None:
                 runs.append((str(godette), EARTH_G))
         runs += [("default", gravity), ("layered", gravity)]
-    loaded, out = {}, {}
+    loaded, fitted, out, attachments = {}, {}, {}, {}
     for s, g in runs:
         if s not in loaded:
             loaded[s] = load_avatar(avatar_path(s))
         a = loaded[s]
         name = {"default": "swaycam default", "layered": "swaycam layered"}.get(s, a.meta.name or Path(s).stem)
-        if g is None:
-            out[name] = a
-        else:
-            out[f"{name}, g = {g:g} m/s²"] = (a, {"gravity": [0.0, -g, 0.0]})
-    return out
+        for style in styles or (None,):
+            avatar, row = a, name
+            if style is not None:
+                if (s, style) not in fitted:
+                    fitted[s, style] = _fit(s, a, style, hair_dir, keep_own_hair)
+                avatar, label, report = fitted[s, style]
+                row = f"{name} + {label}"
+            if g is not None:
+                row = f"{row}, g = {g:g} m/s²"
+            out[row] = avatar if g is None else (avatar, {"gravity": [0.0, -g, 0.0]})
+            if style is not None:
+                attachments[row] = report
+    return out, attachments
+
+
+def _fit(spec, avatar, style: str, hair_dir, keep_own_hair: bool):
+    """(avatar with ``style`` tried on, the style's label, its attachment report)."""
+    from ..config import looks_like_path, tryon_settings
+    from ..tryon import BaseAvatar, HairStyles, StyleError, fit_style
+
+    try:
+        path = HairStyles(hair_dir).resolve(style)
+        result, _ = fit_style(BaseAvatar(avatar_path(spec), avatar), path,
+                              tryon_settings({"hide_own_hair": not keep_own_hair}))
+    except StyleError as exc:
+        raise CommandError(f"hairstyle {exc}") from None
+    g = result.guide_report
+    label = path.stem if looks_like_path(style) else style
+    return result.avatar, label, {"guides": g.candidates, "attached": g.attached, "joined": g.joined,
+                                  "rejected": g.rejected}
 
 
 def run(args) -> int:
@@ -83,11 +128,18 @@ def run(args) -> int:
     if args.track and args.motion not in (None, "none"):
         raise UsageError("--track and --motion: a motion row keeps the head still; give one of them")
 
-    avatars = _avatars(args.avatar, args.gravity)
+    avatars, attachments = _avatars(args.avatar, args.gravity, styles=args.hair or (), hair_dir=args.hair_dir,
+                                    keep_own_hair=args.keep_own_hair)
     track = load_track(args.track) if args.track else None
     bare = [name for name, e in avatars.items()
             if not (a := e[0] if isinstance(e, tuple) else e).springs or a.head_node() < 0]
-    if bare:
+    rigid = [name for name in bare if name in attachments]
+    for name in rigid:         # a style too short for any chain is held rigidly on the head
+        print(f"swaycam metrics: {name}: no spring chain (the hair is held rigidly on the head); not measured",
+              file=sys.stderr)
+        del avatars[name]
+    bare = [name for name in bare if name not in attachments]
+    if bare or not avatars:
         raise CommandError(f"{', '.join(bare)}: no spring bones or no humanoid head; nothing to measure")
     setups = []
     spec = args.motion or "none"
@@ -106,7 +158,7 @@ def run(args) -> int:
     if motions:
         title = f"body motion {', '.join(motions)}: each clip (loops to 4 s), then 8 s at rest; head still"
     try:
-        files = write_report(rows, args.out, title=title)
+        files = write_report(rows, args.out, title=title, attachments=attachments or None)
     except OSError as exc:
         raise cannot_write(args.out, exc) from None
     print(files["markdown"].read_text())

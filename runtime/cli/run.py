@@ -33,7 +33,8 @@ def add_parser(sub) -> None:
         "avatar's head and hair at a fixed 120 Hz, and draw into a window, a virtual camera or a video file. "
         "With no webcam the built-in head-turn track plays; with no display a video is written under ./out.",
         epilog="window keys: r recenter, o overlays, h HUD, s switch solver, c compare solvers side by side, "
-        "m next clip of the --motion file (then the idle), space pause, p screenshot, q/esc quit")
+        "m next clip of the --motion file (then the idle), [ / ] previous / next hairstyle of the hair folder, "
+        "1-9 hairstyle number N, 0 the avatar's own hair, space pause, p screenshot, q/esc quit")
     add_avatar_option(p)
     p.add_argument("--source", help="webcam index or /dev/videoN, a video/GIF/image/folder, a pose track "
                    ".jsonl, or 'turn-test' (default: webcam 0 if present, else turn-test)")
@@ -66,6 +67,18 @@ def add_parser(sub) -> None:
                    help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL or the verified "
                    "cached download)")
     add_motion_options(p, default="idle", in_place_default=True)
+    g = p.add_argument_group("hairstyle try-on")
+    g.add_argument("--hair", metavar="STYLE", help="try this hairstyle on the avatar: a style name in the hair folder "
+                   "or a hair file (.obj with MakeHuman .mhmat/.mhclo, .glb/.gltf/.vrm with one mesh); fitted, "
+                   "rigged and cached before the run starts (default: the avatar's own hair)")
+    g.add_argument("--hair-dir", type=existing_dir, metavar="DIR", help="hair folder: where --hair names, the "
+                   "hairstyle keys and POST /hairstyle find styles (default: $SWAYCAM_HAIR_DIR and the shared "
+                   "assets' hair folder)")
+    g.add_argument("--hide-own-hair", dest="hide_own_hair", action="store_true", default=None,
+                   help="hide the avatar's own hair under a fitted style: meshes skinned only to the head and "
+                   "the spring joints under it (default)")
+    g.add_argument("--keep-own-hair", dest="hide_own_hair", action="store_false",
+                   help="keep the avatar's own hair under a fitted style")
     add_json_option(p, "the exit summary")
 
 
@@ -73,11 +86,18 @@ def config_from_args(args) -> RunConfig:
     base = load_toml(args.config) if args.config else RunConfig()
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "record", "duration",
-        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir")}
+        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
+        "hair_dir")}
     motion = dict(base.motion)
     motion.setdefault("in_place", True)          # run: root motion removed unless --no-in-place
     motion.update(motion_values(args))
     values["motion"] = motion
+    tryon = dict(base.tryon)
+    if args.hair is not None:
+        tryon["style"] = args.hair
+    if args.hide_own_hair is not None:
+        tryon["hide_own_hair"] = args.hide_own_hair
+    values["tryon"] = tryon
     if values["avatar"] in BUILTIN_AVATARS:
         from .args import avatar_path
 

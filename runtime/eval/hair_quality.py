@@ -11,6 +11,11 @@ measured the same way (stretch, settle, links inside colliders and their depth..
 ``hair_metrics.md`` (the quality table and the timing table), ``hair_metrics.json``,
 ``tips_<avatar>.png`` (tip trajectories per solver) and ``stretch_<avatar>.png``
 (per-edge maximum stretch histograms).
+
+Rows of a hairstyle tried on (``swaycam metrics --hair``) carry the try-on's attachment
+report: ``attachments`` {row avatar name: {"guides", "attached", "joined", "rejected"}}
+adds those columns after the solver (:data:`TRYON_COLUMNS`) and those keys to the JSON rows;
+without it the table is the one above, unchanged.
 """
 
 from __future__ import annotations
@@ -45,6 +50,12 @@ QUALITY_COLUMNS = (
     ("vertex_inside", "hair vertices inside", "{}"), ("vertex_max_depth_mm", "vertex depth (mm)", "{:.2f}"),
     ("tip_swing_mm", "tip swing (mm)", "{:.1f}"), ("tip_rest_arc_mm", "tip off rest arc at end (mm)", "{:.2f}"),
     ("fps_identical", "fps check", "{}"),
+)
+#: The try-on's attachment report (DESIGN §9): candidate guides, attached to the scalp,
+#: joined to an attached guide, rejected.
+TRYON_COLUMNS = (
+    ("guides", "guides", "{}"), ("attached", "attached", "{}"), ("joined", "joined", "{}"),
+    ("rejected", "rejected", "{}"),
 )
 TIMING_COLUMNS = (
     ("avatar", "avatar", "{}"), ("solver", "solver", "{}"), ("joints", "joints", "{}"),
@@ -152,21 +163,29 @@ def _measure_motions(avatars, solvers, motions: dict[str, MotionSetup], *, fps_c
     return rows
 
 
-def _table(rows: list[RunMetrics], columns) -> str:
+def _table(rows: list[RunMetrics], columns, extra: dict | None = None) -> str:
     head = "| " + " | ".join(c[1] for c in columns) + " |"
     sep = "|" + "|".join("---" for _ in columns) + "|"
     lines = [head, sep]
     for r in rows:
-        d = r.row()
-        lines.append("| " + " | ".join(fmt.format(d[key]) for key, _, fmt in columns) + " |")
+        d = {**r.row(), **(extra or {}).get(r.avatar, {})}
+        lines.append("| " + " | ".join("-" if key not in d else fmt.format(d[key]) for key, _, fmt in columns) + " |")
     return "\n".join(lines)
 
 
-def markdown(rows: list[RunMetrics], title: str | None = None) -> str:
+def quality_columns(attachments: dict | None) -> tuple:
+    """The quality table's columns: :data:`QUALITY_COLUMNS`, with :data:`TRYON_COLUMNS` after
+    the solver when rows carry an attachment report."""
+    if not attachments:
+        return QUALITY_COLUMNS
+    return QUALITY_COLUMNS[:2] + TRYON_COLUMNS + QUALITY_COLUMNS[2:]
+
+
+def markdown(rows: list[RunMetrics], title: str | None = None, attachments: dict | None = None) -> str:
     run = title or "standard head turn: 4 s of motion, 8 s still"
     return (f"Hair quality ({run}; physics 120 Hz, mesh sampled at 30 Hz)\n\n"
-            + _table(rows, QUALITY_COLUMNS) + "\n\nTiming (this machine, CPU; a 60 fps frame = 2 substeps + "
-            "posing + skinning matrices)\n\n" + _table(rows, TIMING_COLUMNS) + "\n")
+            + _table(rows, quality_columns(attachments), attachments) + "\n\nTiming (this machine, CPU; a 60 fps "
+            "frame = 2 substeps + posing + skinning matrices)\n\n" + _table(rows, TIMING_COLUMNS) + "\n")
 
 
 def _slug(name: str) -> str:
@@ -213,11 +232,12 @@ def plots(rows: list[RunMetrics], out_dir: Path) -> list[Path]:
     return paths
 
 
-def write_report(rows: list[RunMetrics], out_dir: str | Path, *, title: str | None = None) -> dict[str, Path]:
+def write_report(rows: list[RunMetrics], out_dir: str | Path, *, title: str | None = None,
+                 attachments: dict | None = None) -> dict[str, Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     md = out / "hair_metrics.md"
-    md.write_text(markdown(rows, title))
+    md.write_text(markdown(rows, title, attachments))
     js = out / "hair_metrics.json"
-    js.write_text(json.dumps([r.row() for r in rows], indent=2) + "\n")
+    js.write_text(json.dumps([{**r.row(), **(attachments or {}).get(r.avatar, {})} for r in rows], indent=2) + "\n")
     return {"markdown": md, "json": js, "plots": plots(rows, out)}

@@ -39,6 +39,11 @@ def test_toml_then_cli_override(tmp_path):
     ('output = ["video:x.webm"]\n', "video files are H.264"),
     ('size = "641x361"\noutput = ["video:x.mp4"]\n', "needs an even width and height"),
     ('kiosk = "yes"\n', "kiosk: 'yes' is not true/false"),
+    ('[tryon]\nstyl = "bob01"\n', "tryon.styl: unknown setting (known: hide_own_hair, prewarm, style)"),
+    ('[tryon]\nhide_own_hair = "no"\n', "tryon.hide_own_hair: 'no' is not true/false"),
+    ('[tryon]\nstyle = 3\n', "tryon.style: 3 is not a string"),
+    ('tryon = "bob01"\n', "[tryon] must be a table"),
+    ('hair_dir = "no/such/folder"\n', "hair_dir: "),
 ])
 def test_bad_toml_names_file_and_key(tmp_path, text, fragment):
     p = tmp_path / "swaycam.toml"
@@ -124,3 +129,30 @@ def test_an_output_given_twice_is_refused(outputs, message):
 
     with pytest.raises(ConfigError, match=message):
         validate(RunConfig(output=outputs), "--output")
+
+
+def test_tryon_table_and_hair_dir(tmp_path):
+    """[tryon] style: a name stays a name, a file is read from the config file's folder (like
+    every input path); hair_dir too; --hair / --keep-own-hair land in the same table."""
+    import argparse
+
+    from runtime.cli.run import add_parser, config_from_args
+
+    (tmp_path / "styles").mkdir()
+    p = tmp_path / "swaycam.toml"
+    p.write_text('hair_dir = "styles"\n[tryon]\nstyle = "styles/mine.obj"\nhide_own_hair = false\n')
+    cfg = load_toml(p)
+    assert cfg.hair_dir == str(tmp_path / "styles") and cfg.tryon["style"] == str(tmp_path / "styles" / "mine.obj")
+    assert cfg.hair_style == str(tmp_path / "styles" / "mine.obj") and cfg.tryon["hide_own_hair"] is False
+    p.write_text('[tryon]\nstyle = "bob01"\n')
+    assert load_toml(p).hair_style == "bob01"
+    assert RunConfig().hair_style is None and RunConfig(tryon={"style": "none"}).hair_style is None
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    args = parser.parse_args(["run", "--config", str(p), "--hair", "long01", "--keep-own-hair",
+                              "--hair-dir", str(tmp_path / "styles")])
+    cfg = config_from_args(args)
+    assert cfg.tryon == {"style": "long01", "hide_own_hair": False} and cfg.hair_dir == str(tmp_path / "styles")
+    from runtime.config import tryon_settings
+
+    assert tryon_settings(cfg.tryon).hide_own_hair is False and tryon_settings({}).hide_own_hair is True

@@ -162,3 +162,80 @@ def test_unknown_and_wrong_method(service):
     status, body = request(svc, "DELETE", "/status")
     assert status == 405 and "error" in body
     assert request(svc, "POST", "/avatar", {"path": "a\u0000.vrm"})[0] == 400
+
+
+class StyleController(FakeController):
+    """Hairstyles: "bad" cannot be fitted, "old" is superseded, "slow" does not finish in time."""
+
+    def hairstyles(self):
+        return {"styles": ["bob", "short"], "current": None, "pending": None, "switching": False, "error": None}
+
+    def set_hairstyle(self, path, name, *, wait=True):
+        from runtime.tryon import StyleError, StyleSuperseded
+
+        self.calls.append(("hairstyle", path, name, wait))
+        if name == "bad":
+            raise StyleError("bad: the hair is too big for the head")
+        if name == "old":
+            raise StyleSuperseded("superseded by a newer request ('short')")
+        if name == "slow":
+            raise TimeoutError
+        return {"current": name} if wait else {"pending": name, "switching": True}
+
+
+@pytest.fixture()
+def style_service(tmp_path):
+    hair = tmp_path / "hair"
+    for name in ("bob", "short", "bad", "old", "slow"):
+        (hair / name).mkdir(parents=True)
+        (hair / name / f"{name}.obj").write_text("v 0 0 0\n")
+    (hair / "loose.glb").write_bytes(b"x")
+    (hair / "notes.txt").write_text("x")
+    (tmp_path / "outside.obj").write_text("v 0 0 0\n")
+    (hair / "link").symlink_to(tmp_path)                      # a folder link out of the hair folder
+    ctl = StyleController()
+    with ControlService(ctl, port=0, hair_dirs=[hair]) as svc:
+        yield svc, ctl, hair
+
+
+def test_hairstyles_and_a_style_switch(style_service):
+    svc, ctl, hair = style_service
+    status, body = request(svc, "GET", "/hairstyles")
+    assert status == 200 and body["styles"] == ["bob", "short"]
+    status, body = request(svc, "POST", "/hairstyle", {"name": "bob"})
+    assert status == 200 and body == {"current": "bob"}
+    assert ctl.calls[-1] == ("hairstyle", hair / "bob" / "bob.obj", "bob", True)
+    status, body = request(svc, "POST", "/hairstyle", {"name": "short/short.obj", "wait": False})
+    assert status == 202 and body["pending"] == "short"
+    status, body = request(svc, "POST", "/hairstyle", {"name": "loose.glb"})        # a file in the folder itself
+    assert status == 200 and ctl.calls[-1][1:3] == (hair / "loose.glb", "loose")
+    status, body = request(svc, "POST", "/hairstyle", {"name": None})               # the avatar's own hair
+    assert status == 200 and ctl.calls[-1][1:3] == (None, None)
+
+
+def test_hairstyle_errors(style_service):
+    svc, ctl, _ = style_service
+    n = len(ctl.calls)
+    for name in ("../outside.obj", "/etc/passwd", "link/outside.obj", "..", "bob/../../outside.obj"):
+        status, body = request(svc, "POST", "/hairstyle", {"name": name})
+        assert status == 403, name
+    assert request(svc, "POST", "/hairstyle", {"name": "nosuch"})[0] == 404
+    assert request(svc, "POST", "/hairstyle", {"name": "nosuch.obj"})[0] == 404
+    assert request(svc, "POST", "/hairstyle", {"name": "./notes.txt"})[0] == 400
+    assert request(svc, "POST", "/hairstyle", {"name": ""})[0] == 400
+    assert request(svc, "POST", "/hairstyle", {"name": 3})[0] == 400
+    assert request(svc, "POST", "/hairstyle", {})[0] == 400
+    assert request(svc, "POST", "/hairstyle", {"name": "bob", "wait": "yes"})[0] == 400
+    assert request(svc, "POST", "/hairstyle", {"name": "bob", "colour": "red"})[0] == 400
+    assert len(ctl.calls) == n                                  # nothing reached the session
+    status, body = request(svc, "POST", "/hairstyle", {"name": "bad"})
+    assert status == 422 and body["error"] == "bad: the hair is too big for the head"
+    assert request(svc, "POST", "/hairstyle", {"name": "old"})[0] == 409
+    assert request(svc, "POST", "/hairstyle", {"name": "slow"})[0] == 504
+    assert request(svc, "GET", "/hairstyle")[0] == 405
+
+
+def test_no_hair_folder_is_403(service):
+    svc, _ = service
+    status, body = request(svc, "POST", "/hairstyle", {"name": "bob"})
+    assert status == 403 and "--hair-dir" in body["error"]

@@ -77,3 +77,54 @@ def test_metrics_cli_gravity_shows_the_legacy_curl_on_godette(tmp_path, godette_
 def test_metrics_cli_rejects_a_non_finite_gravity(tmp_path, capsys):
     assert main(["metrics", "--avatar", "default", "--gravity", "nan", "--out", str(tmp_path)]) == 2  # usage error
     assert "--gravity: nan is not a finite number" in capsys.readouterr().err
+
+
+def _table_before_tryon(rows, columns) -> str:
+    """The table as written before rows could carry a try-on report (the reference for 'the
+    default table is unchanged bit for bit')."""
+    head = "| " + " | ".join(c[1] for c in columns) + " |"
+    sep = "|" + "|".join("---" for _ in columns) + "|"
+    lines = [head, sep]
+    for r in rows:
+        d = r.row()
+        lines.append("| " + " | ".join(fmt.format(d[key]) for key, _, fmt in columns) + " |")
+    return "\n".join(lines)
+
+
+def test_the_default_table_is_unchanged_by_the_tryon_columns(default_rows):
+    from runtime.eval.hair_quality import QUALITY_COLUMNS, TIMING_COLUMNS
+
+    before = ("Hair quality (standard head turn: 4 s of motion, 8 s still; physics 120 Hz, mesh sampled at 30 Hz)\n\n"
+              + _table_before_tryon(default_rows, QUALITY_COLUMNS) + "\n\nTiming (this machine, CPU; a 60 fps frame "
+              "= 2 substeps + posing + skinning matrices)\n\n" + _table_before_tryon(default_rows, TIMING_COLUMNS)
+              + "\n")
+    assert markdown(default_rows) == before == markdown(default_rows, attachments={})
+    assert "| guides |" not in before
+
+
+def test_metrics_hair_fits_and_measures_with_the_attachment_report(tmp_path, capsys, monkeypatch):
+    """``metrics --hair``: the style fitted on the avatar, measured, the attachment columns in the
+    table and the JSON; a style too short for any chain is skipped with a note; an exported
+    try-on file measures like the fitted avatar it was written from."""
+    default = str(default_avatar_path())
+    monkeypatch.setenv("SWAYCAM_CACHE", str(tmp_path / "cache"))      # a fresh fit cache
+    rc = main(["metrics", "--avatar", default, "--hair", "ponytail01", "--hair", "short02", "--solver", "rest-shape",
+               "--no-fps-check", "--out", str(tmp_path / "m")])
+    assert rc == 0
+    out, err = capsys.readouterr()
+    assert "| avatar | solver | guides | attached | joined | rejected | p99 stretch % |" in out
+    assert "| swaycam default + ponytail01 | rest-shape | 74 | 74 | 0 | 0 |" in out
+    assert "short02: no spring chain" in err
+    row = json.loads((tmp_path / "m" / "hair_metrics.json").read_text())[0]
+    assert (row["guides"], row["attached"], row["joined"], row["rejected"]) == (74, 74, 0, 0)
+    assert row["root_drift_mm"] < EXACT_MM and row["settle_mm"] < SETTLED_MM
+    # the same hair exported as VRM 1.0 and measured as a file
+    assert main(["hair", "fit", "ponytail01", "--avatar", default, "--out", str(tmp_path / "p.vrm")]) == 0
+    capsys.readouterr()
+    assert main(["metrics", "--avatar", str(tmp_path / "p.vrm"), "--solver", "rest-shape", "--no-fps-check",
+                 "--out", str(tmp_path / "e")]) == 0
+    exported = json.loads((tmp_path / "e" / "hair_metrics.json").read_text())[0]
+    for key in ("stretch_p99_pct", "stretch_worst_pct", "hair_vertices", "joints", "tip_swing_mm"):
+        assert exported[key] == row[key], key
+    assert main(["metrics", "--hair", "no-such-style", "--out", str(tmp_path / "x")]) == 1
+    assert "no hair style named 'no-such-style'" in capsys.readouterr().err
