@@ -44,7 +44,7 @@ _EXPORTS = {
     "ExpressionFrame": "expressions", "expression_frame": "expressions", "expression_weights": "expressions",
     "HudInfo": "hud",
     "ColliderShape": "overlays", "Overlays": "overlays", "avatar_overlays": "overlays",
-    "FrameStats": "renderer", "Lighting": "renderer", "Renderer": "renderer",
+    "FrameStats": "renderer", "Lighting": "lighting", "Renderer": "renderer",
     "PngSequenceSink": "sinks", "Sink": "sinks", "VideoFileSink": "sinks", "VirtualCameraSink": "sinks",
     "VirtualCameraUnavailable": "sinks", "WindowSink": "sinks", "snapshot": "sinks",
 }
@@ -71,7 +71,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .expressions import ExpressionFrame, expression_frame, expression_weights
     from .hud import HudInfo
     from .overlays import ColliderShape, Overlays, avatar_overlays
-    from .renderer import FrameStats, Lighting, Renderer
+    from .lighting import Lighting
+    from .renderer import FrameStats, Renderer
     from .sinks import (
         PngSequenceSink, Sink, VideoFileSink, VirtualCameraSink, VirtualCameraUnavailable, WindowSink, snapshot,
     )

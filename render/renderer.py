@@ -28,6 +28,7 @@ from .context import GLContext
 from .expressions import ExpressionFrame, expression_frame
 from .gpu import Buffer, Ledger, VertexArray
 from .hud import HudInfo, HudRenderer
+from .lighting import Lighting
 from .overlays import LineRenderer, Overlays
 from .readback import PboReadback, read_pixels
 from .passes import MeshPass
@@ -39,19 +40,6 @@ log = logging.getLogger(__name__)
 
 _FLIP_Y = np.diag([1.0, -1.0, 1.0, 1.0])  # framebuffer rows top-down: readback needs no flip
 MorphInput = Sequence[np.ndarray | None] | ExpressionFrame | Mapping[str, float] | None
-
-
-@dataclass(frozen=True, eq=False)
-class Lighting:
-    """One directional light and a uniform ambient term, linear RGB.
-
-    ``direction`` (3,) points from the surface toward the light, world frame (default: from
-    the front, above and slightly to the avatar's left, as VRM viewers light avatars).
-    """
-
-    direction: np.ndarray = field(default_factory=lambda: np.array([0.3, 0.6, 1.0]) / np.linalg.norm([0.3, 0.6, 1.0]))
-    color: np.ndarray = field(default_factory=lambda: np.array([1.0, 1.0, 1.0]))
-    ambient: np.ndarray = field(default_factory=lambda: np.array([0.3, 0.3, 0.3]))
 
 
 @dataclass
@@ -75,9 +63,10 @@ class Renderer:
             GPUs, 0 on software rasterisers (llvmpipe), where MSAA doubles the frame time.
         background: "transparent", "chroma", "#RRGGBB" or a :class:`Background`.
         camera_options: framing used when ``draw`` gets no camera.
-        lighting: light and ambient.
-        force_mipmaps: mipmap every texture (see :func:`render.upload.upload_avatar`); False
-            follows the files' sampler filters exactly.
+        lighting: light and ambient (:class:`render.Lighting`).
+        force_mipmaps: upgrade LINEAR texture minification to mipmapped (see
+            :func:`render.upload.upload_avatar`; NEAREST always stays NEAREST); False (the
+            default) follows the files' samplers exactly, as three.js does.
         joint_storage: "auto" (a uniform block when the skeleton fits, else a texture),
             "ubo" or "texture" (see :mod:`render.skinning`).
 
@@ -87,7 +76,7 @@ class Renderer:
     def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *,
                  samples: int | None = None, background: str | Background = "transparent",
                  camera_options: CameraOptions = CameraOptions(), lighting: Lighting = Lighting(),
-                 force_mipmaps: bool = True, joint_storage: str = "auto"):
+                 force_mipmaps: bool = False, joint_storage: str = "auto"):
         self.context = context
         self.ledger = Ledger()
         self.background = Background.parse(background)
@@ -131,6 +120,7 @@ class Renderer:
         if avatar is not None:
             self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps,
                                      joint_storage=self.joint_storage)
+            self._mesh_pass.link(self.gpu)
             self.reframe()
 
     def reframe(self, options: CameraOptions | None = None, world: np.ndarray | None = None) -> Camera | None:
@@ -168,7 +158,8 @@ class Renderer:
     # ------------------------------------------------------------------ frame
     def draw(self, world: np.ndarray | None = None, morph_weights: MorphInput = None, *,
              camera: Camera | None = None, overlays: Overlays | None = None, hud: HudInfo | None = None,
-             hide: Collection[int] = (), viewport: tuple[int, int, int, int] | None = None) -> None:
+             hide: Collection[int] = (), viewport: tuple[int, int, int, int] | None = None,
+             time_s: float = 0.0) -> None:
         """Render one frame (or one pane of it) into the output framebuffer.
 
         Args:
@@ -180,6 +171,8 @@ class Renderer:
             overlays: debug lines (spring chains, colliders, head axes).
             hud: text shown top-left (fps, tracker latency, substeps), of the viewport.
             hide: indices of mesh instances not to draw.
+            time_s: the run's clock in seconds (replayed runs pass their replay time), for
+                MToon UV animation.
             viewport: (x, y, width, height) pixels of the output, x from the left and y from
                 the top row: draw only there (cleared to the background first; the camera's
                 aspect is the viewport's), leaving the other pixels as they are. None: the
@@ -199,6 +192,7 @@ class Renderer:
             raise ValueError(f"world matrices {world.shape}: expected ({av.skeleton.node_count}, 4, 4)")
         weights, overrides = self._morphs(av, morph_weights)
         gpu.materials.set_overrides(overrides)
+        gpu.materials.set_time(time_s)
         gpu.joints.update(world)
         cam = camera or self.camera
         rect = self._viewport(viewport)
