@@ -28,12 +28,13 @@ from .context import GLContext
 from .expressions import ExpressionFrame, expression_frame
 from .gpu import Buffer, Ledger, VertexArray
 from .hud import HudInfo, HudRenderer
+from .antialias import FxaaPass, is_software, resolve_mode
 from .lighting import Lighting
 from .overlays import LineRenderer, Overlays
 from .readback import PboReadback, read_pixels
 from .passes import MeshPass
 from .shaders import FRAME_BINDING, Programs
-from .targets import RenderTargets, default_samples, unpremultiply_srgb
+from .targets import RenderTargets, unpremultiply_srgb
 from .upload import GpuAvatar, upload_avatar
 
 log = logging.getLogger(__name__)
@@ -59,8 +60,10 @@ class Renderer:
     Args:
         context: the current GL context (kept for :meth:`present`).
         size: framebuffer size in pixels.
-        samples: MSAA samples (0 = off; clamped to what the driver supports); None: 4 on
-            GPUs, 0 on software rasterisers (llvmpipe), where MSAA doubles the frame time.
+        samples: MSAA samples (clamped to what the driver supports); with ``antialias``
+            "auto", a count > 0 means MSAA and 0 means none (see :mod:`render.antialias`).
+        antialias: "auto" (MSAA on GPUs; on software rasterisers
+            :data:`render.antialias.SOFTWARE_AUTO`), "msaa", "fxaa" or "off".
         background: "transparent", "chroma", "#RRGGBB" or a :class:`Background`.
         camera_options: framing used when ``draw`` gets no camera.
         lighting: light and ambient (:class:`render.Lighting`).
@@ -74,7 +77,7 @@ class Renderer:
     """
 
     def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *,
-                 samples: int | None = None, background: str | Background = "transparent",
+                 samples: int | None = None, antialias: str = "auto", background: str | Background = "transparent",
                  camera_options: CameraOptions = CameraOptions(), lighting: Lighting = Lighting(),
                  force_mipmaps: bool = False, joint_storage: str = "auto"):
         self.context = context
@@ -85,15 +88,17 @@ class Renderer:
         self.force_mipmaps = force_mipmaps
         self.joint_storage = joint_storage
         self.stats = FrameStats()
-        self._samples = default_samples() if samples is None else int(samples)
+        renderer_name = (GL.glGetString(GL.GL_RENDERER) or b"").decode()
+        self.antialias, self._samples = resolve_mode(antialias, samples, is_software(renderer_name))
         self.programs = Programs(self.ledger)
+        self._fxaa = FxaaPass(self.ledger) if self.antialias == "fxaa" else None
         self._frame_ubo = Buffer(self.ledger, GL.GL_UNIFORM_BUFFER, size=208, usage=GL.GL_DYNAMIC_DRAW)
         self._frame_data = np.zeros(52, np.float32)
         self._empty_vao = VertexArray(self.ledger)
         self._lines = LineRenderer(self.ledger)
         self._hud = HudRenderer(self.ledger)
         self._mesh_pass = MeshPass(self.programs)
-        self.targets = RenderTargets(self.ledger, size, self._samples)
+        self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None)
         self._readback = PboReadback(self.ledger, size)
         #: framebuffer -> CPU copies started so far (read_rgba, and read_rgba_async per queued
         #: frame); presenting in a window copies nothing and does not count.
@@ -152,7 +157,7 @@ class Renderer:
     def _rebuild_targets(self, size: tuple[int, int]) -> None:
         self.targets.release()
         self._readback.release()
-        self.targets = RenderTargets(self.ledger, size, self._samples)
+        self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None)
         self._readback = PboReadback(self.ledger, size)
 
     # ------------------------------------------------------------------ frame
@@ -228,6 +233,9 @@ class Renderer:
         GL.glDisable(GL.GL_BLEND)
         GL.glDisable(GL.GL_DEPTH_TEST)
         self.targets.resolve(rect)
+        if self._fxaa is not None:
+            GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.final.id)
+            self._fxaa.draw(self.targets.scene_tex, rect)
         if hud is not None:
             GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.final.id)
             GL.glViewport(x, y, w, h)
@@ -356,6 +364,8 @@ class Renderer:
         self.targets.release()
         self._lines.release()
         self._hud.release()
+        if self._fxaa is not None:
+            self._fxaa.release()
         self._empty_vao.release()
         self._frame_ubo.release()
         self.programs.release()
