@@ -102,7 +102,9 @@ void main() {
     tbn[0] *= face;
     tbn[1] *= face;
     vec3 map_n = texture(u_normal_tex, nuv).xyz * 2.0 - 1.0;
-    map_n.xy *= m_emissive.w;
+    // the frame's b follows +v (down the image); glTF's +Y is up the image, so y flips (as
+    // three.js's GLTFLoader does with normalScale.y for derivative tangents)
+    map_n.xy *= vec2(m_emissive.w, -m_emissive.w);
     n = normalize(tbn * map_n);
 #endif
     vec3 l = normalize(u_light_dir.xyz);
