@@ -67,9 +67,10 @@ class Renderer:
         background: "transparent", "chroma", "#RRGGBB" or a :class:`Background`.
         camera_options: framing used when ``draw`` gets no camera.
         lighting: light and ambient (:class:`render.Lighting`).
-        force_mipmaps: upgrade LINEAR texture minification to mipmapped (see
-            :func:`render.upload.upload_avatar`; NEAREST always stays NEAREST); False (the
-            default) follows the files' samplers exactly, as three.js does.
+        force_mipmaps: upgrade LINEAR texture minification to mipmapped (the default, as
+            Unity-based VRM apps import textures; see :func:`render.upload.upload_avatar`);
+            NEAREST always stays NEAREST. False follows the files' samplers exactly, as
+            three.js does.
         joint_storage: "auto" (a uniform block when the skeleton fits, else a texture),
             "ubo" or "texture" (see :mod:`render.skinning`).
 
@@ -79,7 +80,7 @@ class Renderer:
     def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *,
                  samples: int | None = None, antialias: str = "auto", background: str | Background = "transparent",
                  camera_options: CameraOptions = CameraOptions(), lighting: Lighting = Lighting(),
-                 force_mipmaps: bool = False, joint_storage: str = "auto"):
+                 force_mipmaps: bool = True, joint_storage: str = "auto"):
         self.context = context
         self.ledger = Ledger()
         self.background = Background.parse(background)

@@ -187,7 +187,7 @@ def _color_binds(avatar: Avatar) -> dict[int, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = False,
+def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
                   joint_storage: str = "auto") -> GpuAvatar:
     """Upload ``avatar`` (the context must be current). Only textures used by materials are
     uploaded: colour textures (base, shade, emissive, matcap, rim) as sRGB, data textures
@@ -197,8 +197,9 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = False
     Args:
         force_mipmaps: upgrade LINEAR minification to LINEAR_MIPMAP_LINEAR (exporters such as
             UniVRM 0.x write LINEAR, which aliases when a 1024 px texture covers 100 px of a
-            bust shot). NEAREST stays NEAREST and wrap modes and magnification filters always
-            follow the file. False (the default): the file's samplers exactly, as three.js.
+            bust shot; Unity-based VRM apps mipmap every texture). NEAREST stays NEAREST (pixel
+            art, palettes) and wrap modes and magnification filters always follow the file.
+            False: the file's samplers exactly, as three.js.
         joint_storage: skinning matrix storage, see :class:`render.skinning.JointPalette`.
     """
     images: dict[tuple[int, bool], Texture] = {}

@@ -55,8 +55,8 @@ class CompareOptions:
         lighting: the light (a :class:`render.Lighting`; None: the renderer's default).
         antialias: True: 4x MSAA here and an antialiased canvas (4x MSAA in SwiftShader)
             there; False: neither (rasterisation and shading compared pixel for pixel).
-        force_mipmaps: our texture policy (:class:`render.Renderer`; None: its default, the
-            file's samplers, as three.js).
+        force_mipmaps: our texture policy (:class:`render.Renderer`; None: its default,
+            LINEAR minification mipmapped, where three.js follows the file).
     """
 
     size: tuple[int, int] = DEFAULT_SIZE
