@@ -99,6 +99,17 @@ def test_rim_is_not_multiplied_by_the_shading(make_renderer):
     assert near(c[0], 0.5) and c[1] == c[2] == 0, c
 
 
+@pytest.mark.parametrize("mix,expected", [(0.0, 0.5), (0.5, 0.35), (1.0, 0.2)])
+def test_rim_lighting_mix(make_renderer, mix, expected):
+    """rim x mix(1, light + ambient, rimLightingMix): under a dim light (0.3 + 0.1) mix 0 keeps
+    the rim colour, mix 1 scales it by 0.4."""
+    r = make_renderer(SIZE, lighting=light((0, 0, -1), 0.3, 0.1))
+    mat = mtoon(base=(0, 0, 0, 1), rim_color=np.array([0.5, 0.0, 0.0]), rim_fresnel_power=1.0, rim_lift=1.0,
+                rim_lighting_mix=mix)
+    c = px(draw(r, [syn.quad()], [mat]), CENTER)
+    assert near(c[0], expected) and c[1] == c[2] == 0, (c, expected)
+
+
 def test_rim_fresnel_power_and_lift(make_renderer):
     """Facing the camera N.V = 1: rim = colour x (lift)^power."""
     r = make_renderer(SIZE, lighting=light((0, 0, -1)))
@@ -264,6 +275,20 @@ def test_uv_animation_swaps_the_halves(make_renderer, anim, t):
     now = draw(r, [syn.quad()], mats, images=images, textures=textures, time_s=t)
     assert tuple(px(at0, LEFT)) == (255, 0, 0) and tuple(px(at0, RIGHT)) == (0, 0, 255)
     assert tuple(px(now, LEFT)) == (0, 0, 255) and tuple(px(now, RIGHT)) == (255, 0, 0)
+
+
+@pytest.mark.parametrize("speed,t", [(1.0, 0.5), (-0.25, 2.0)])
+def test_uv_animation_scroll_y_swaps_top_and_bottom(make_renderer, speed, t):
+    """Scroll Y by half a texture: the top and bottom halves change places (left/right stay)."""
+    top_bottom = np.transpose(syn.halves((255, 0, 0, 255), (0, 0, 255, 255)), (1, 0, 2)).copy()
+    images, textures = syn.textures(top_bottom, sampler=REPEAT)
+    r = make_renderer(SIZE, lighting=light((0, 0, 1)))
+    mats = [_uv_quad_material(uv_animation_scroll_y_speed=speed)]
+    at0 = draw(r, [syn.quad()], mats, images=images, textures=textures, time_s=0.0)
+    now = draw(r, [syn.quad()], mats, images=images, textures=textures, time_s=t)
+    top, bottom = (75, 160), (105, 160)
+    assert {tuple(px(at0, top)), tuple(px(at0, bottom))} == {(255, 0, 0), (0, 0, 255)}
+    assert tuple(px(now, top)) == tuple(px(at0, bottom)) and tuple(px(now, bottom)) == tuple(px(at0, top))
 
 
 def test_uv_animation_mask_stops_the_motion_where_its_blue_is_zero(make_renderer):
