@@ -13,7 +13,6 @@ linear data, as the MToon 1.0 specification says (three-vrm 3.5.5 decodes it as 
 from __future__ import annotations
 
 import io
-from dataclasses import replace
 
 import numpy as np
 from PIL import Image as PILImage

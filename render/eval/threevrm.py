@@ -109,6 +109,20 @@ def find_chromium() -> str:
                                "or set SWAYCAM_CHROMIUM); the three-vrm rendering reference needs it")
 
 
+def missing_tools(directory: Path | None = None) -> str | None:
+    """Why the reference cannot even be attempted (no Chromium; no npm while the packages are
+    not installed yet), or None when it can: then any failure is a real one."""
+    try:
+        find_chromium()
+    except ReferenceUnavailable as exc:
+        return str(exc)
+    d = Path(directory) if directory is not None else install_dir()
+    installed = _version(d, "@pixiv/three-vrm") == THREE_VRM_VERSION and _version(d, "three") == THREE_VERSION
+    if not installed and shutil.which("npm") is None:
+        return "npm is not on PATH; the three-vrm rendering reference installs its packages with npm"
+    return None
+
+
 @dataclass(frozen=True)
 class ReferenceJob:
     """One avatar drawn by three-vrm at one camera and light, at one or more MToon times.
