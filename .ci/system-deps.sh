@@ -1,12 +1,16 @@
 #!/bin/sh
 # Installs the Debian/Ubuntu packages swaycam needs, only where they are missing:
 # Mesa EGL + llvmpipe for headless OpenGL, libGL/glib for OpenCV, Xvfb so the window
-# backend can be tested without a screen, venv for Python.
+# backend can be tested without a screen, venv for Python, Chromium for the render
+# comparison with three-vrm (tests/render/test_compare_threevrm.py; headless, software WebGL),
+# and Node.js + npm (the three-vrm references install their npm packages on first use;
+# checked by command, since Node.js may come from elsewhere, e.g. NodeSource, with npm inside).
 set -e
 need=""
-for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 libglib2.0-0 xvfb python3-venv; do
+for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 libglib2.0-0 xvfb python3-venv chromium; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
+command -v npm >/dev/null 2>&1 || need="$need nodejs npm"
 # python3-venv is only needed when the interpreter lacks a working venv module.
 case "$need" in *python3-venv*) python3 -c 'import venv, ensurepip' 2>/dev/null && need=$(echo "$need" | sed 's/python3-venv//');; esac
 need=$(echo "$need" | xargs)

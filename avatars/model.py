@@ -155,28 +155,57 @@ class TextureRef:
 
 @dataclass(frozen=True, eq=False)
 class MToon:
-    """MToon parameters in VRMC_materials_mtoon 1.0 terms (VRM 0.x values are migrated).
+    """MToon parameters in VRMC_materials_mtoon 1.0 terms (VRM 0.x values are migrated as
+    three-vrm's ``VRMMaterialsV0CompatPlugin`` does, see :mod:`avatars.materials`).
 
     Colours are linear RGB (3,). ``outline_width`` is metres for ``worldCoordinates`` and a
-    fraction of the screen height for ``screenCoordinates``.
+    fraction of the screen height for ``screenCoordinates``. Textures: ``shade_texture``
+    (sRGB, multiplies ``shade_color``), ``shading_shift_texture`` (linear, R channel times
+    ``shading_shift_texture_scale`` added to the shading shift), ``matcap_texture`` (sRGB,
+    sampled with the view-space normal, times ``matcap_color``, added to the rim),
+    ``rim_multiply_texture`` (sRGB, multiplies the rim), ``outline_width_multiply_texture``
+    (linear, G channel multiplies the outline width), ``uv_animation_mask_texture`` (linear,
+    B channel multiplies the UV animation). UV animation speeds: scroll in uv units per
+    second, rotation in radians per second (around uv (0.5, 0.5)).
     """
 
     shade_color: np.ndarray = field(default_factory=lambda: np.zeros(3))
     shade_texture: TextureRef | None = None
     shading_shift: float = 0.0
+    shading_shift_texture: TextureRef | None = None
+    shading_shift_texture_scale: float = 1.0
     shading_toony: float = 0.9
     gi_equalization: float = 0.9
-    matcap_color: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    matcap_color: np.ndarray = field(default_factory=lambda: np.ones(3))
+    matcap_texture: TextureRef | None = None
     rim_color: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    rim_multiply_texture: TextureRef | None = None
     rim_fresnel_power: float = 5.0
     rim_lift: float = 0.0
     rim_lighting_mix: float = 1.0
     outline_width_mode: Literal["none", "worldCoordinates", "screenCoordinates"] = "none"
     outline_width: float = 0.0
+    outline_width_multiply_texture: TextureRef | None = None
     outline_color: np.ndarray = field(default_factory=lambda: np.zeros(3))
     outline_lighting_mix: float = 1.0
+    uv_animation_mask_texture: TextureRef | None = None
+    uv_animation_scroll_x_speed: float = 0.0
+    uv_animation_scroll_y_speed: float = 0.0
+    uv_animation_rotation_speed: float = 0.0
     render_queue_offset: int = 0
     transparent_with_z_write: bool = False
+
+    def textures(self) -> dict[str, TextureRef]:
+        """The MToon textures present, by field name."""
+        names = ("shade_texture", "shading_shift_texture", "matcap_texture", "rim_multiply_texture",
+                 "outline_width_multiply_texture", "uv_animation_mask_texture")
+        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
+
+    @property
+    def uv_animated(self) -> bool:
+        """True when any UV animation speed is non-zero."""
+        return bool(self.uv_animation_scroll_x_speed or self.uv_animation_scroll_y_speed
+                    or self.uv_animation_rotation_speed)
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,6 +213,9 @@ class Material:
     """A glTF material with the extensions swaycam draws.
 
     ``base_color_factor`` (4,) is linear RGBA; ``emissive_factor`` (3,) linear RGB.
+    ``normal_scale`` scales the normal texture's x and y; ``metallic_roughness_texture``
+    (linear: roughness in G, metallic in B) and ``occlusion_texture`` (linear, R, mixed in by
+    ``occlusion_strength``) are glTF's metallic-roughness PBR inputs.
     """
 
     name: str = ""
@@ -192,8 +224,12 @@ class Material:
     emissive_factor: np.ndarray = field(default_factory=lambda: np.zeros(3))
     emissive_texture: TextureRef | None = None
     normal_texture: TextureRef | None = None
+    normal_scale: float = 1.0
     metallic_factor: float = 1.0
     roughness_factor: float = 1.0
+    metallic_roughness_texture: TextureRef | None = None
+    occlusion_texture: TextureRef | None = None
+    occlusion_strength: float = 1.0
     alpha_mode: AlphaMode = "OPAQUE"
     alpha_cutoff: float = 0.5
     double_sided: bool = False

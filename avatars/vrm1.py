@@ -100,9 +100,12 @@ def _texinfo(ref: TextureRef | None) -> dict | None:
 def _material(m: Material, used: set[str]) -> dict:
     pbr = {"baseColorFactor": _f(m.base_color_factor), "metallicFactor": float(m.metallic_factor),
            "roughnessFactor": float(m.roughness_factor)}
-    refs = [m.base_color_texture, m.emissive_texture, m.normal_texture]
+    refs = [m.base_color_texture, m.emissive_texture, m.normal_texture, m.metallic_roughness_texture,
+            m.occlusion_texture]
     if m.base_color_texture is not None:
         pbr["baseColorTexture"] = _texinfo(m.base_color_texture)
+    if m.metallic_roughness_texture is not None:
+        pbr["metallicRoughnessTexture"] = _texinfo(m.metallic_roughness_texture)
     d = {"name": m.name, "pbrMetallicRoughness": pbr, "emissiveFactor": _f(m.emissive_factor),
          "alphaMode": m.alpha_mode, "doubleSided": bool(m.double_sided)}
     if m.alpha_mode == "MASK":
@@ -110,7 +113,9 @@ def _material(m: Material, used: set[str]) -> dict:
     if m.emissive_texture is not None:
         d["emissiveTexture"] = _texinfo(m.emissive_texture)
     if m.normal_texture is not None:
-        d["normalTexture"] = _texinfo(m.normal_texture)
+        d["normalTexture"] = {**_texinfo(m.normal_texture), "scale": float(m.normal_scale)}
+    if m.occlusion_texture is not None:
+        d["occlusionTexture"] = {**_texinfo(m.occlusion_texture), "strength": float(m.occlusion_strength)}
     ext = {}
     if m.unlit:
         ext["KHR_materials_unlit"] = {}
@@ -127,10 +132,19 @@ def _material(m: Material, used: set[str]) -> dict:
             "parametricRimLiftFactor": float(mt.rim_lift), "outlineWidthMode": mt.outline_width_mode,
             "outlineWidthFactor": float(mt.outline_width), "outlineColorFactor": _f(mt.outline_color),
             "outlineLightingMixFactor": float(mt.outline_lighting_mix),
+            "uvAnimationScrollXSpeedFactor": float(mt.uv_animation_scroll_x_speed),
+            "uvAnimationScrollYSpeedFactor": float(mt.uv_animation_scroll_y_speed),
+            "uvAnimationRotationSpeedFactor": float(mt.uv_animation_rotation_speed),
         }
-        if mt.shade_texture is not None:
-            x["shadeMultiplyTexture"] = _texinfo(mt.shade_texture)
-            refs.append(mt.shade_texture)
+        keys = {"shade_texture": "shadeMultiplyTexture", "shading_shift_texture": "shadingShiftTexture",
+                "matcap_texture": "matcapTexture", "rim_multiply_texture": "rimMultiplyTexture",
+                "outline_width_multiply_texture": "outlineWidthMultiplyTexture",
+                "uv_animation_mask_texture": "uvAnimationMaskTexture"}
+        for name, ref in mt.textures().items():
+            x[keys[name]] = _texinfo(ref)
+            refs.append(ref)
+        if mt.shading_shift_texture is not None:
+            x["shadingShiftTexture"]["scale"] = float(mt.shading_shift_texture_scale)
         ext["VRMC_materials_mtoon"] = x
         used.add("VRMC_materials_mtoon")
     if any(r is not None and r.transform is not None for r in refs):

@@ -44,7 +44,7 @@ _EXPORTS = {
     "ExpressionFrame": "expressions", "expression_frame": "expressions", "expression_weights": "expressions",
     "HudInfo": "hud",
     "ColliderShape": "overlays", "Overlays": "overlays", "avatar_overlays": "overlays",
-    "FrameStats": "renderer", "Lighting": "renderer", "Renderer": "renderer",
+    "FrameStats": "renderer", "Lighting": "lighting", "Renderer": "renderer",
     "PngSequenceSink": "sinks", "Sink": "sinks", "VideoFileSink": "sinks", "VirtualCameraSink": "sinks",
     "VirtualCameraUnavailable": "sinks", "WindowSink": "sinks", "snapshot": "sinks",
 }
@@ -66,12 +66,13 @@ def __dir__():
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from .camera import Background, Camera, CameraOptions, body_bounds, frame_camera, head_bounds
-    from .context import ContextError, Event, GLContext, create_context
-    from .expressions import ExpressionFrame, expression_frame, expression_weights
-    from .hud import HudInfo
-    from .overlays import ColliderShape, Overlays, avatar_overlays
-    from .renderer import FrameStats, Lighting, Renderer
-    from .sinks import (
+    from .camera import Background, Camera, CameraOptions, body_bounds, frame_camera, head_bounds  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .context import ContextError, Event, GLContext, create_context  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .expressions import ExpressionFrame, expression_frame, expression_weights  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .hud import HudInfo  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .overlays import ColliderShape, Overlays, avatar_overlays  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .lighting import Lighting  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .renderer import FrameStats, Renderer  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .sinks import (  # noqa: F401
         PngSequenceSink, Sink, VideoFileSink, VirtualCameraSink, VirtualCameraUnavailable, WindowSink, snapshot,
     )

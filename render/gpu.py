@@ -138,6 +138,7 @@ class Texture(GLObject):
     def __init__(self, ledger: Ledger, width: int, height: int, internal_format: int):
         super().__init__(ledger, GL.glGenTextures(1))
         self.width, self.height, self.internal_format = int(width), int(height), internal_format
+        self.mipmapped = False
 
     def bind(self, unit: int) -> None:
         GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
@@ -159,6 +160,7 @@ def texture_rgba8(ledger: Ledger, rgba: np.ndarray, *, srgb: bool = True, mipmap
     GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, fmt, w, h, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, rgba)
     if mipmaps:
         GL.glGenerateMipmap(GL.GL_TEXTURE_2D)
+    tex.mipmapped = bool(mipmaps)
     GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER,
                        GL.GL_LINEAR_MIPMAP_LINEAR if mipmaps else GL.GL_LINEAR)
     GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)

@@ -29,6 +29,18 @@ class MeshPass:
         self._morph_weight = np.zeros(MAX_MORPHS, np.float32)
         self._program: Program | None = None
 
+    def link(self, gpu: GpuAvatar) -> int:
+        """Link every program ``gpu`` will draw with now (at upload, not in the first frame).
+        Returns the number of programs."""
+        keys = set()
+        for p in gpu.primitives:
+            keys.add((p.alpha_mode == "MASK", False, p.features))
+            if p.outline:
+                keys.add((p.alpha_mode == "MASK", True, p.features))
+        for mask, outline, features in keys:
+            self.programs.mesh_for(mask, outline, gpu.joints.texture is not None, features=features)
+        return len(keys)
+
     def draw(self, gpu: GpuAvatar, weights: Sequence[np.ndarray | None] | None, view: np.ndarray,
              hidden: set[int]) -> tuple[int, int, int]:
         """Draw every primitive of ``gpu`` not in a ``hidden`` mesh instance.
@@ -56,8 +68,7 @@ class MeshPass:
             GL.glEnable(GL.GL_BLEND)
             GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)  # premultiplied colour
             for p in blended:
-                mt = gpu.materials.material(p.material).mtoon
-                GL.glDepthMask(GL.GL_TRUE if (mt is not None and mt.transparent_with_z_write) else GL.GL_FALSE)
+                GL.glDepthMask(GL.GL_TRUE if p.z_write else GL.GL_FALSE)
                 self._draw(gpu, p, weights, outline=False)
             GL.glDepthMask(GL.GL_TRUE)
             GL.glDisable(GL.GL_BLEND)
@@ -66,19 +77,15 @@ class MeshPass:
         return len(opaque), len(outlined), len(blended)
 
     def _draw(self, gpu: GpuAvatar, p: GpuPrimitive, weights, *, outline: bool) -> None:
-        prog = self.programs.mesh_for(p.alpha_mode == "MASK", outline, gpu.joints.texture is not None)
+        prog = self.programs.mesh_for(p.alpha_mode == "MASK", outline, gpu.joints.texture is not None,
+                                      features=p.features)
         if prog is not self._program:
             prog.use()
             self._program = prog
-        mat = gpu.materials.material(p.material)
         gpu.materials.bind(p.material, MATERIAL_BINDING)
-        for unit, ref in ((0, mat.base_color_texture), (1, mat.mtoon.shade_texture if mat.mtoon else None),
-                          (2, mat.emissive_texture)):
-            if ref is not None:
-                bound = gpu.texture(ref.texture)
-                if bound is not None:
-                    bound[0].bind(unit)
-                    bound[1].bind(unit)
+        for unit, texture, sampler in p.textures:
+            texture.bind(unit)
+            sampler.bind(unit)
         if outline:
             GL.glEnable(GL.GL_CULL_FACE)
             GL.glCullFace(GL.GL_FRONT)
@@ -116,7 +123,9 @@ class MeshPass:
 
 
 def sort_back_to_front(gpu: GpuAvatar, prims: list[GpuPrimitive], view: np.ndarray) -> list[GpuPrimitive]:
-    """Blended primitives ordered by (MToon render queue offset, view depth far to near).
+    """Blended primitives in MToon's render queue order (VRMC_materials_mtoon 1.0: those with
+    ``transparentWithZWrite`` first, then the others; within each, by render queue offset),
+    then by view depth far to near.
     Each primitive's depth is that of its bind-space centroid carried by its most
     influential joint (this frame's skinning matrices)."""
     if len(prims) < 2:
@@ -126,6 +135,6 @@ def sort_back_to_front(gpu: GpuAvatar, prims: list[GpuPrimitive], view: np.ndarr
     for p in prims:
         m = mats[gpu.joints.instance_base[p.instance] + (p.anchor_joint if p.skinned else 0)]
         z = (view @ (m @ p.anchor_point))[2]  # the camera looks down -z: farther is more negative
-        keys.append((p.queue_offset, z))
+        keys.append((not p.z_write, p.queue_offset, z))
     order = sorted(range(len(prims)), key=lambda k: keys[k])
     return [prims[k] for k in order]

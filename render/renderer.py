@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
@@ -28,30 +28,19 @@ from .context import GLContext
 from .expressions import ExpressionFrame, expression_frame
 from .gpu import Buffer, Ledger, VertexArray
 from .hud import HudInfo, HudRenderer
+from .antialias import FxaaPass, is_software, resolve_mode
+from .lighting import Lighting
 from .overlays import LineRenderer, Overlays
 from .readback import PboReadback, read_pixels
 from .passes import MeshPass
 from .shaders import FRAME_BINDING, Programs
-from .targets import RenderTargets, default_samples, unpremultiply_srgb
+from .targets import RenderTargets, unpremultiply_srgb
 from .upload import GpuAvatar, upload_avatar
 
 log = logging.getLogger(__name__)
 
 _FLIP_Y = np.diag([1.0, -1.0, 1.0, 1.0])  # framebuffer rows top-down: readback needs no flip
 MorphInput = Sequence[np.ndarray | None] | ExpressionFrame | Mapping[str, float] | None
-
-
-@dataclass(frozen=True, eq=False)
-class Lighting:
-    """One directional light and a uniform ambient term, linear RGB.
-
-    ``direction`` (3,) points from the surface toward the light, world frame (default: from
-    the front, above and slightly to the avatar's left, as VRM viewers light avatars).
-    """
-
-    direction: np.ndarray = field(default_factory=lambda: np.array([0.3, 0.6, 1.0]) / np.linalg.norm([0.3, 0.6, 1.0]))
-    color: np.ndarray = field(default_factory=lambda: np.array([1.0, 1.0, 1.0]))
-    ambient: np.ndarray = field(default_factory=lambda: np.array([0.3, 0.3, 0.3]))
 
 
 @dataclass
@@ -71,13 +60,17 @@ class Renderer:
     Args:
         context: the current GL context (kept for :meth:`present`).
         size: framebuffer size in pixels.
-        samples: MSAA samples (0 = off; clamped to what the driver supports); None: 4 on
-            GPUs, 0 on software rasterisers (llvmpipe), where MSAA doubles the frame time.
+        samples: MSAA samples (clamped to what the driver supports); with ``antialias``
+            "auto", a count > 0 means MSAA and 0 means none (see :mod:`render.antialias`).
+        antialias: "auto" (MSAA on GPUs; on software rasterisers
+            :data:`render.antialias.SOFTWARE_AUTO`), "msaa", "fxaa" or "off".
         background: "transparent", "chroma", "#RRGGBB" or a :class:`Background`.
         camera_options: framing used when ``draw`` gets no camera.
-        lighting: light and ambient.
-        force_mipmaps: mipmap every texture (see :func:`render.upload.upload_avatar`); False
-            follows the files' sampler filters exactly.
+        lighting: light and ambient (:class:`render.Lighting`).
+        force_mipmaps: upgrade LINEAR texture minification to mipmapped (the default, as
+            Unity-based VRM apps import textures; see :func:`render.upload.upload_avatar`);
+            NEAREST always stays NEAREST. False follows the files' samplers exactly, as
+            three.js does.
         joint_storage: "auto" (a uniform block when the skeleton fits, else a texture),
             "ubo" or "texture" (see :mod:`render.skinning`).
 
@@ -85,7 +78,7 @@ class Renderer:
     """
 
     def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *,
-                 samples: int | None = None, background: str | Background = "transparent",
+                 samples: int | None = None, antialias: str = "auto", background: str | Background = "transparent",
                  camera_options: CameraOptions = CameraOptions(), lighting: Lighting = Lighting(),
                  force_mipmaps: bool = True, joint_storage: str = "auto"):
         self.context = context
@@ -96,15 +89,17 @@ class Renderer:
         self.force_mipmaps = force_mipmaps
         self.joint_storage = joint_storage
         self.stats = FrameStats()
-        self._samples = default_samples() if samples is None else int(samples)
+        renderer_name = (GL.glGetString(GL.GL_RENDERER) or b"").decode()
+        self.antialias, self._samples = resolve_mode(antialias, samples, is_software(renderer_name))
         self.programs = Programs(self.ledger)
+        self._fxaa = FxaaPass(self.ledger) if self.antialias == "fxaa" else None
         self._frame_ubo = Buffer(self.ledger, GL.GL_UNIFORM_BUFFER, size=208, usage=GL.GL_DYNAMIC_DRAW)
         self._frame_data = np.zeros(52, np.float32)
         self._empty_vao = VertexArray(self.ledger)
         self._lines = LineRenderer(self.ledger)
         self._hud = HudRenderer(self.ledger)
         self._mesh_pass = MeshPass(self.programs)
-        self.targets = RenderTargets(self.ledger, size, self._samples)
+        self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None)
         self._readback = PboReadback(self.ledger, size)
         #: framebuffer -> CPU copies started so far (read_rgba, and read_rgba_async per queued
         #: frame); presenting in a window copies nothing and does not count.
@@ -132,6 +127,7 @@ class Renderer:
         if avatar is not None:
             self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps,
                                      joint_storage=self.joint_storage)
+            self._mesh_pass.link(self.gpu)
             if camera is None:
                 self.reframe()
             else:
@@ -166,13 +162,14 @@ class Renderer:
     def _rebuild_targets(self, size: tuple[int, int]) -> None:
         self.targets.release()
         self._readback.release()
-        self.targets = RenderTargets(self.ledger, size, self._samples)
+        self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None)
         self._readback = PboReadback(self.ledger, size)
 
     # ------------------------------------------------------------------ frame
     def draw(self, world: np.ndarray | None = None, morph_weights: MorphInput = None, *,
              camera: Camera | None = None, overlays: Overlays | None = None, hud: HudInfo | None = None,
-             hide: Collection[int] = (), viewport: tuple[int, int, int, int] | None = None) -> None:
+             hide: Collection[int] = (), viewport: tuple[int, int, int, int] | None = None,
+             time_s: float = 0.0) -> None:
         """Render one frame (or one pane of it) into the output framebuffer.
 
         Args:
@@ -184,6 +181,8 @@ class Renderer:
             overlays: debug lines (spring chains, colliders, head axes).
             hud: text shown top-left (fps, tracker latency, substeps), of the viewport.
             hide: indices of mesh instances not to draw.
+            time_s: the run's clock in seconds (replayed runs pass their replay time), for
+                MToon UV animation.
             viewport: (x, y, width, height) pixels of the output, x from the left and y from
                 the top row: draw only there (cleared to the background first; the camera's
                 aspect is the viewport's), leaving the other pixels as they are. None: the
@@ -203,6 +202,7 @@ class Renderer:
             raise ValueError(f"world matrices {world.shape}: expected ({av.skeleton.node_count}, 4, 4)")
         weights, overrides = self._morphs(av, morph_weights)
         gpu.materials.set_overrides(overrides)
+        gpu.materials.set_time(time_s)
         gpu.joints.update(world)
         cam = camera or self.camera
         rect = self._viewport(viewport)
@@ -238,6 +238,9 @@ class Renderer:
         GL.glDisable(GL.GL_BLEND)
         GL.glDisable(GL.GL_DEPTH_TEST)
         self.targets.resolve(rect)
+        if self._fxaa is not None:
+            GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.final.id)
+            self._fxaa.draw(self.targets.scene_tex, rect)
         if hud is not None:
             GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.final.id)
             GL.glViewport(x, y, w, h)
@@ -366,6 +369,8 @@ class Renderer:
         self.targets.release()
         self._lines.release()
         self._hud.release()
+        if self._fxaa is not None:
+            self._fxaa.release()
         self._empty_vao.release()
         self._frame_ubo.release()
         self.programs.release()

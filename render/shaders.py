@@ -28,6 +28,10 @@ JOINT_ROW_BYTES = 48   #: one affine skinning matrix as three vec4 rows
 
 # Texture units.
 UNIT_BASE, UNIT_SHADE, UNIT_EMISSIVE, UNIT_JOINTS, UNIT_MORPHS = 0, 1, 2, 3, 4
+#: Material texture slot (render/materials.py TEXTURE_SLOTS) -> texture unit.
+MATERIAL_UNITS = {"base": UNIT_BASE, "shade": UNIT_SHADE, "emissive": UNIT_EMISSIVE, "normal": 5,
+                  "shading_shift": 6, "matcap": 7, "rim": 8, "outline_width": 9, "uv_mask": 10,
+                  "metallic_roughness": 11, "occlusion": 12}
 
 
 class ShaderError(RuntimeError):
@@ -152,38 +156,42 @@ class Program(GLObject):
 class Programs:
     """The renderer's programs, linked once per context.
 
-    The mesh program comes in variants: with ``ALPHA_MASK`` (the fragment shader may
-    ``discard``, which turns off early depth tests, so only alpha-tested materials use it),
-    with ``OUTLINE`` (the MToon inverted hull) and with ``JOINTS_TEXTURE`` (skinning
-    matrices in a texture, for skeletons too big for the uniform block). Variants are linked
-    on first use.
+    The mesh program comes in variants, linked on first use: with ``ALPHA_MASK`` (the
+    fragment shader may ``discard``, which turns off early depth tests, so only
+    alpha-tested materials use it), with ``OUTLINE`` (the MToon inverted hull), with
+    ``JOINTS_TEXTURE`` (skinning matrices in a texture, for skeletons too big for the uniform
+    block), and with a material's features (lighting model, textures, rim, UV animation:
+    :func:`render.materials.shader_features`).
     """
 
     def __init__(self, ledger: Ledger):
         self._ledger = ledger
-        self._mesh: dict[tuple[bool, bool, bool, tuple[str, ...]], Program] = {}
-        for mask in (False, True):
-            for outline in (False, True):
-                self.mesh_for(mask, outline)
+        self._mesh: dict[tuple, Program] = {}
         self.lines = Program(ledger, "lines.vert", "lines.frag")
         self.quad = Program(ledger, "quad.vert", "quad.frag", common=False)
         self.quad.set_samplers(u_tex=0)
 
     def mesh_for(self, mask: bool, outline: bool, joints_texture: bool = False,
-                 feedback: tuple[str, ...] = ()) -> Program:
+                 feedback: tuple[str, ...] = (), features: tuple[str, ...] = ()) -> Program:
         """The mesh program for an alpha-tested (``mask``) material and/or the outline pass,
-        reading skinning matrices from the uniform block or (``joints_texture``) a texture.
+        reading skinning matrices from the uniform block or (``joints_texture``) a texture,
+        with the material ``features`` (``#define`` names; none: unlit, untextured).
         ``feedback``: vertex outputs to capture with transform feedback (a separate variant,
         for tests comparing the shader with CPU skinning; the renderer draws without)."""
-        key = (bool(mask), bool(outline), bool(joints_texture), tuple(feedback))
+        key = (bool(mask), bool(outline), bool(joints_texture), tuple(feedback), tuple(features))
         p = self._mesh.get(key)
         if p is None:
             defines = tuple(d for d, on in zip(("ALPHA_MASK", "OUTLINE", "JOINTS_TEXTURE"), key[:3]) if on)
-            p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines, feedback=key[3])
-            p.set_samplers(u_base_tex=UNIT_BASE, u_shade_tex=UNIT_SHADE, u_emissive_tex=UNIT_EMISSIVE,
-                           u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS)
+            p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines + key[4], feedback=key[3])
+            p.set_samplers(u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS,
+                           **{f"u_{slot}_tex": unit for slot, unit in MATERIAL_UNITS.items()})
             self._mesh[key] = p
         return p
+
+    @property
+    def mesh_variants(self) -> int:
+        """Mesh programs linked so far."""
+        return len(self._mesh)
 
     def release(self) -> None:
         for p in (*self._mesh.values(), self.lines, self.quad):

@@ -10,7 +10,9 @@ projection is flipped vertically, so stored rows are top-down and readback needs
   or 1); readback turns the partly transparent pixels into straight alpha
   (:func:`unpremultiply_srgb`).
 - ``scene``: where the avatar is drawn: a multisampled framebuffer resolved into ``final``
-  when ``samples`` > 0, else ``final`` itself (with a depth buffer).
+  when ``samples`` > 0; with ``fxaa``, a single-sampled framebuffer whose colour texture
+  (``scene_tex``) the FXAA pass reads into ``final``; else ``final`` itself (with a depth
+  buffer).
 """
 
 from __future__ import annotations
@@ -33,11 +35,13 @@ def default_samples() -> int:
 class RenderTargets:
     """Framebuffers of one size. ``samples`` is clamped to GL_MAX_SAMPLES."""
 
-    def __init__(self, ledger: Ledger, size: tuple[int, int], samples: int):
+    def __init__(self, ledger: Ledger, size: tuple[int, int], samples: int, *, fxaa: bool = False):
         w, h = self.size = (int(size[0]), int(size[1]))
         if w <= 0 or h <= 0:
             raise ValueError(f"framebuffer size {size}: must be positive")
         self.samples = max(0, min(int(samples), int(GL.glGetIntegerv(GL.GL_MAX_SAMPLES))))
+        self.fxaa = bool(fxaa) and not self.samples
+        self.scene_tex: Texture | None = None
         self._owned: list = []
 
         def own(obj):
@@ -51,6 +55,12 @@ class RenderTargets:
             color = own(Renderbuffer(ledger, w, h, GL.GL_SRGB8_ALPHA8, self.samples))
             depth = own(Renderbuffer(ledger, w, h, GL.GL_DEPTH_COMPONENT24, self.samples))
             self.scene = own(Framebuffer(ledger, color=color, depth=depth))
+        elif self.fxaa:
+            self.final = own(Framebuffer(ledger, color=self.final_tex))
+            self.scene_tex = own(texture_empty(ledger, w, h, GL.GL_SRGB8_ALPHA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE,
+                                               filter=GL.GL_LINEAR))
+            depth = own(Renderbuffer(ledger, w, h, GL.GL_DEPTH_COMPONENT24))
+            self.scene = own(Framebuffer(ledger, color=self.scene_tex, depth=depth))
         else:
             depth = own(Renderbuffer(ledger, w, h, GL.GL_DEPTH_COMPONENT24))
             self.final = self.scene = own(Framebuffer(ledger, color=self.final_tex, depth=depth))

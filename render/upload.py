@@ -17,7 +17,7 @@ from ._gl import GL
 from avatars import Avatar, Primitive, Sampler
 
 from .gpu import Buffer, Ledger, SamplerObject, Texture, VertexArray, needs_mipmaps, texture_rgba8
-from .materials import MaterialTable, has_outline
+from .materials import SRGB_SLOTS, MaterialTable, has_outline, material_textures, shader_features
 from .morphs import MorphTexture
 from .skinning import JointPalette
 
@@ -64,6 +64,9 @@ class GpuPrimitive:
     alpha_mode: str = "OPAQUE"
     double_sided: bool = False
     queue_offset: int = 0
+    z_write: bool = True
+    features: tuple[str, ...] = ()
+    textures: tuple[tuple[int, "Texture", "SamplerObject"], ...] = ()
 
     def release(self) -> None:
         self.vao.release()
@@ -74,7 +77,8 @@ class GpuPrimitive:
 
 
 def _upload_primitive(ledger: Ledger, prim: Primitive, instance: int, node: int, skinned: bool,
-                      table: MaterialTable) -> GpuPrimitive:
+                      table: MaterialTable, features: tuple[str, ...],
+                      textures: tuple[tuple[int, Texture, SamplerObject], ...]) -> GpuPrimitive:
     vao = VertexArray(ledger)
     buffers: list[Buffer] = []
     constants: list[tuple[int, tuple]] = []  # current attribute values are context state: set per draw
@@ -126,7 +130,9 @@ def _upload_primitive(ledger: Ledger, prim: Primitive, instance: int, node: int,
         buffers=buffers, constants=constants, morph=morph, skinned=use_skin, anchor_joint=anchor_joint,
         anchor_point=np.append(centroid, 1.0), outline=has_outline(mat) and prim.mode == 4,
         alpha_mode=mat.alpha_mode, double_sided=mat.double_sided,
-        queue_offset=mat.mtoon.render_queue_offset if mat.mtoon is not None else 0,
+        queue_offset=mat.mtoon.render_queue_offset if mat.mtoon is not None and mat.alpha_mode == "BLEND" else 0,
+        z_write=mat.alpha_mode != "BLEND" or (mat.mtoon is not None and mat.mtoon.transparent_with_z_write),
+        features=features, textures=textures,
     )
 
 
@@ -136,17 +142,18 @@ class GpuAvatar:
 
     avatar: Avatar
     primitives: list[GpuPrimitive]
-    images: dict[int, Texture]
+    images: dict[tuple[int, bool], Texture]
     samplers: dict[object, SamplerObject]
-    texture_units: dict[int, tuple[Texture, SamplerObject]]
+    texture_units: dict[tuple[int, bool], tuple[Texture, SamplerObject]]
     materials: MaterialTable
     joints: JointPalette
     texture_bytes: int = 0
     released: bool = field(default=False)
 
-    def texture(self, index: int) -> tuple[Texture, SamplerObject] | None:
-        """(GL texture, sampler) of glTF texture ``index``, or None."""
-        return self.texture_units.get(index)
+    def texture(self, index: int, srgb: bool = True) -> tuple[Texture, SamplerObject] | None:
+        """(GL texture, sampler) of glTF texture ``index`` (uploaded as sRGB colour or as
+        linear data), or None when no material samples it so."""
+        return self.texture_units.get((index, srgb))
 
     def release(self) -> None:
         """Free every GL object of this avatar. Idempotent."""
@@ -163,58 +170,85 @@ class GpuAvatar:
         self.joints.release()
 
 
-def _used_textures(avatar: Avatar) -> set[int]:
-    used = set()
-    for m in avatar.materials:
-        for ref in (m.base_color_texture, m.emissive_texture, m.mtoon.shade_texture if m.mtoon else None):
-            if ref is not None:
-                used.add(ref.texture)
-    return used
+def _sampler_policy(s: Sampler, force_mipmaps: bool) -> Sampler:
+    """The sampler actually used: with ``force_mipmaps``, LINEAR minification becomes
+    LINEAR_MIPMAP_LINEAR; NEAREST (pixel art, palettes) is always kept as the file asks."""
+    if force_mipmaps and s.min_filter == GL.GL_LINEAR:
+        return replace(s, min_filter=GL.GL_LINEAR_MIPMAP_LINEAR)
+    return s
 
 
-def _with_mipmaps(s: Sampler) -> Sampler:
-    """The sampler with its minification filter turned into the matching mipmapped filter."""
-    mn = {GL.GL_LINEAR: GL.GL_LINEAR_MIPMAP_LINEAR, GL.GL_NEAREST: GL.GL_NEAREST_MIPMAP_NEAREST}.get(
-        s.min_filter, s.min_filter)
-    return replace(s, min_filter=mn)
+def _color_binds(avatar: Avatar) -> dict[int, frozenset[str]]:
+    """Material index -> the colour bind kinds any expression sets on it."""
+    out: dict[int, set[str]] = {}
+    for e in avatar.expressions.values():
+        for b in e.material_color_binds:
+            out.setdefault(b.material, set()).add(b.type)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
                   joint_storage: str = "auto") -> GpuAvatar:
-    """Upload ``avatar`` (the context must be current). Only textures used by materials are uploaded.
+    """Upload ``avatar`` (the context must be current). Only textures used by materials are
+    uploaded: colour textures (base, shade, emissive, matcap, rim) as sRGB, data textures
+    (normal, shading shift, outline width, UV animation mask, metallic-roughness, occlusion)
+    as linear; an image used both ways is uploaded twice.
 
     Args:
-        force_mipmaps: mipmap every texture, upgrading LINEAR / NEAREST minification to its
-            mipmapped filter (as Unity-based VRM apps do; exporters such as UniVRM 0.x write
-            LINEAR, which aliases badly when a 1024 px texture covers 100 px of a bust shot,
-            and is slower on llvmpipe). False: the file's samplers exactly. Wrap modes and
-            magnification filters always follow the file.
+        force_mipmaps: upgrade LINEAR minification to LINEAR_MIPMAP_LINEAR (exporters such as
+            UniVRM 0.x write LINEAR, which aliases when a 1024 px texture covers 100 px of a
+            bust shot; Unity-based VRM apps mipmap every texture). NEAREST stays NEAREST (pixel
+            art, palettes) and wrap modes and magnification filters always follow the file.
+            False: the file's samplers exactly, as three.js.
         joint_storage: skinning matrix storage, see :class:`render.skinning.JointPalette`.
     """
-    used = sorted(t for t in _used_textures(avatar) if 0 <= t < len(avatar.textures))
-
-    def sampler_of(t: int) -> Sampler:
-        s = avatar.textures[t].sampler
-        return _with_mipmaps(s) if force_mipmaps else s
-
-    mip_images = {avatar.textures[t].image for t in used if needs_mipmaps(sampler_of(t))}
-    images: dict[int, Texture] = {}
+    images: dict[tuple[int, bool], Texture] = {}
     samplers: dict[object, SamplerObject] = {}
-    units: dict[int, tuple[Texture, SamplerObject]] = {}
+    units: dict[tuple[int, bool], tuple[Texture, SamplerObject]] = {}
     nbytes = 0
-    for t in used:
+
+    def bound(ref, srgb: bool) -> tuple[Texture, SamplerObject] | None:
+        nonlocal nbytes
+        t = ref.texture
+        if not 0 <= t < len(avatar.textures):
+            return None
         tex = avatar.textures[t]
         if not 0 <= tex.image < len(avatar.images):
-            continue
-        if tex.image not in images:
+            return None
+        got = units.get((t, srgb))
+        if got is not None:
+            return got
+        sampler = _sampler_policy(tex.sampler, force_mipmaps)
+        mips = needs_mipmaps(sampler)
+        key = (tex.image, srgb)
+        gl_tex = images.get(key)
+        if gl_tex is None or (mips and not gl_tex.mipmapped):
+            if gl_tex is not None:
+                gl_tex.release()
             rgba = avatar.images[tex.image].rgba
-            images[tex.image] = texture_rgba8(ledger, rgba, srgb=True, mipmaps=tex.image in mip_images)
-            nbytes += rgba.nbytes * (4 / 3 if tex.image in mip_images else 1)
-        sampler = sampler_of(t)
+            gl_tex = images[key] = texture_rgba8(ledger, rgba, srgb=srgb, mipmaps=mips)
+            nbytes += rgba.nbytes * (4 / 3 if mips else 1)
+            for k, (other, s) in list(units.items()):  # re-point units of a texture just replaced
+                if k[1] == srgb and avatar.textures[k[0]].image == tex.image:
+                    units[k] = (gl_tex, s)
         if sampler not in samplers:
             samplers[sampler] = SamplerObject(ledger, sampler)
-        units[t] = (images[tex.image], samplers[sampler])
+        units[(t, srgb)] = (gl_tex, samplers[sampler])
+        return units[(t, srgb)]
+
+    from .shaders import MATERIAL_UNITS
+
     table = MaterialTable(ledger, avatar.materials)
+    binds = _color_binds(avatar)
+    per_material: dict[int, tuple[tuple[str, ...], list[tuple[str, object]]]] = {}
+    for k, mat in enumerate(table.materials):
+        index = k if k < len(table.materials) - 1 else -1
+        refs = []
+        for slot, ref in material_textures(mat).items():
+            srgb = slot in SRGB_SLOTS
+            if bound(ref, srgb) is not None:
+                refs.append((slot, ref, srgb))
+        per_material[index] = (shader_features(mat, binds.get(index, frozenset())), refs)
     joints = JointPalette(ledger, avatar, storage=joint_storage)
     prims = []
     for k, mi in enumerate(avatar.mesh_instances):
@@ -222,7 +256,9 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
         for p in mesh.primitives:
             if p.vertex_count == 0 or p.indices.size == 0:
                 continue
-            prims.append(_upload_primitive(ledger, p, k, mi.node, mi.skin >= 0, table))
+            features, refs = per_material.get(p.material if 0 <= p.material < len(avatar.materials) else -1)
+            textures = tuple((MATERIAL_UNITS[slot], *units[(ref.texture, srgb)]) for slot, ref, srgb in refs)
+            prims.append(_upload_primitive(ledger, p, k, mi.node, mi.skin >= 0, table, features, textures))
     log.debug("uploaded %s: %d primitives, %d images (%.1f MB)", avatar.path, len(prims), len(images), nbytes / 1e6)
     return GpuAvatar(avatar=avatar, primitives=prims, images=images, samplers=samplers, texture_units=units,
                      materials=table, joints=joints, texture_bytes=int(nbytes))

@@ -25,6 +25,7 @@ from solver.modes import SOLVER_NAMES
 from .clock import DEFAULT_MAX_SUBSTEPS
 
 FRAMINGS = ("bust", "full")
+ANTIALIAS = ("auto", "msaa", "fxaa", "off")   # render.antialias.MODES
 
 
 class ConfigError(ValueError):
@@ -45,6 +46,7 @@ class RunConfig:
     solver: str = "rest-shape"
     mirror: bool = True
     framing: str = "bust"
+    antialias: str = "auto"            # "auto" (MSAA on GPUs, off on llvmpipe), "msaa", "fxaa", "off"
     record: str | None = None
     duration: float | None = None      # seconds; None: the source's own length (turn-test: 12 s)
     realtime: bool | None = None       # None: live for webcams, offline for files
@@ -99,8 +101,8 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
-_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "record", "face_model",
-            "motion_dir", "hair_dir")
+_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "record",
+            "face_model", "motion_dir", "hair_dir")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
                "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}
@@ -197,6 +199,8 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} solver: {cfg.solver!r} is not one of {', '.join(SOLVER_NAMES)}")
     if cfg.framing not in FRAMINGS:
         raise ConfigError(f"{where} framing: {cfg.framing!r} is not one of {', '.join(FRAMINGS)}")
+    if cfg.antialias not in ANTIALIAS:
+        raise ConfigError(f"{where} antialias: {cfg.antialias!r} is not one of {', '.join(ANTIALIAS)}")
     if cfg.fps is not None and not 1 <= cfg.fps <= 1000:
         raise ConfigError(f"{where} fps: {cfg.fps} is outside 1..1000")
     if cfg.duration is not None and not 0 < cfg.duration <= MAX_DURATION_S:

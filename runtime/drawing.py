@@ -105,13 +105,14 @@ class FrameDrawer:
         hud = self._hud_info(info, rig) if self.hud else None
         ov = avatar_overlays(rig.avatar, info.world) if self.overlays else None
         if companion is None:
-            r.draw(info.world, info.expressions, overlays=ov, hud=hud)
+            r.draw(info.world, info.expressions, overlays=ov, hud=hud, time_s=info.time_s)
         else:
             left, right = self.panes()
             cw = info.companion_worlds[0]
             ov2 = avatar_overlays(companion.avatar, cw) if self.overlays else None
-            r.draw(info.world, info.expressions, overlays=ov, hud=hud, camera=self._pane_camera, viewport=left)
-            r.draw(cw, info.expressions, overlays=ov2, camera=self._pane_camera, viewport=right)
+            r.draw(info.world, info.expressions, overlays=ov, hud=hud, camera=self._pane_camera, viewport=left,
+                   time_s=info.time_s)
+            r.draw(cw, info.expressions, overlays=ov2, camera=self._pane_camera, viewport=right, time_s=info.time_s)
         self.frames += 1
 
     def _hud_info(self, info: FrameInfo, rig: AvatarRig):

@@ -50,6 +50,8 @@ class FrameInfo:
             buffer of the rig, valid until the next frame); None without a draw callback.
         expressions: VRM expression weights {name: weight} for drawing.
         companion_worlds: the same as ``world`` for each companion rig, in order.
+        time_s: seconds from the run's first substep to ``draw_t_ns`` (the clock of MToon UV
+            animation: replayed runs animate identically at any frame rate).
     """
 
     t_ns: int
@@ -60,6 +62,7 @@ class FrameInfo:
     world: np.ndarray | None = None
     expressions: dict | None = None
     companion_worlds: tuple[np.ndarray, ...] = ()
+    time_s: float = 0.0
 
 
 def check_rate(rig: AvatarRig, driver: FixedStepDriver) -> None:
@@ -166,7 +169,8 @@ class Loop:
         t_last = self.driver.substep_time_ns(n)
         t_prev = self.driver.substep_time_ns(n - 1) if n > 0 else t_last
         draw_t = t_prev + int(round(adv.alpha * (t_last - t_prev)))
-        info = FrameInfo(t_ns=t_ns, substeps=adv.substeps, dropped=adv.dropped, alpha=adv.alpha, draw_t_ns=draw_t)
+        info = FrameInfo(t_ns=t_ns, substeps=adv.substeps, dropped=adv.dropped, alpha=adv.alpha, draw_t_ns=draw_t,
+                         time_s=(draw_t - self.driver.substep_time_ns(0)) * 1e-9)
         if self.draw is not None:
             if draw_t != self._draw_sample_t:   # the same draw time (a paused clock): the same pose
                 self.pose_input.sample(draw_t, out=self._draw_sample)

@@ -1,4 +1,7 @@
-// Skinned, morphed mesh vertex shader (with OUTLINE: the MToon inverted hull, extruded along normals).
+// Skinned, morphed mesh vertex shader (with OUTLINE: the MToon inverted hull, extruded along
+// normals as three-vrm 3.5.5's mtoon.vert does: world mode in metres; screen mode
+// (OUTLINE_SCREEN) scaled by the view depth over the projection's y scale, so the width is a
+// fraction of the viewport height times how much the normal lies in the view plane).
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec2 a_uv0;
@@ -15,6 +18,9 @@ uniform int u_morph_vertices;    // V of this primitive
 uniform int u_morph_normal_base; // index of the first normal delta (T * V), or -1 without normals
 uniform int u_morph_index[MAX_MORPHS];
 uniform float u_morph_weight[MAX_MORPHS];
+#if defined(OUTLINE) && defined(HAS_OUTLINE_WIDTH_TEX)
+uniform sampler2D u_outline_width_tex;  // G channel multiplies the width (linear)
+#endif
 
 out vec3 v_world;
 out vec3 v_normal;
@@ -85,21 +91,19 @@ void main() {
     float len = length(n);
     n = len > 1e-12 ? n / len : vec3(0.0, 0.0, 1.0);
 #ifdef OUTLINE
-    if (m_flags.z == 1) world.xyz += n * m_params1.y;  // world coordinates: metres along the normal
+    float width = m_params1.y;
+#ifdef HAS_OUTLINE_WIDTH_TEX
+    width *= textureLod(u_outline_width_tex, slot_uv(TEX_OUTLINE_WIDTH, a_uv0, a_uv1), 0.0).g;
 #endif
+    vec4 view_pos = u_view * world;
+#ifdef OUTLINE_SCREEN
+    width *= -view_pos.z / abs(u_proj[1][1]);
+#endif
+    view_pos.xyz += mat3(u_view) * n * width;
+    gl_Position = u_proj * view_pos;
+    gl_Position.z += 1e-6 * gl_Position.w;  // as three-vrm: keeps the hull behind coincident surfaces
+#else
     gl_Position = u_proj * (u_view * world);
-#ifdef OUTLINE
-    if (m_flags.z == 2) {
-        // Screen-space width: a fraction of the viewport height (NDC height is 2).
-        vec2 cn = (u_proj * (u_view * vec4(n, 0.0))).xy;
-        cn.x *= u_viewport.z;
-        float l = length(cn);
-        if (l > 1e-9) {
-            cn /= l;
-            cn.x /= u_viewport.z;
-            gl_Position.xy += cn * (2.0 * m_params1.y) * gl_Position.w;
-        }
-    }
 #endif
     v_world = world.xyz;
     v_normal = n;

@@ -82,7 +82,9 @@ def add_parser(sub) -> None:
                    help="framebuffer size; repeatable (default 640x360, 1280x720, 1920x1080)")
     r.add_argument("--frames", type=count(1), default=30, metavar="N", help="timed frames per case (default 30)")
     r.add_argument("--samples", type=count(0, 32), metavar="N",
-                   help="MSAA samples (default: 0 on llvmpipe, 4 on GPUs)")
+                   help="MSAA samples (default: 4 with MSAA)")
+    r.add_argument("--antialias", choices=("auto", "msaa", "fxaa", "off"), default="auto",
+                   help="anti-aliasing (default auto: MSAA on GPUs, off on llvmpipe)")
     r.add_argument("--background", type=background, default="chroma", metavar="COLOR",
                    help="transparent | green | #rrggbb (default green, the chroma key)")
     r.add_argument("--backend", default="auto", choices=("auto", "egl", "window"),
@@ -173,6 +175,7 @@ def _render(args, text: bool) -> dict:
 
     result = run_render_bench([avatar_path(a) for a in args.avatar or ("default", "layered")],
                               sizes=args.size or DEFAULT_SIZES, frames=args.frames, samples=args.samples,
+                              antialias=args.antialias,
                               background=args.background, backend=args.backend)
     if text:
         print(format_table(result))

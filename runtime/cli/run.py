@@ -48,6 +48,9 @@ def add_parser(sub) -> None:
     p.add_argument("--mirror", dest="mirror", action="store_true", default=None, help="selfie view (default)")
     p.add_argument("--no-mirror", dest="mirror", action="store_false", help="the avatar copies the camera view")
     p.add_argument("--framing", choices=("bust", "full"), help="camera framing (default bust)")
+    p.add_argument("--antialias", choices=("auto", "msaa", "fxaa", "off"),
+                   help="anti-aliasing: 4x MSAA, an FXAA pass, or none (default auto: MSAA on GPUs, off on "
+                   "software OpenGL, where both cost more than a frame's budget)")
     p.add_argument("--config", type=existing_file, metavar="FILE.toml",
                    help="TOML settings file (command-line options win)")
     p.add_argument("--record", metavar="POSES.jsonl", help="record the tracked head poses")
@@ -85,7 +88,7 @@ def add_parser(sub) -> None:
 def config_from_args(args) -> RunConfig:
     base = load_toml(args.config) if args.config else RunConfig()
     values = {k: getattr(args, k, None) for k in (
-        "avatar", "source", "fps", "background", "solver", "mirror", "framing", "record", "duration",
+        "avatar", "source", "fps", "background", "solver", "mirror", "framing", "antialias", "record", "duration",
         "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
         "hair_dir")}
     motion = dict(base.motion)

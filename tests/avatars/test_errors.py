@@ -195,7 +195,7 @@ def test_out_of_range_spring_parameters_are_clamped_with_warnings(smoke):
 
 
 def test_out_of_range_vrm0_group_parameters_warn_once_per_group(godette_path):
-    from tests.avatars.glb import join, join_raw, split
+    from tests.avatars.glb import join, split
 
     doc, b = split(godette_path.read_bytes())
     doc["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0]["dragForce"] = 3.0
@@ -221,17 +221,28 @@ def test_error_type_carries_element(smoke):
 
 
 def test_vrm0_main_tex_tiling_flips_v_and_render_queue(godette_path):
-    """VRM 0.x _MainTex [ox, oy, sx, sy] (Unity, v up) -> glTF offset (ox, 1 - sy - oy)."""
+    """VRM 0.x _MainTex [ox, oy, sx, sy] (Unity, v up) -> glTF offset (ox, 1 - sy - oy); the
+    transparent materials' render queues become offsets in queue order (three-vrm's mapping:
+    the last queue is 0, earlier ones count down)."""
     doc, b = split(godette_path.read_bytes())
     props = doc["extensions"]["VRM"]["materialProperties"]
     body = next(p for p in props if p["name"] == "Body")
     body["vectorProperties"]["_MainTex"] = [0.25, 0.1, 2.0, 0.5]
-    face = next(p for p in props if p["name"] == "Face")
-    face["floatProperties"]["_BlendMode"] = 2
-    face["renderQueue"] = 3004
+    for p, queue in ((next(p for p in props if p["name"] == "Face"), 3004), (body, 3002)):
+        p["floatProperties"]["_BlendMode"] = 2
+        p["keywordMap"]["_ALPHABLEND_ON"] = True
+        p["floatProperties"]["_ZWrite"] = 0
+        p["renderQueue"] = queue
     from avatars import load_avatar as load
     a = load("g.vrm", data=join(doc, b))
     mats = {m.name: m for m in a.materials}
     tt = mats["Body"].base_color_texture.transform
     assert list(tt.offset) == [0.25, 0.4] and list(tt.scale) == [2.0, 0.5]
-    assert mats["Face"].mtoon.render_queue_offset == 4 and mats["Face"].alpha_mode == "BLEND"
+    assert mats["Face"].mtoon.render_queue_offset == 0 and mats["Face"].alpha_mode == "BLEND"
+    assert mats["Body"].mtoon.render_queue_offset == -1 and mats["Body"].alpha_mode == "BLEND"
+    assert not mats["Face"].mtoon.transparent_with_z_write
+    for p in props[:2]:
+        p["floatProperties"]["_ZWrite"] = 1   # with z-write: 0 .. n - 1 in queue order
+    mats = {m.name: m for m in load("g.vrm", data=join(doc, b)).materials}
+    assert (mats["Face"].mtoon.render_queue_offset, mats["Body"].mtoon.render_queue_offset) == (1, 0)
+    assert mats["Face"].mtoon.transparent_with_z_write

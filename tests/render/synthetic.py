@@ -77,3 +77,48 @@ def srgb8(linear: float) -> int:
     """Expected 8-bit sRGB encoding of a linear value."""
     c = linear * 12.92 if linear <= 0.0031308 else 1.055 * linear ** (1 / 2.4) - 0.055
     return int(round(255 * c))
+
+
+def textures(*arrays, sampler=Sampler(mag_filter=9728, min_filter=9728)):
+    """Images and textures from (H, W, 4) uint8 arrays: texture k samples image k with ``sampler``."""
+    imgs = tuple(Image(name=f"t{k}", rgba=np.asarray(a, np.uint8)) for k, a in enumerate(arrays))
+    return imgs, tuple(Texture(image=k, sampler=sampler) for k in range(len(arrays)))
+
+
+def halves(left, right, size=8) -> np.ndarray:
+    """A ``size`` square RGBA image: colour ``left`` (4 uint8) where u < 0.5, ``right`` elsewhere."""
+    a = np.zeros((size, size, 4), np.uint8)
+    a[:, : size // 2] = left
+    a[:, size // 2:] = right
+    return a
+
+
+def quad_with_normal(normal, center=(0.0, 0.0, 0.0), size=0.5, *, material=0) -> Primitive:
+    """:func:`quad` with every vertex normal set to ``normal`` (normalised)."""
+    q = quad(center, size, material=material)
+    n = np.asarray(normal, np.float64)
+    q.normals[:] = (n / np.linalg.norm(n)).astype(np.float32)
+    return q
+
+
+def sphere(radius=0.3, center=(0.0, 0.0, 0.0), *, rings=24, segments=48, material=0) -> Primitive:
+    """A closed UV sphere with outward normals and uvs: u = longitude / 2π with x < 0 where
+    u < 0.5 and x > 0 where u > 0.5; v = polar angle / π (0 at the top)."""
+    vs, us = np.meshgrid(np.linspace(0.0, 1.0, rings + 1), np.linspace(0.0, 1.0, segments + 1), indexing="ij")
+    theta, phi = vs * math.pi, us * 2.0 * math.pi
+    n = np.stack([-np.sin(theta) * np.sin(phi), np.cos(theta), np.sin(theta) * np.cos(phi)], -1).reshape(-1, 3)
+    pos = (n * radius + np.asarray(center)).astype(np.float32)
+    uv = np.stack([us, vs], -1).reshape(-1, 2).astype(np.float32)
+    w = segments + 1
+    tri = []
+    for i in range(rings):
+        for j in range(segments):
+            a, b, c, d = i * w + j, i * w + j + 1, (i + 1) * w + j, (i + 1) * w + j + 1
+            tri += [(a, c, b), (b, c, d)]
+    tri = np.array(tri, np.int64)
+    p = pos.astype(np.float64) - np.asarray(center)
+    fn = np.cross(p[tri[:, 1]] - p[tri[:, 0]], p[tri[:, 2]] - p[tri[:, 0]])
+    flip = np.einsum("ij,ij->i", fn, p[tri].mean(axis=1)) < 0
+    tri[flip] = tri[flip][:, [0, 2, 1]]
+    return Primitive(positions=pos, indices=tri.reshape(-1).astype(np.uint32), normals=n.astype(np.float32), uv0=uv,
+                     material=material)

@@ -7,7 +7,7 @@ import pytest
 
 import render
 from avatars import Expression, Material, MorphTargetBind, MToon, TextureRef, TextureTransform
-from render.materials import BLOCK_SIZE, pack_material
+from render.materials import BLOCK_SIZE, TEXTURE_SLOTS, pack_material
 from render.morphs import active_targets
 from render.shaders import MAX_MORPHS
 
@@ -165,7 +165,7 @@ def _mtoon(**kw):
 
 
 def test_mtoon_lit_and_shade_colours(make_renderer):
-    no_ambient = dict(ambient=np.zeros(3))
+    no_ambient = dict(ambient=np.zeros(3), color=np.ones(3))
     front = make_renderer(SIZE, lighting=render.Lighting(direction=np.array([0.0, 0.0, 1.0]), **no_ambient))
     back = make_renderer(SIZE, lighting=render.Lighting(direction=np.array([0.0, 0.0, -1.0]), **no_ambient))
     av = syn.avatar([syn.quad()], [_mtoon()])
@@ -207,7 +207,7 @@ def test_material_block_layout_matches_glsl(gl_context, make_renderer):
     from render._gl import GL
 
     r = make_renderer((16, 16))
-    prog = r.programs.mesh_for(False, False).id
+    prog = r.programs.mesh_for(False, False, features=("LIGHTING_MTOON", "MTOON_RIM")).id
     n = GL.glGetProgramiv(prog, GL.GL_ACTIVE_UNIFORMS)
     offsets = {}
     for i in range(n):
@@ -218,9 +218,10 @@ def test_material_block_layout_matches_glsl(gl_context, make_renderer):
             GL.glGetActiveUniformsiv(prog, 1, (GL.GLuint * 1)(i), GL.GL_UNIFORM_OFFSET, out)
             offsets[name] = int(out[0])
     expected = {"m_base_color": 0, "m_shade_color": 16, "m_rim_color": 32, "m_emissive": 48, "m_outline_color": 64,
-                "m_params0": 80, "m_params1": 96, "m_flags": 112, "m_textures": 128, "m_uv": 144}
+                "m_matcap_color": 80, "m_params0": 96, "m_params1": 112, "m_uv_anim": 128, "m_flags": 144,
+                "m_tex_xform[0]": 160}
     assert {k: offsets[k] for k in expected} == expected
-    assert len(pack_material(Material())) == BLOCK_SIZE == 192
+    assert len(pack_material(Material())) == BLOCK_SIZE == 160 + 2 * 16 * len(TEXTURE_SLOTS)
 
 
 def test_background_modes(make_renderer):

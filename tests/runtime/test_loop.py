@@ -135,3 +135,19 @@ def test_a_rig_stepping_another_h_is_refused(godette):
     with pytest.raises(ValueError, match=r"h = 0\.01666"):
         loop.set_rig(rig)
     assert loop.rig is not rig
+
+
+def test_material_time_is_the_draw_time_since_the_first_substep(godette):
+    """MToon UV animation runs on FrameInfo.time_s = (draw time - t0): the same draw time gives
+    the same animation time at any frame rate (replays animate identically)."""
+    track = head_turn_track()
+    d = NS_PER_S
+    _, a, _ = run(godette, track, 30, duration_ns=d)
+    _, b, _ = run(godette, track, 60, duration_ns=d, jitter=0.5, seed=1)
+    assert a[0].time_s == 0.0
+    for info in a + b:
+        assert info.time_s == (info.draw_t_ns - track.start_ns) * 1e-9
+    by_draw = {i.draw_t_ns: i.time_s for i in a}
+    common = [i for i in b if i.draw_t_ns in by_draw]
+    assert common and all(by_draw[i.draw_t_ns] == i.time_s for i in common)
+    assert a[-1].time_s > 0.9
