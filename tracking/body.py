@@ -46,12 +46,20 @@ EXPRESSION_NAMES: tuple[str, ...] = (
 EXPRESSION_INDEX: dict[str, int] = {n: i for i, n in enumerate(EXPRESSION_NAMES)}
 NUM_EXPRESSIONS = len(EXPRESSION_NAMES)
 
+# the flat layout of BodyPose.data (what the compiled rig reads)
+BD_BONES = 0
+BD_MASK = BD_BONES + 4 * NUM_BONES
+BD_HIPS = BD_MASK + NUM_BONES
+BD_EXPR = BD_HIPS + 3
+BD_FLAGS = BD_EXPR + NUM_EXPRESSIONS
+
 # flags (float64, 1.0 / 0.0)
 F_ON = 0          # the sample carries a body (bones with mask 1 drive the avatar)
 F_HIPS = 1        # the hips position is set
 F_EXPR = 2        # the expression weights are set (they replace the mapped blendshapes)
 F_ARKIT = 3       # the blendshapes came from the body's source (perfect sync names)
 NUM_FLAGS = 4
+BD_W = BD_FLAGS + NUM_FLAGS
 
 
 class BodyPose:
@@ -63,17 +71,19 @@ class BodyPose:
         hips: (3,) hips position, metres (valid when ``flags[F_HIPS]``).
         expressions: (18,) VRM 1.0 preset weights (:data:`EXPRESSION_NAMES`), 0..1.
         flags: (4,) :data:`F_ON`, :data:`F_HIPS`, :data:`F_EXPR`, :data:`F_ARKIT` as 1.0/0.0.
+        data: (BD_W,) the one buffer all of the above are views of (layout ``BD_*``).
     """
 
-    __slots__ = ("bones", "mask", "hips", "expressions", "flags")
+    __slots__ = ("data", "bones", "mask", "hips", "expressions", "flags")
 
     def __init__(self) -> None:
-        self.bones = np.zeros((NUM_BONES, 4))
+        self.data = np.zeros(BD_W)
+        self.bones = self.data[BD_BONES:BD_MASK].reshape(NUM_BONES, 4)
         self.bones[:, 3] = 1.0
-        self.mask = np.zeros(NUM_BONES)
-        self.hips = np.zeros(3)
-        self.expressions = np.zeros(NUM_EXPRESSIONS)
-        self.flags = np.zeros(NUM_FLAGS)
+        self.mask = self.data[BD_MASK:BD_HIPS]
+        self.hips = self.data[BD_HIPS:BD_EXPR]
+        self.expressions = self.data[BD_EXPR:BD_FLAGS]
+        self.flags = self.data[BD_FLAGS:BD_W]
 
     @property
     def on(self) -> bool:
