@@ -130,9 +130,12 @@ def _locate(t, times, n, cursor):
 @njit(inline="always", cache=True)
 def _slerp_row(qa, qb, u, out):
     """slerp(qa, qb, u), shortest arc, normalised (the arithmetic of
-    :func:`tracking.track_sampling._slerp`)."""
+    :func:`tracking.track_sampling._slerp`); two equal records give that record exactly."""
     ax, ay, az, aw = qa[0], qa[1], qa[2], qa[3]
     bx, by, bz, bw = qb[0], qb[1], qb[2], qb[3]
+    if ax == bx and ay == by and az == bz and aw == bw:   # a held pose: exactly that pose
+        out[0], out[1], out[2], out[3] = ax, ay, az, aw
+        return
     d = ax * bx + ay * by + az * bz + aw * bw
     sign = 1.0
     if d < 0.0:
