@@ -17,16 +17,13 @@ The script is ``runtime/eval/threevrm_constraints.mjs``.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from avatars import Avatar
-from solver.eval.reference import THREE_VERSION, THREE_VRM_VERSION, ReferenceUnavailable
+from solver.eval.node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, ReferenceUnavailable, run_node  # noqa: F401
 
 from ..rig.constraints import ConstraintPlan, constrained_nodes
 from ..rig.kernels import TRS_Q, TRS_T
@@ -35,34 +32,20 @@ from ..rig.posing import DrivenPose
 PACKAGE = "@pixiv/three-vrm-node-constraint"
 PACKAGES = (f"{PACKAGE}@{THREE_VRM_VERSION}", f"three@{THREE_VERSION}")
 SCRIPT = Path(__file__).with_name("threevrm_constraints.mjs")
+NPM = NpmFolder(f"threevrm-node-constraint-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_CONSTRAINT_DIR", PACKAGES,
+                PACKAGE, "the three-vrm reference")
 
 
 def install_dir() -> Path:
     """Where the packages live (see the module docstring)."""
-    env = os.environ.get("SWAYCAM_THREEVRM_CONSTRAINT_DIR")
-    if env:
-        return Path(env)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "swaycam" / f"threevrm-node-constraint-{THREE_VRM_VERSION}"
+    return NPM.path()
 
 
 def ensure_installed(directory: Path | None = None) -> Path:
     """Install the node-constraint package and three.js with npm unless present; returns the
     folder. Raises :class:`ReferenceUnavailable` (with npm's message) when node or npm is
     missing or the install fails."""
-    d = Path(directory) if directory is not None else install_dir()
-    pkg = d / "node_modules" / "@pixiv" / "three-vrm-node-constraint" / "package.json"
-    if pkg.exists() and json.loads(pkg.read_text()).get("version") == THREE_VRM_VERSION:
-        return d
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            raise ReferenceUnavailable(f"{tool} is not on PATH; the three-vrm reference needs Node.js and npm")
-    d.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent", *PACKAGES],
-                       capture_output=True, text=True, check=False)
-    if r.returncode != 0 or not pkg.exists():
-        raise ReferenceUnavailable(f"npm install {' '.join(PACKAGES)} into {d} failed: {r.stderr.strip()[-800:]}")
-    return d
+    return NPM.ensure(directory)
 
 
 def run_threevrm_constraints(path: str | Path, posed: np.ndarray, rotations: np.ndarray,
@@ -90,11 +73,7 @@ def run_threevrm_constraints(path: str | Path, posed: np.ndarray, rotations: np.
     with tempfile.TemporaryDirectory() as tmp:
         fp = Path(tmp) / "frames.json"
         fp.write_text(json.dumps(frames))
-        r = subprocess.run(["node", str(SCRIPT), str(d), str(path), str(fp)], capture_output=True, text=True,
-                           check=False)
-    if r.returncode != 0:
-        raise RuntimeError(f"three-vrm node constraints on {path}: {r.stderr.strip()[-1200:]}")
-    out = json.loads(r.stdout)
+        out = json.loads(run_node(SCRIPT, d, path, fp, what=f"three-vrm node constraints on {path}"))
     nodes = np.asarray(out["nodes"], np.int64)
     return {"nodes": nodes, "rotations": np.asarray(out["rotations"], float).reshape(len(rotations), len(nodes), 4)}
 

@@ -34,9 +34,6 @@ The packages (``@pixiv/three-vrm-animation``, ``@pixiv/three-vrm-core`` 3.5.5 an
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,40 +43,24 @@ import numpy as np
 from avatars import Avatar
 from avatars.clips import load_file
 from avatars.math3d import quat_angle
-from solver.eval.reference import ReferenceUnavailable
+from solver.eval.node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, ReferenceUnavailable, run_node  # noqa: F401
 from tracking.pose_track import PoseSample
 
-THREE_VRM_VERSION = "3.5.5"
-THREE_VERSION = "0.180.0"
 PACKAGES = (f"@pixiv/three-vrm-animation@{THREE_VRM_VERSION}", f"@pixiv/three-vrm-core@{THREE_VRM_VERSION}",
             f"three@{THREE_VERSION}")
 SCRIPT = Path(__file__).with_name("threevrm_animation.mjs")
+NPM = NpmFolder(f"threevrm-animation-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_ANIMATION_DIR", PACKAGES,
+                "@pixiv/three-vrm-animation", "the three-vrm-animation reference")
 
 
 def install_dir() -> Path:
-    env = os.environ.get("SWAYCAM_THREEVRM_ANIMATION_DIR")
-    if env:
-        return Path(env)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "swaycam" / f"threevrm-animation-{THREE_VRM_VERSION}"
+    return NPM.path()
 
 
 def ensure_installed(directory: Path | None = None) -> Path:
     """Install the packages with npm unless present; returns the folder. Raises
     ReferenceUnavailable without node/npm or when the install fails."""
-    d = Path(directory) if directory is not None else install_dir()
-    pkg = d / "node_modules" / "@pixiv" / "three-vrm-animation" / "package.json"
-    if pkg.exists() and json.loads(pkg.read_text()).get("version") == THREE_VRM_VERSION:
-        return d
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            raise ReferenceUnavailable(f"{tool} is not on PATH; the three-vrm-animation reference needs Node.js")
-    d.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent", *PACKAGES],
-                       capture_output=True, text=True)
-    if r.returncode != 0 or not pkg.exists():
-        raise ReferenceUnavailable(f"npm install {' '.join(PACKAGES)} into {d} failed: {r.stderr.strip()[-800:]}")
-    return d
+    return NPM.ensure(directory)
 
 
 def _file_frame(avatar: Avatar) -> tuple[np.ndarray, np.ndarray]:
@@ -105,10 +86,7 @@ def run_reference(avatar: Avatar, vrma: str | Path, times: np.ndarray, *, animat
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "scene.json"
         path.write_text(json.dumps(sc))
-        proc = subprocess.run(["node", str(SCRIPT), str(d), str(path)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"three-vrm-animation reference on {avatar.path}: {proc.stderr.strip()[-1200:]}")
-    out = json.loads(proc.stdout)
+        out = json.loads(run_node(SCRIPT, d, path, what=f"three-vrm-animation reference on {avatar.path}"))
     rot = np.asarray(out["rotations"], np.float64)          # (T, B, 4)
     hips = np.asarray(out["hips"], np.float64)
     if avatar.vrm_version == "0.x":

@@ -26,7 +26,6 @@ import json
 import logging
 import os
 import platform
-import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Protocol

@@ -18,9 +18,6 @@ builds the scene in three.js is ``solver/eval/threevrm_reference.mjs``.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -29,45 +26,25 @@ import numpy as np
 
 from avatars import Avatar
 
+from .node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, ReferenceUnavailable, run_node  # noqa: F401
 from .posing import SubtreePoser
 
-THREE_VRM_VERSION = "3.5.5"
-THREE_VERSION = "0.180.0"
 PACKAGES = (f"@pixiv/three-vrm-springbone@{THREE_VRM_VERSION}", f"three@{THREE_VERSION}")
 SCRIPT = Path(__file__).with_name("threevrm_reference.mjs")
-
-
-class ReferenceUnavailable(RuntimeError):
-    """Node.js / npm are missing or the three-vrm packages could not be installed."""
+NPM = NpmFolder(f"threevrm-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_DIR", PACKAGES, "@pixiv/three-vrm-springbone",
+                "the three-vrm reference")
 
 
 def install_dir() -> Path:
     """Where the three-vrm packages live (see the module docstring)."""
-    env = os.environ.get("SWAYCAM_THREEVRM_DIR")
-    if env:
-        return Path(env)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "swaycam" / f"threevrm-{THREE_VRM_VERSION}"
+    return NPM.path()
 
 
 def ensure_installed(directory: Path | None = None) -> Path:
-    """Install three-vrm's spring-bone package and three.js with npm unless present.
-
-    Returns the install folder. Raises :class:`ReferenceUnavailable` (with npm's message)
-    when node or npm is missing or the install fails."""
-    d = Path(directory) if directory is not None else install_dir()
-    pkg = d / "node_modules" / "@pixiv" / "three-vrm-springbone" / "package.json"
-    if pkg.exists() and json.loads(pkg.read_text()).get("version") == THREE_VRM_VERSION:
-        return d
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            raise ReferenceUnavailable(f"{tool} is not on PATH; the three-vrm reference needs Node.js and npm")
-    d.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent", *PACKAGES],
-                       capture_output=True, text=True)
-    if r.returncode != 0 or not pkg.exists():
-        raise ReferenceUnavailable(f"npm install {' '.join(PACKAGES)} into {d} failed: {r.stderr.strip()[-800:]}")
-    return d
+    """Install three-vrm's spring-bone package and three.js with npm unless present
+    (:meth:`solver.eval.node.NpmFolder.ensure`); returns the folder. Raises
+    :class:`ReferenceUnavailable`."""
+    return NPM.ensure(directory)
 
 
 def scene(avatar: Avatar, head_local: np.ndarray, *, delta: float, keep_tails: int = 0) -> dict:
@@ -145,10 +122,7 @@ def run_threevrm(avatar: Avatar, motion: Callable[[float], np.ndarray], *, frame
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "scene.json"
         path.write_text(json.dumps(sc))
-        r = subprocess.run(["node", str(SCRIPT), str(d), str(path)], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"three-vrm reference on {avatar.path}: {r.stderr.strip()[-1200:]}")
-    out = json.loads(r.stdout)
+        out = json.loads(run_node(SCRIPT, d, path, what=f"three-vrm reference on {avatar.path}"))
     return {"frame_ns": np.asarray(out["frame_ns"], np.int64),
             "tails": np.asarray(out["tails"], np.float64).reshape(len(out["tails"]), len(sc["joints"]), 3),
             "nodes": np.array([j["node"] for j in sc["joints"]], np.int64)}

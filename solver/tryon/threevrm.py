@@ -12,41 +12,24 @@ only needs the spring-bone package).
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
-from ..eval.reference import THREE_VERSION, THREE_VRM_VERSION, ReferenceUnavailable
+from ..eval.node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, ReferenceUnavailable, run_node  # noqa: F401
 
 PACKAGES = (f"@pixiv/three-vrm@{THREE_VRM_VERSION}", f"three@{THREE_VERSION}")
 SCRIPT = Path(__file__).with_name("threevrm_load.mjs")
+NPM = NpmFolder(f"threevrm-full-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_FULL_DIR", PACKAGES, "@pixiv/three-vrm",
+                "the three-vrm check")
 
 
 def install_dir() -> Path:
-    env = os.environ.get("SWAYCAM_THREEVRM_FULL_DIR")
-    if env:
-        return Path(env)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "swaycam" / f"threevrm-full-{THREE_VRM_VERSION}"
+    return NPM.path()
 
 
 def ensure_installed(directory: Path | None = None) -> Path:
     """Install ``@pixiv/three-vrm`` and three with npm unless present; returns the folder.
     Raises :class:`ReferenceUnavailable` without node/npm or when the install fails."""
-    d = Path(directory) if directory is not None else install_dir()
-    pkg = d / "node_modules" / "@pixiv" / "three-vrm" / "package.json"
-    if pkg.exists() and json.loads(pkg.read_text()).get("version") == THREE_VRM_VERSION:
-        return d
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            raise ReferenceUnavailable(f"{tool} is not on PATH; the three-vrm check needs Node.js and npm")
-    d.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent", *PACKAGES],
-                       capture_output=True, text=True)
-    if r.returncode != 0 or not pkg.exists():
-        raise ReferenceUnavailable(f"npm install {' '.join(PACKAGES)} into {d} failed: {r.stderr.strip()[-800:]}")
-    return d
+    return NPM.ensure(directory)
 
 
 def load_with_threevrm(path: str | Path, frames: int = 240, directory: Path | None = None) -> dict:
@@ -59,7 +42,5 @@ def load_with_threevrm(path: str | Path, frames: int = 240, directory: Path | No
         RuntimeError: three-vrm refused the file (its message is included).
     """
     d = ensure_installed(directory)
-    r = subprocess.run(["node", str(SCRIPT), str(d), str(path), str(int(frames))], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"three-vrm {THREE_VRM_VERSION} could not load {path}: {r.stderr.strip()[-1200:]}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    out = run_node(SCRIPT, d, path, int(frames), what=f"three-vrm {THREE_VRM_VERSION} could not load {path}")
+    return json.loads(out.strip().splitlines()[-1])
