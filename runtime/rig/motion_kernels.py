@@ -46,8 +46,7 @@ from solver.kernels.affine import qmul
 
 from .kernels import (
     HP_HIPS_PARENT_INV, HP_LEAN_SHARE, HP_MAX_LEAN, HP_NECK_SHARE, HP_R0_HEAD, HP_R0_NECK, HP_R0_PARENT_INV,
-    HS_HEAD, HS_HIPS, HS_NECK, TRS_Q, TRS_T, TRS_W, body_drive, constrain, eye_drive, forward_kinematics, pose_plan,
-    quat_rotate, slerp_from_identity,
+    HS_HEAD, HS_HIPS, HS_NECK, TRS_Q, TRS_T, TRS_W, body_drive, eye_drive, quat_rotate, slerp_from_identity,
 )
 
 # ------------------------------------------------------------------ bound clip, int part

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from tracking.body import (BodyPose, EXPRESSION_INDEX, F_ARKIT, F_EXPR, F_HIPS, F_ON, HIPS, NUM_BONES,
+from tracking.body import (BodyPose, F_ARKIT, F_EXPR, F_HIPS, F_ON, HIPS, NUM_BONES,
                            NUM_EXPRESSIONS)
 from tracking.expressions import NUM_BLENDSHAPES
 

@@ -10,7 +10,6 @@ import threading
 import time
 
 import numpy as np
-import pytest
 
 from avatars import load_avatar
 from runtime.clock import MonotonicClock
