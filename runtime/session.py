@@ -229,6 +229,8 @@ class Session:
         self.loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
         if rig.avatar is not self.rig.avatar:
             self.drawer.set_avatar(rig.avatar, rig.world)
+            if self.vmc_sender is not None:
+                self.vmc_sender.set_avatar(rig.avatar)
         self.rig, self.companion = rig, companion
 
     def switch_solver(self, solver: str) -> None:

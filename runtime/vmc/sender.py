@@ -94,6 +94,16 @@ class VmcSender:
             fam = socket.AF_INET6 if ":" in addr[0] else socket.AF_INET
             if fam not in self._socks:
                 self._socks[fam] = socket.socket(fam, socket.SOCK_DGRAM)
+        self._names = names
+        self._apply = message_head("/VMC/Ext/Blend/Apply", ",")
+        self._ok = message_head("/VMC/Ext/OK", ",iiii")
+        self._t = message_head("/VMC/Ext/T", ",f")
+        self.set_avatar(avatar)
+
+    def set_avatar(self, avatar: Avatar) -> None:
+        """Send ``avatar`` from the next frame on (a new avatar in the running session): its
+        humanoid bones and expressions; the targets, divisor and names stay."""
+        self.avatar = avatar
         sk = avatar.skeleton
         self.bones = [(b, avatar.humanoid[name]) for b, name in enumerate(BODY_BONES) if name in avatar.humanoid]
         self.nodes = np.array([n for _, n in self.bones], np.int64)
@@ -104,11 +114,8 @@ class VmcSender:
         self._root = message_head("/VMC/Ext/Root/Pos", ",sfffffff", "root") + _F7.pack(0, 0, 0, 0, 0, 0, 1)
         exprs = sorted(avatar.expressions.values(), key=lambda e: (not e.preset, e.name))
         self.expression_names = [e.name for e in exprs]
-        self._blend_heads = [message_head("/VMC/Ext/Blend/Val", ",sf", wire_expression_name(e.name, e.preset, names))
-                             for e in exprs]
-        self._apply = message_head("/VMC/Ext/Blend/Apply", ",")
-        self._ok = message_head("/VMC/Ext/OK", ",iiii")
-        self._t = message_head("/VMC/Ext/T", ",f")
+        self._blend_heads = [message_head("/VMC/Ext/Blend/Val", ",sf",
+                                          wire_expression_name(e.name, e.preset, self._names)) for e in exprs]
 
     # ------------------------------------------------------------------ pose
     def local_pose(self, world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
