@@ -43,11 +43,22 @@ def test_blendshape_gaze_formula():
     assert pitch == pytest.approx(math.radians(0.2 * 30.0))     # and down
 
 
-@pytest.mark.parametrize("yaw_deg,pitch_deg", [(20.0, 12.0), (-35.0, -8.0), (50.0, 30.0)])
-def test_vrm1_bone_lookat_matches_the_range_map_formula(yaw_deg, pitch_deg):
+def _vrm1(which):
+    if which == "default":
+        from avatars.generate import default_avatar_path
+
+        return load_avatar(default_avatar_path())
     from tests.conftest import asset
 
-    av = load_avatar(asset("vrm", "debug_robot.vrm"))
+    return load_avatar(asset("vrm", "debug_robot.vrm"))
+
+
+@pytest.mark.parametrize("which", ["debug_robot", "default"])
+@pytest.mark.parametrize("yaw_deg,pitch_deg", [(20.0, 12.0), (-35.0, -8.0), (50.0, 30.0)])
+def test_vrm1_bone_lookat_matches_the_range_map_formula(yaw_deg, pitch_deg, which):
+    """debug_robot (VRM 1.0 eyes) and the generated default avatar (its eye bones slide the
+    painted irises)."""
+    av = _vrm1(which)
     la = av.look_at
     assert la.type == "bone"
     rig = AvatarRig(av)
@@ -150,3 +161,62 @@ def test_real_clip_eyes_move_within_the_range_map(selfie_mp4, model_path):
         angles.append(math.degrees(2 * math.acos(min(1.0, abs(q[3])))))
     assert max(angles) <= math.hypot(limit, limit) + 1e-6
     assert max(angles) > 0.1
+
+
+SKIN_TOL_MM = 0.05     # the eye patch's height above the skin may leave its rest range by this
+STILL_M = 1e-6         # a vertex that "stays" (float32 bind positions through the skinning matrices)
+
+
+def _eye_patches(av, world):
+    """Skinned (rest, posed) positions (V, 3) of the generated avatar's eye patches (CPU LBS)."""
+    eye_mat = next(i for i, m in enumerate(av.materials) if m.name == "eye")
+    for mi in av.mesh_instances:
+        skin = av.skins[mi.skin]
+        mats = world[skin.joints] @ skin.inverse_bind
+        for p in av.meshes[mi.mesh].primitives:
+            if p.material != eye_mat:
+                continue
+            v = p.positions.astype(np.float64)
+            out = np.zeros_like(v)
+            for k in range(4):
+                m = mats[p.joints[:, k]]
+                out += p.weights[:, k:k + 1] * (np.einsum("nij,nj->ni", m[:, :3, :3], v) + m[:, :3, 3])
+            return v, out
+    raise AssertionError("no eye patch")
+
+
+@pytest.mark.parametrize("yaw_deg,pitch_deg", [(40.0, 0.0), (-40.0, 0.0), (0.0, 30.0), (0.0, -30.0), (30.0, 20.0)])
+def test_default_avatar_irises_slide_on_the_skin(yaw_deg, pitch_deg):
+    """The default avatar's eye bones slide the painted eye patches along the skin: every
+    vertex keeps its rest height above the skin (none sinks under it), the patches' inside
+    moves the way the avatar looks (+yaw: its left, +X; +pitch: down) by about
+    EYE_DEPTH·sin(range map output), the outline stays."""
+    from avatars.generate import default_avatar_path
+    from avatars.generate.face import EYE_DEPTH, face_z
+
+    av = load_avatar(default_avatar_path())
+    rig = AvatarRig(av)
+    s = PoseSample()
+    s.gaze[:] = (math.radians(yaw_deg), math.radians(pitch_deg))
+    rest, moved = _eye_patches(av, rig.draw_pose(s, 0.0))
+    h0 = rest[:, 2] - face_z(rest[:, 0], rest[:, 1])
+    h1 = moved[:, 2] - face_z(moved[:, 0], moved[:, 1])
+    assert h1.min() >= h0.min() - SKIN_TOL_MM * 1e-3 and h1.max() <= h0.max() + SKIN_TOL_MM * 1e-3
+    d = moved - rest
+    la = av.look_at
+    for side in (1.0, -1.0):                     # +1: the left eye (+X)
+        sel = np.sign(rest[:, 0]) == side
+        big = np.abs(d[sel]).max(0)
+        outer = (yaw_deg > 0) == (side > 0)
+        hmap = la.horizontal_outer if outer else la.horizontal_inner
+        vmap = la.vertical_down if pitch_deg > 0 else la.vertical_up
+        want_x = EYE_DEPTH * math.sin(math.radians(hmap.map(yaw_deg))) if yaw_deg else 0.0
+        want_y = EYE_DEPTH * math.sin(math.radians(vmap.map(pitch_deg))) if pitch_deg else 0.0
+        assert big[0] == pytest.approx(want_x, rel=0.25, abs=1e-5)
+        assert big[1] == pytest.approx(want_y, rel=0.25, abs=1e-5)
+        if yaw_deg:
+            assert np.sign(d[sel][np.argmax(np.abs(d[sel, 0])), 0]) == np.sign(yaw_deg)
+        if pitch_deg:
+            assert np.sign(d[sel][np.argmax(np.abs(d[sel, 1])), 1]) == -np.sign(pitch_deg)
+        # the outline (the patch's border rows and columns) stays on the head
+        assert (np.abs(d[sel]).max(1) < STILL_M).sum() >= 2 * (17 + 9) - 4
