@@ -8,7 +8,10 @@ big-endian 32-bit arguments are packed (``struct``). A bundle is ``#bundle\\0``,
 Reading: :func:`iter_messages` walks a datagram (a message, or a bundle of messages and
 bundles) iteratively with a depth and an element budget, and parses each message with
 python-osc (:class:`pythonosc.osc_message.OscMessage`); it yields ``(address, type tags,
-arguments)`` and raises :class:`OscError` on anything malformed. python-osc's own
+arguments)`` and raises :class:`OscError` on anything malformed. The two layouts that make up
+nearly every VMC datagram (``,sfffffff`` bones and ``,sf`` blend values) take a fast path:
+the strings read by python-osc's reader, the floats unpacked at once (``struct``, the same
+big-endian float32 python-osc reads); a message of any other layout goes through OscMessage. python-osc's own
 :class:`~pythonosc.osc_bundle.OscBundle` recurses without a limit and logs every unknown
 element: not for datagrams from the network.
 """
@@ -21,6 +24,9 @@ from pythonosc.osc_message import OscMessage
 from pythonosc.parsing import osc_types
 
 _I = struct.Struct(">i")
+_F7 = struct.Struct(">7f")
+_F1 = struct.Struct(">f")
+_FAST = {",sfffffff": _F7, ",sf": _F1}
 BUNDLE_HEAD = b"#bundle\x00" + struct.pack(">Q", 1)
 #: limits on one datagram
 MAX_DEPTH = 4
@@ -45,14 +51,6 @@ def bundle(elements: list[bytes]) -> bytes:
     """A bundle (time tag "immediately") of encoded messages."""
     size = _I.pack
     return BUNDLE_HEAD + b"".join([size(len(e)) + e for e in elements])
-
-
-def _type_tags(dgram: bytes) -> str:
-    _, i = osc_types.get_string(dgram, 0)
-    if i >= len(dgram):
-        return ","
-    tags, _ = osc_types.get_string(dgram, i)
-    return tags
 
 
 def iter_messages(dgram: bytes):
@@ -88,14 +86,23 @@ def iter_messages(dgram: bytes):
             stack.extend((e, depth + 1) for e in reversed(elems))
         elif d.startswith(b"/"):
             try:
-                m = OscMessage(d)
-                tags = _type_tags(d)
-                params = m.params
+                address, i = osc_types.get_string(d, 0)
+                tags, j = osc_types.get_string(d, i) if i < len(d) else (",", i)
+                fast = _FAST.get(tags)
+                if fast is not None:
+                    name, k = osc_types.get_string(d, j)
+                    if k + fast.size != len(d):
+                        raise OscError("message length disagrees with its type tags")
+                    params = [name, *fast.unpack_from(d, k)]
+                else:
+                    params = OscMessage(d).params
+            except OscError:
+                raise
             except Exception as exc:      # python-osc's ParseError and whatever a fuzzed input provokes
                 raise OscError(f"malformed message ({type(exc).__name__})") from None
             count += 1
             if count > MAX_ELEMENTS:
                 raise OscError("too many messages")
-            yield m.address, tags, params
+            yield address, tags, params
         else:
             raise OscError("not an OSC message or bundle")

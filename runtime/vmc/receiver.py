@@ -303,10 +303,17 @@ class VmcReceiver:
     @staticmethod
     def _fold_hips(s: VmcState) -> None:
         """hips position = p_root + R_root · p_hips, hips rotation unchanged in the state
-        (the root's rotation is applied to the hips rotation when taken)."""
-        from avatars.math3d import vec_transform_quat
-
-        s.body.hips[:] = s.root_p + vec_transform_quat(s.bone_p, s.root_q)
+        (the root's rotation is applied to the hips rotation when taken). Plain floats: this
+        runs for every received Root and Hips message."""
+        qx, qy, qz, qw = s.root_q.tolist()
+        vx, vy, vz = s.bone_p.tolist()
+        # v + 2w(q×v) + 2 q×(q×v)
+        tx, ty, tz = 2.0 * (qy * vz - qz * vy), 2.0 * (qz * vx - qx * vz), 2.0 * (qx * vy - qy * vx)
+        px, py, pz = s.root_p.tolist()
+        h = s.body.hips
+        h[0] = px + vx + qw * tx + (qy * tz - qz * ty)
+        h[1] = py + vy + qw * ty + (qz * tx - qx * tz)
+        h[2] = pz + vz + qw * tz + (qx * ty - qy * tx)
         s.body.flags[F_HIPS] = 1.0
 
     # ------------------------------------------------------------------ render thread

@@ -10,6 +10,7 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 from avatars import load_avatar
 from runtime.clock import MonotonicClock
@@ -141,3 +142,21 @@ def test_a_flood_keeps_the_loop_at_its_frame_rate(godette_path):
     assert st.malformed > 1000 and st.states > 1000
     assert fps >= 55.0, fps
     assert p99 < 40.0, p99
+
+
+def test_root_and_hips_fold_into_the_hips_position():
+    """hips = p_root + R_root · p_hips (in our frame: Unity x mirrored), the reference computed
+    with the math module; the hips rotation carries the root's when taken."""
+    from avatars.math3d import quat_mul, vec_transform_quat
+
+    rx = _rx()
+    a = 0.7
+    q_u = (0.0, np.sin(a / 2), 0.0, np.cos(a / 2))             # Unity root rotation about +Y
+    rx.handle(bundle(message("/VMC/Ext/Root/Pos", BONE, "root", 0.5, 0.25, -1.0, *q_u),
+                     message("/VMC/Ext/Bone/Pos", BONE, "Hips", 0.1, 0.9, 0.2, 0.0, 0.0, 0.0, 1.0)))
+    _, s = rx.take()
+    q = np.array([0.0, -np.sin(a / 2), 0.0, np.cos(a / 2)])    # ours
+    want = np.array([-0.5, 0.25, -1.0]) + vec_transform_quat(np.array([-0.1, 0.9, 0.2]), q)
+    assert s.body.hips == pytest.approx(want, abs=1e-6)
+    assert s.body.bones[0] == pytest.approx(quat_mul(q, np.array([0.0, 0.0, 0.0, 1.0])), abs=1e-6)
+    rx.close()
