@@ -79,8 +79,6 @@ def _expressions() -> dict:
         if name == "happy":  # happy closes the eyes and opens the mouth itself
             e["overrideBlink"] = "block"
             e["overrideMouth"] = "blend"
-        if name in ("blink", "blinkLeft", "blinkRight", "happy"):
-            e["overrideLookAt"] = "blend"   # a closed eye patch is a line: the gaze must not bend it
         preset[name] = e
     return {"preset": preset}
 
