@@ -16,6 +16,7 @@ from .errors import AvatarError
 from .expressions import build_expressions
 from .gltf_io import read_document
 from .humanoid import build_humanoid
+from .lookat import build_look_at
 from .materials import build_images, build_materials, build_textures
 from .meshes import build_mesh_instances, build_meshes, build_skins
 from .meta import build_meta
@@ -69,12 +70,13 @@ def load_avatar(path: str | Path, data: bytes | None = None) -> Avatar:
     elif vrm0 is not None and vrm0.get("secondaryAnimation"):
         springs, colliders, groups = build_springs_0(doc, vrm0["secondaryAnimation"], skeleton)
     constraints = build_constraints(doc, skeleton, version)
+    look_at = build_look_at(doc, vrm1, vrm0)
 
     avatar = Avatar(
         path=str(path), vrm_version=version, meta=build_meta(doc.json, vrm1, vrm0), skeleton=skeleton,
         meshes=meshes, mesh_instances=instances, skins=skins, materials=materials, textures=textures,
         images=images, humanoid=humanoid, expressions=expressions, springs=springs, colliders=colliders,
-        collider_groups=groups, constraints=constraints,
+        collider_groups=groups, constraints=constraints, look_at=look_at,
     )
     if version == "0.x":
         avatar = turn_to_plus_z(avatar)

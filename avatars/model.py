@@ -462,6 +462,8 @@ class Avatar:
         skeleton: every node of the file (see :class:`avatars.skeleton.Skeleton`).
         humanoid: VRM 1.0 humanoid bone name -> node index.
         expressions: VRM 1.0 expression name -> Expression.
+        look_at: the eye gaze data (:class:`avatars.lookat.LookAt`: VRMC_vrm lookAt or VRM 0.x
+            firstPerson lookAt), or None.
         constraints: VRMC_node_constraint constraints, at most one per destination node, in
             evaluation order (a constraint comes after those whose results it reads; see
             :func:`avatars.constraints.evaluation_order`). VRM 0.x avatars have none.
@@ -485,6 +487,7 @@ class Avatar:
     collider_groups: tuple[ColliderGroup, ...] = ()
     constraints: tuple[NodeConstraint, ...] = ()
     warnings: tuple[AvatarWarning, ...] = ()
+    look_at: object | None = None   # avatars.lookat.LookAt (typed loosely: lookat imports gltf_io)
 
     @property
     def format_name(self) -> str:

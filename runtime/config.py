@@ -63,6 +63,9 @@ class RunConfig:
     hair: dict = field(default_factory=dict)
     motion: dict = field(default_factory=dict)   # [motion]; clip "idle" unless said
     motion_dir: str | None = None      # folder POST /motion may load clips from
+    vmc_send: tuple[str, ...] = ()     # VMC Performer targets HOST[:PORT] (runtime.vmc.sender)
+    vmc_listen: str | None = None      # VMC receiver [HOST:]PORT (39539 marionette, 39540 assistant)
+    vmc: dict = field(default_factory=dict)   # [vmc]: divisor, names, role, face, head, delay_ms, hold_s, ease_s
     tryon: dict = field(default_factory=dict)    # [tryon]: style, hide_own_hair, prewarm
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
 
@@ -216,6 +219,7 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"{where} port: {cfg.port} is not a TCP port")
     parse_background(cfg.background, f"{where} background")
+    _check_vmc(cfg, where)
     files = [o.partition(":") for o in cfg.output if o.partition(":")[0] in ("video", "png")]
     targets = [str(Path(t).expanduser().resolve()) for _, _, t in files if t]
     for t in targets:
@@ -238,6 +242,38 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
                 raise ConfigError(f"{where} size: {cfg.size[0]}x{cfg.size[1]}: H.264 video needs an even "
                                   "width and height")
     return cfg
+
+
+VMC_KEYS = ("divisor", "names", "role", "face", "head", "delay_ms", "hold_s", "ease_s")
+
+
+def _check_vmc(cfg: RunConfig, where: str) -> None:
+    from .vmc.input import FACE_MODES, HEAD_MODES, ROLES
+    from .vmc.names import NAME_STYLES
+    from .vmc.receiver import parse_listen
+    from .vmc.sender import parse_target
+
+    try:
+        for t in cfg.vmc_send:
+            parse_target(t)
+        if cfg.vmc_listen is not None:
+            parse_listen(cfg.vmc_listen)
+    except ValueError as exc:
+        raise ConfigError(f"{where} vmc: {exc}") from None
+    v = cfg.vmc
+    for k in v:
+        if k not in VMC_KEYS:
+            raise ConfigError(f"{where} [vmc] {k}: unknown setting (known: {', '.join(VMC_KEYS)})")
+    d = v.get("divisor", 1)
+    if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 1000:
+        raise ConfigError(f"{where} [vmc] divisor: {d!r} is not a whole number in 1..1000")
+    for k, allowed in (("names", NAME_STYLES), ("role", ROLES), ("face", FACE_MODES), ("head", HEAD_MODES)):
+        if k in v and v[k] not in allowed:
+            raise ConfigError(f"{where} [vmc] {k}: {v[k]!r} is not one of {', '.join(allowed)}")
+    for k in ("delay_ms", "hold_s", "ease_s"):
+        x = v.get(k, 0.0)
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and x < 1e6):
+            raise ConfigError(f"{where} [vmc] {k}: {x!r} must be a number >= 0")
 
 
 _INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source", "motion_dir", "hair_dir")
@@ -280,7 +316,9 @@ def load_toml(path: str | Path) -> RunConfig:
             value = parse_size(value, f"{p}: size")
         elif name == "output":
             value = (value,) if isinstance(value, str) else tuple(value)
-        elif name in ("filter", "drive", "hair", "motion", "tryon") and not isinstance(value, dict):
+        elif name == "vmc_send":
+            value = (value,) if isinstance(value, str) else tuple(value)
+        elif name in ("filter", "drive", "hair", "motion", "tryon", "vmc") and not isinstance(value, dict):
             raise ConfigError(f"{p}: [{name}] must be a table")
         elif name in _INPUT_PATHS and isinstance(value, str) and _is_relative_file(name, value):
             value = str(p.parent / value)

@@ -108,6 +108,9 @@ class Session:
 
         self.tryon = StyleSwitcher(self, HairStyles(cfg.hair_dir), tryon_settings(cfg.tryon),
                                    prewarm=bool(cfg.tryon.get("prewarm", cfg.kiosk)))
+        #: VMC Performer (``--vmc-send``): the drawn frames sent out, or None
+        self.vmc_sender = None
+        self._body = False          # the input may carry a whole-body pose (VMC): rigs drive every bone
 
     # ------------------------------------------------------------------ open / close
     def open(self) -> "Session":
@@ -123,6 +126,7 @@ class Session:
         from render import Renderer, create_context
 
         specs = self._check_outputs()
+        self._body = cfg.vmc_listen is not None or _track_has_body(cfg.source)
         rig = self._first_rig()
         with ExitStack() as stack:
             self.pose_input, self.duration_ns = open_pose_input(cfg, metrics=self.metrics)
@@ -143,6 +147,12 @@ class Session:
                 self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir,
                                             motion_dir=cfg.motion_dir, hair_dirs=self.tryon.styles.folders)
                 stack.callback(self.service.close)
+            if cfg.vmc_send:
+                from .vmc import VmcSender, parse_target
+
+                self.vmc_sender = stack.enter_context(VmcSender(
+                    rig.avatar, [parse_target(t) for t in cfg.vmc_send], divisor=int(cfg.vmc.get("divisor", 1)),
+                    names=cfg.vmc.get("names", "vrm0")))
             self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
                                                             fps=self.fps, live=self.live))
             for o in specs:
@@ -237,7 +247,8 @@ class Session:
         hair = self.cfg.hair if hair is None else hair
         setup = self.motion_setup
         rig = AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=hair or None,
-                        mirror=self.cfg.mirror, motion=setup.options if setup is not None else None)
+                        mirror=self.cfg.mirror, motion=setup.options if setup is not None else None,
+                        body=self._body)
         if setup is not None and play:
             setup.apply(rig)
         return rig
@@ -264,6 +275,8 @@ class Session:
         self.loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
         if rig.avatar is not self.rig.avatar:
             self.drawer.set_avatar(rig.avatar, rig.world, framing=framing)
+            if self.vmc_sender is not None:
+                self.vmc_sender.set_avatar(rig.avatar)
         self.rig, self.companion = rig, companion
 
     def switch_solver(self, solver: str) -> None:
@@ -444,8 +457,26 @@ class Session:
     def _draw(self, info: FrameInfo) -> None:
         self.drawer.draw(info, self.rig, self.companion)
         self.outputs.send(self.clock.wall_ns())
+        if self.vmc_sender is not None:
+            st = self.pose_input.status()
+            self.vmc_sender.send_frame(info.world, info.expressions or {}, self.clock.now_ns() * 1e-9,
+                                       found=st.face_found, calibrated=st.faces > 0 or st.face_found)
         if self.on_frame is not None:
             self.on_frame(info, self.rig)
+
+
+def _track_has_body(source: str | None) -> bool:
+    """A ``.jsonl`` source recorded from a VMC performer (it carries a whole-body pose)."""
+    if not source or not source.endswith(".jsonl"):
+        return False
+    try:
+        with open(source, encoding="utf-8", errors="replace") as f:
+            for _, line in zip(range(200), f):
+                if '"body"' in line:
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 def run(cfg: RunConfig, **options) -> RunResult:

@@ -32,6 +32,7 @@ from avatars.math3d import QUAT_IDENTITY, quat_conj, quat_from_rotvec, quat_mul,
 
 from .expressions import NUM_BLENDSHAPES
 from .filters import OneEuroFilter, OneEuroParams, QuaternionOneEuro
+from .gaze import GazeOptions, GazeTracker
 from .head_pose import HeadPoseMapper, HeadPoseOptions
 from .lost_face import LostFaceOptions, blend_into, ease_to_neutral, ease_weight, reacquire_weight
 from .observation import FaceObservation
@@ -61,6 +62,8 @@ class PoseFilterOptions:
             velocity (at most ``max_extrapolation_ns``) instead of holding it.
         min_confidence: observations below it count as "no face".
         buffer_size: observations kept for interpolation.
+        gaze: the eye gaze estimate (:class:`tracking.gaze.GazeOptions`); it is filtered,
+            held and eased like the blendshapes.
     """
 
     head: HeadPoseOptions = field(default_factory=HeadPoseOptions)
@@ -74,15 +77,17 @@ class PoseFilterOptions:
     max_extrapolation_ns: int = 66_666_667
     min_confidence: float = 0.5
     buffer_size: int = 16
+    gaze: GazeOptions = field(default_factory=GazeOptions)
 
 
 class _S:
     """One filtered observation."""
 
-    __slots__ = ("t", "q", "tr", "bs", "conf")
+    __slots__ = ("t", "q", "tr", "bs", "conf", "gz")
 
-    def __init__(self, t: int, q, tr, bs, conf: float) -> None:
+    def __init__(self, t: int, q, tr, bs, conf: float, gz) -> None:
         self.t, self.q, self.tr, self.bs, self.conf = t, np.array(q), np.array(tr), np.array(bs), conf
+        self.gz = np.array(gz)
 
 
 class _Gap:
@@ -104,6 +109,7 @@ class PoseFilter:
         self._f_rot = QuaternionOneEuro(options.rotation)
         self._f_tr = OneEuroFilter(3, options.translation)
         self._f_bs = OneEuroFilter(NUM_BLENDSHAPES, options.expression)
+        self._gaze = GazeTracker(options.gaze, mirror=options.head.mirror)
         self._seg: deque[_S] = deque(maxlen=max(2, options.buffer_size))
         self._gap: _Gap | None = None
         self._tracking = False
@@ -135,24 +141,26 @@ class PoseFilter:
                 self._need_recenter = False
             q, d = self.mapper.apply(obs.rotation, obs.translation)
             stale = bool(self._seg) and (t - self._seg[-1].t) * 1e-9 > o.lost.stale_s
-            if not self._tracking or stale:
+            restart = not self._tracking or stale
+            gz = self._gaze.update(obs.blendshapes, obs.landmarks, obs.image_size, t, restart=restart)
+            if restart:
                 if self._seg:  # a re-acquire (after an empty observation or a stall)
                     end = self._gap.end if self._gap is not None and self._gap.t_r is None else list(self._seg)[-2:]
                     self._gap = _Gap(end, t)
-                self._restart(q, d, obs.blendshapes, obs.confidence, t)
+                self._restart(q, d, obs.blendshapes, obs.confidence, t, gz)
             else:
                 q = self._f_rot(q, t).copy()
                 d = self._f_tr(d, t).copy()
                 bs = self._f_bs(obs.blendshapes, t)
-                self._seg.append(_S(t, q, d, bs, obs.confidence))
+                self._seg.append(_S(t, q, d, bs, obs.confidence, gz))
             self._tracking = True
 
-    def _restart(self, q, d, bs, conf: float, t: int) -> None:
+    def _restart(self, q, d, bs, conf: float, t: int, gz) -> None:
         self._f_rot.reset(q, t)
         self._f_tr.reset(d, t)
         self._f_bs.reset(bs, t)
         self._seg.clear()
-        self._seg.append(_S(t, q, d, bs, conf))
+        self._seg.append(_S(t, q, d, bs, conf, gz))
 
     def recenter(self) -> bool:
         """Make the newest tracked pose the neutral one, blending there over
@@ -167,7 +175,7 @@ class PoseFilter:
             self.mapper.recenter(raw.rotation, raw.translation)
             q, d = self.mapper.apply(raw.rotation, raw.translation)
             self._gap = _Gap(list(self._seg)[-2:], last.t)
-            self._restart(q, d, last.bs, last.conf, last.t)
+            self._restart(q, d, last.bs, last.conf, last.t, last.gz)
             return True
 
     def reset(self) -> None:
@@ -180,6 +188,7 @@ class PoseFilter:
             self._last_raw = None
             self._need_recenter = self.options.recenter_at_start
             self.mapper.clear_neutral()
+            self._gaze.reset()
 
     @property
     def state(self) -> str:
@@ -207,12 +216,15 @@ class PoseFilter:
                 out.translation[:] = last.tr
             out.blendshapes[:] = last.bs
             w_n = ease_weight(el * 1e-9, o.lost)
+            out.gaze[:] = last.gz
+            out.gaze *= 1.0 - w_n
             ease_to_neutral(q_end, out.translation, out.blendshapes, w_n, out.rotation, out.translation, out.blendshapes)
             out.confidence = last.conf * (1.0 - w_n)
             return el * 1e-9 <= o.lost.stale_s
         if len(seg) == 1:
             a = seg[0]
             out.rotation[:], out.translation[:], out.blendshapes[:], out.confidence = a.q, a.tr, a.bs, a.conf
+            out.gaze[:] = a.gz
             return True
         k = len(seg) - 2
         while k > 0 and seg[k].t > t:
@@ -220,9 +232,11 @@ class PoseFilter:
         a, b = seg[k], seg[k + 1]
         if t <= a.t:
             out.rotation[:], out.translation[:], out.blendshapes[:], out.confidence = a.q, a.tr, a.bs, a.conf
+            out.gaze[:] = a.gz
             return True
         u = (t - a.t) / (b.t - a.t)
         blend_into(a.q, a.tr, a.bs, b.q, b.tr, b.bs, u, out.rotation, out.translation, out.blendshapes)
+        out.gaze[:] = a.gz + (b.gz - a.gz) * u
         out.confidence = a.conf + (b.conf - a.conf) * u
         return True
 
@@ -243,6 +257,7 @@ class PoseFilter:
                 out.rotation[:] = QUAT_IDENTITY
                 out.translation[:] = 0.0
                 out.blendshapes[:] = 0.0
+                out.gaze[:] = 0.0
                 out.confidence, out.found = 0.0, False
                 return out
             if gap is not None and (gap.t_r is None or t_q < gap.t_r):
@@ -257,6 +272,7 @@ class PoseFilter:
                     self._segment_pose(gap.end, gap.t_r, f)
                     blend_into(out.rotation, out.translation, out.blendshapes, f.rotation, f.translation,
                                f.blendshapes, 1.0 - u, out.rotation, out.translation, out.blendshapes)  # fmt: skip
+                    out.gaze += (f.gaze - out.gaze) * (1.0 - u)
         return out
 
 
@@ -267,14 +283,14 @@ def filter_observations(observations: Iterable[FaceObservation], options: PoseFi
     from dataclasses import replace
 
     pf = PoseFilter(replace(options, delay_ns=0))
-    t, rot, tr, bs, conf, found = [], [], [], [], [], []
+    t, rot, tr, bs, conf, found, gz = [], [], [], [], [], [], []
     s = PoseSample()
     for obs in observations:
         pf.push(obs)
         pf.sample(obs.timestamp_ns, out=s)
         t.append(s.t_ns), rot.append(s.rotation.copy()), tr.append(s.translation.copy())
-        bs.append(s.blendshapes.copy()), conf.append(s.confidence), found.append(s.found)
+        bs.append(s.blendshapes.copy()), conf.append(s.confidence), found.append(s.found), gz.append(s.gaze.copy())
     if not t:
         raise ValueError("no observations to filter")
-    return PoseTrack(t, rot, tr, np.array(bs), conf, found, header=header or TrackHeader(frame="avatar"))
+    return PoseTrack(t, rot, tr, np.array(bs), conf, found, np.array(gz), header=header or TrackHeader(frame="avatar"))
 

@@ -22,6 +22,8 @@ from typing import Callable
 
 import numpy as np
 
+from .body import (BodyPose, NUM_BONES, NUM_EXPRESSIONS, NUM_FLAGS, sample_body_kernel,
+                   sample_gaze_kernel)
 from .expressions import NUM_BLENDSHAPES
 from .track_sampling import sample_kernel
 
@@ -41,6 +43,10 @@ class PoseSample:
         blendshapes: (52,) weights in MediaPipe/ARKit order.
         confidence: 0..1.
         found: whether a face was tracked at this time (False during a lost-face hold/ease).
+        gaze: (2,) eye gaze relative to the head, radians, avatar terms (VRM lookAt: yaw > 0
+            the avatar looks to its left (+X), pitch > 0 down; :mod:`tracking.gaze`).
+        body: a whole-body pose (:class:`tracking.body.BodyPose`) from a network performer,
+            or None (inputs that track the head only; tracks without a body leave it alone).
     """
 
     t_ns: int = 0
@@ -49,10 +55,13 @@ class PoseSample:
     blendshapes: np.ndarray = field(default_factory=lambda: np.zeros(NUM_BLENDSHAPES))
     confidence: float = 0.0
     found: bool = False
+    gaze: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    body: BodyPose | None = None
 
     def copy(self) -> "PoseSample":
         return PoseSample(self.t_ns, self.rotation.copy(), self.translation.copy(),
-                          self.blendshapes.copy(), self.confidence, self.found)  # fmt: skip
+                          self.blendshapes.copy(), self.confidence, self.found, self.gaze.copy(),
+                          None if self.body is None else self.body.copy())  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,10 @@ class PoseTrack:
         blendshapes: (N, 52); default zeros.
         confidence: (N,); default ones.
         found: (N,) bool; default ``confidence > 0``.
+        gaze: (N, 2) radians (yaw, pitch); default zeros.
+        body: a dict of (N, ...) arrays ``bones`` (N, 55, 4), ``mask`` (N, 55), ``hips``
+            (N, 3), ``expressions`` (N, 18), ``flags`` (N, 4) (:mod:`tracking.body`), or None:
+            a head-only track.
         header: :class:`TrackHeader`.
 
     Raises:
@@ -83,7 +96,7 @@ class PoseTrack:
     """
 
     def __init__(self, t_ns, rotations, translations=None, blendshapes=None, confidence=None,
-                 found=None, *, header: TrackHeader = TrackHeader()) -> None:  # fmt: skip
+                 found=None, gaze=None, body=None, *, header: TrackHeader = TrackHeader()) -> None:  # fmt: skip
         self.t_ns = np.asarray(t_ns, dtype=np.int64).reshape(-1)
         n = len(self.t_ns)
         if n == 0:
@@ -103,6 +116,15 @@ class PoseTrack:
         self._arrays = tuple(np.ascontiguousarray(a) for a in (self.t_ns, self.rotations, self.translations,
                                                                self.blendshapes, self.confidence, self.found))
         self._cursor = np.zeros(1, np.int64)
+        self.gaze = np.zeros((n, 2)) if gaze is None else np.ascontiguousarray(gaze, np.float64).reshape(n, 2)
+        self._gcursor = np.zeros(1, np.int64)
+        self._n = n
+        self.body = None
+        if body is not None:
+            shapes = {"bones": (n, NUM_BONES, 4), "mask": (n, NUM_BONES), "hips": (n, 3),
+                      "expressions": (n, NUM_EXPRESSIONS), "flags": (n, NUM_FLAGS)}
+            self.body = {k: np.ascontiguousarray(body[k], np.float64).reshape(shp) for k, shp in shapes.items()}
+            self._bcursor = np.zeros(1, np.int64)
 
     def __len__(self) -> int:
         return len(self.t_ns)
@@ -129,6 +151,15 @@ class PoseTrack:
         a = self._arrays
         out.confidence, out.found = sample_kernel(t, int(offset_ns), a[0], a[1], a[2], a[3], a[4], a[5], self._cursor,
                                                   out.rotation, out.translation, out.blendshapes)
+        sample_gaze_kernel(t, int(offset_ns), a[0], self._n, self.gaze, self._gcursor, out.gaze)
+        b = self.body
+        if b is not None:
+            if out.body is None:
+                out.body = BodyPose()
+            o = out.body
+            sample_body_kernel(t, int(offset_ns), a[0], self._n, b["bones"], b["mask"], b["hips"],
+                               b["expressions"], b["flags"], self._bcursor, o.bones, o.mask, o.hips, o.expressions,
+                               o.flags)
         out.t_ns = t
         return out
 

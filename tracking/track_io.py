@@ -10,7 +10,14 @@ Then one observation per line::
     {"t_ns": 40000000, "rotation": [x, y, z, w], "translation": [x, y, z],
      "blendshapes": {"browDownLeft": 0.04, ...}, "confidence": 1.0, "found": true}
 
-``t_ns`` is the capture time in integer ns, strictly increasing; rotation is a unit
+Optional keys: ``"gaze": [yaw, pitch]`` (radians, :mod:`tracking.gaze`; default 0, 0) and
+``"body"`` (a network performer's whole-body pose, :mod:`tracking.body`)::
+
+    "body": {"bones": {"head": [x, y, z, w], ...}, "hips": [x, y, z],
+             "expressions": {"happy": 0.5, ...}, "arkit": false}
+
+(bones: normalized local rotations by VRM 1.0 humanoid name; a line without ``body`` has
+none). ``t_ns`` is the capture time in integer ns, strictly increasing; rotation is a unit
 quaternion (x, y, z, w); translation metres; blendshapes by MediaPipe/ARKit name (missing
 names are 0); ``found`` defaults to ``confidence > 0``. Blendshapes keep MediaPipe's
 sides (the user's left/right) in both frames: mirroring them onto the avatar is
@@ -33,6 +40,8 @@ from typing import Iterable
 import numpy as np
 
 from .errors import TrackFormatError, TrackingError
+from .body import (BODY_BONES, BONE_INDEX, EXPRESSION_INDEX, EXPRESSION_NAMES, F_ARKIT, F_EXPR, F_HIPS, F_ON,
+                   NUM_BONES, NUM_EXPRESSIONS, NUM_FLAGS)
 from .expressions import BLENDSHAPE_INDEX, BLENDSHAPE_NAMES, NUM_BLENDSHAPES
 from .observation import FaceObservation
 from .pose_track import FRAMES, SCHEMA, SCHEMA_VERSION, PoseSample, PoseTrack, TrackHeader
@@ -63,8 +72,10 @@ class PoseTrackWriter:
         self._f.write(json.dumps({"schema": header.schema, "version": header.version, "frame": header.frame,
                                   "source": header.source, "settings": header.settings}) + "\n")  # fmt: skip
 
-    def write(self, t_ns: int, rotation, translation, blendshapes, confidence: float, found: bool = True) -> None:
-        """Append one observation; ``t_ns`` must increase strictly."""
+    def write(self, t_ns: int, rotation, translation, blendshapes, confidence: float, found: bool = True,
+              gaze=None, body=None) -> None:
+        """Append one observation; ``t_ns`` must increase strictly. ``gaze`` (2,) and ``body``
+        (a :class:`tracking.body.BodyPose` that is on) are written when given."""
         t = int(t_ns)
         if self._last_t is not None and t <= self._last_t:
             raise TrackFormatError(f"{self.path}: t_ns {t} is not after the previous {self._last_t}")
@@ -77,11 +88,18 @@ class PoseTrackWriter:
             "confidence": float(confidence),
             "found": bool(found),
         }
+        if gaze is not None and (gaze[0] or gaze[1]):
+            rec["gaze"] = [float(gaze[0]), float(gaze[1])]
+        if body is not None and body.flags[F_ON]:
+            rec["body"] = body_json(body)
         self._f.write(json.dumps(rec) + "\n")
         self.count += 1
 
     def write_sample(self, s: PoseSample) -> None:
-        self.write(s.t_ns, s.rotation, s.translation, s.blendshapes, s.confidence, s.found)
+        self.write(s.t_ns, s.rotation, s.translation, s.blendshapes, s.confidence, s.found, s.gaze, s.body)
+
+    def flush(self) -> None:
+        self._f.flush()
 
     def write_observation(self, o: FaceObservation) -> None:
         """Record a raw observation (camera frame); a no-face one as identity, confidence 0."""
@@ -98,12 +116,63 @@ class PoseTrackWriter:
         self.close()
 
 
+def body_json(body) -> dict:
+    """A :class:`tracking.body.BodyPose` as the ``"body"`` object of a track line."""
+    out: dict = {"bones": {BODY_BONES[i]: [float(v) for v in body.bones[i]] for i in range(NUM_BONES)
+                           if body.mask[i]}}
+    if body.flags[F_HIPS]:
+        out["hips"] = [float(v) for v in body.hips]
+    if body.flags[F_EXPR]:
+        out["expressions"] = {EXPRESSION_NAMES[i]: float(body.expressions[i]) for i in range(NUM_EXPRESSIONS)}
+    if body.flags[F_ARKIT]:
+        out["arkit"] = True
+    return out
+
+
+def _parse_body(where: str, b, rows: dict, k: int) -> None:
+    if not isinstance(b, dict):
+        raise TrackFormatError(f"{where}: body must be an object")
+    rows["flags"][k, F_ON] = 1.0
+    bones = b.get("bones", {})
+    if not isinstance(bones, dict):
+        raise TrackFormatError(f"{where}: body.bones must be an object of name: [x, y, z, w]")
+    for name, q in bones.items():
+        i = BONE_INDEX.get(name)
+        if i is None:
+            raise TrackFormatError(f"{where}: unknown humanoid bone {name!r}")
+        rows["bones"][k, i] = _numbers(where, f"body.bones.{name}", q, 4)
+        rows["mask"][k, i] = 1.0
+    if "hips" in b:
+        rows["hips"][k] = _numbers(where, "body.hips", b["hips"], 3)
+        rows["flags"][k, F_HIPS] = 1.0
+    ex = b.get("expressions")
+    if ex is not None:
+        if not isinstance(ex, dict):
+            raise TrackFormatError(f"{where}: body.expressions must be an object of name: weight")
+        for name, v in ex.items():
+            i = EXPRESSION_INDEX.get(name)
+            if i is None:
+                raise TrackFormatError(f"{where}: unknown expression {name!r}")
+            rows["expressions"][k, i] = _numbers(where, f"body.expressions.{name}", [v], 1)[0]
+        rows["flags"][k, F_EXPR] = 1.0
+    if b.get("arkit"):
+        rows["flags"][k, F_ARKIT] = 1.0
+
+
 def save_track(track: PoseTrack, path: str | os.PathLike) -> None:
     """Write ``track`` to ``path`` as JSON Lines."""
     with PoseTrackWriter(path, track.header) as w:
         for i in range(len(track)):
+            body = None
+            if track.body is not None and track.body["flags"][i, F_ON]:
+                from .body import BodyPose
+
+                body = BodyPose()
+                body.bones[:], body.mask[:] = track.body["bones"][i], track.body["mask"][i]
+                body.hips[:], body.expressions[:] = track.body["hips"][i], track.body["expressions"][i]
+                body.flags[:] = track.body["flags"][i]
             w.write(track.t_ns[i], track.rotations[i], track.translations[i], track.blendshapes[i],
-                    track.confidence[i], track.found[i])  # fmt: skip
+                    track.confidence[i], track.found[i], track.gaze[i], body)  # fmt: skip
 
 
 def record(observations: Iterable[FaceObservation | PoseSample], path: str | os.PathLike,
@@ -177,7 +246,8 @@ def _parse_line(where: str, line: str, blend_row: np.ndarray):
     found = rec.get("found", conf > 0)
     if not isinstance(found, bool):
         raise TrackFormatError(f"{where}: found must be true or false, got {found!r}")
-    return t, rot, tr, float(conf), found
+    gaze = _numbers(where, "gaze", rec.get("gaze", [0.0, 0.0]), 2)
+    return t, rot, tr, float(conf), found, gaze, rec.get("body")
 
 
 def _is_json(line: str) -> bool:
@@ -204,7 +274,7 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
     if not p.is_file():
         raise TrackFormatError(f"pose track {p} is not a regular file")
     header = None
-    t_ns, rots, trs, confs, founds, blends = [], [], [], [], [], []
+    t_ns, rots, trs, confs, founds, blends, gazes, bodies = [], [], [], [], [], [], [], []
     with open(p, encoding="utf-8", errors="replace") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
@@ -219,12 +289,22 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
                 warnings.warn(f"{where}: incomplete last line (recording cut off?) dropped", stacklevel=2)
                 break
             row = np.zeros(NUM_BLENDSHAPES)
-            t, rot, tr, conf, found = _parse_line(where, line, row)
+            t, rot, tr, conf, found, gaze, body = _parse_line(where, line, row)
             if t_ns and t <= t_ns[-1]:
                 raise TrackFormatError(f"{where}: t_ns {t} is not after the previous {t_ns[-1]}")
             t_ns.append(t), rots.append(rot), trs.append(tr), confs.append(conf), founds.append(found), blends.append(row)
+            gazes.append(gaze), bodies.append((where, body))
     if header is None:
         raise TrackFormatError(f"pose track {p} is empty (expected a header line)")
     if not t_ns:
         raise TrackFormatError(f"pose track {p} has a header but no observations")
-    return PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, header=header)
+    body = None
+    if any(b is not None for _, b in bodies):
+        n = len(t_ns)
+        body = {"bones": np.zeros((n, NUM_BONES, 4)), "mask": np.zeros((n, NUM_BONES)), "hips": np.zeros((n, 3)),
+                "expressions": np.zeros((n, NUM_EXPRESSIONS)), "flags": np.zeros((n, NUM_FLAGS))}
+        body["bones"][:, :, 3] = 1.0
+        for k, (where, b) in enumerate(bodies):
+            if b is not None:
+                _parse_body(where, b, body, k)
+    return PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, np.array(gazes), body, header=header)

@@ -13,7 +13,7 @@ from typing import Callable
 
 from .body import build_body
 from .colliders import ColliderSpec, body_colliders, drape, spring_extension
-from .face import TARGETS, build_face
+from .face import LOOK_AT, TARGETS, add_eye_bones, build_face
 from .geometry import Part
 from .hair import Strand, build_strand
 from .palette import MATERIAL_ORDER, material_json
@@ -90,11 +90,12 @@ def build_character(name: str, design: HairDesign) -> tuple[bytes, Rig, Hair]:
         (GLB bytes, the rig with every node, the hair design's output).
     """
     rig = build_humanoid()
+    eyes = add_eye_bones(rig)
     colliders = body_colliders(rig)
     hair = design(rig, colliders)
     meshes = [
         MeshSpec("Body", build_body(rig)),
-        MeshSpec("Face", build_face(rig.bone("head")), TARGETS),
+        MeshSpec("Face", build_face(rig.bone("head"), eyes), TARGETS),
         MeshSpec("Hair", hair.parts),
     ]
     vrm = {
@@ -106,6 +107,7 @@ def build_character(name: str, design: HairDesign) -> tuple[bytes, Rig, Hair]:
             {"node": {"$mesh": "Face"}, "type": "thirdPersonOnly"},
             {"node": {"$mesh": "Hair"}, "type": "thirdPersonOnly"},
         ]},
+        "lookAt": LOOK_AT,
         "expressions": _expressions(),
     }
     springs = spring_extension(rig, colliders, hair.springs)

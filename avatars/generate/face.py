@@ -12,6 +12,13 @@ Morph targets (names as in ``mesh.extras.targetNames``): blink (both eyes), blin
 (the avatar's left eye, +X side), blinkRight (-X side), aa, ih, ou, ee, oh (mouth shapes),
 happy (eyes closed in upward arcs, raised brows, open smile). Closing an eye collapses
 the textured eye patch onto a curve and moves the upper lash line down onto it.
+
+Eyes: the iris is painted in the eye texture, so the eye bones (``leftEye``/``rightEye``,
+:func:`add_eye_bones`, pivots :data:`EYE_DEPTH` behind the iris centre) turn the *inside*
+of each eye patch: its vertices are skinned to the eye bone with a weight that is 1 over
+the iris and falls smoothly to 0 at the patch outline (:func:`eye_weight`), which stays on
+the head with the lashes. A gaze of θ slides the iris by about EYE_DEPTH·sin θ inside a
+fixed outline (:data:`LOOK_AT`: at most ~2.9 mm sideways, ~1.7 mm down, ~1.4 mm up).
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import Part, ellipsoid, grid_triangles, on_height_field
-from .rig import HEAD_CENTER, rigid
+from .rig import HEAD_CENTER, Rig, rigid
 
 HEAD_RADII = (0.080, 0.112, 0.094)  # x, y (above the centre), z-front (metres)
 HEAD_LOW_Y = 0.100  # y half-axis below the centre (chin)
@@ -29,6 +36,22 @@ TARGETS = ("blink", "blinkLeft", "blinkRight", "aa", "ih", "ou", "ee", "oh", "ha
 
 EYE_X, EYE_Y = 0.0355, 1.499  # left eye centre (+X); the right eye mirrors x
 EYE_HALF_W, EYE_TOP, EYE_BOT, EYE_TILT = 0.0172, 0.0195, 0.0180, 0.0020
+#: eye bone pivots: this far (metres) behind the skin at the iris centre, along the skin's
+#: normal — about the face's radius of curvature there, not an eyeball's: a turn then slides
+#: the painted patch along the skin, its height above it within the rest's 1.26..1.80 mm (a
+#: pivot straight behind the eye, or an eyeball-deep one, sinks one side under the skin).
+EYE_DEPTH = 0.075
+#: the iris centre above EYE_Y (metres; the texture's iris centre, v = 0.55 from the top)
+IRIS_DY = -0.0011
+#: VRMC_vrm lookAt of the generated avatars (bone type; degrees in, degrees of eye turn out)
+LOOK_AT = {
+    "offsetFromHeadBone": [0.0, 0.069, 0.08],
+    "type": "bone",
+    "rangeMapHorizontalInner": {"inputMaxValue": 35.0, "outputScale": 2.0},
+    "rangeMapHorizontalOuter": {"inputMaxValue": 35.0, "outputScale": 2.2},
+    "rangeMapVerticalDown": {"inputMaxValue": 25.0, "outputScale": 1.3},
+    "rangeMapVerticalUp": {"inputMaxValue": 25.0, "outputScale": 1.1},
+}
 MOUTH_Y = 1.4535
 # mouth shapes: (half width, upper-lip rise, lower-lip drop, corner lift), metres
 MOUTH = {
@@ -103,8 +126,37 @@ def _eye_curves(u):
     return top, bot, closed, happy
 
 
-def _eye(sign: float, head: int) -> tuple[Part, Part]:
-    """The textured eye patch and its upper lash line for one side (sign +1 = left, +X)."""
+def eye_pivot(sign: float) -> np.ndarray:
+    """World rest position (3,) of an eye bone (sign +1: the left eye, +X): EYE_DEPTH under
+    the skin at the iris centre, along its normal."""
+    x, y = EYE_X * sign, EYE_Y + IRIS_DY
+    return on_face(np.array(x), np.array(y), -EYE_DEPTH).reshape(3)
+
+
+def add_eye_bones(rig: Rig) -> tuple[int, int]:
+    """Add the humanoid ``leftEye``/``rightEye`` bones under the head (module doc); returns
+    their node indices (left, right)."""
+    out = []
+    for sign, bone in ((1.0, "leftEye"), (-1.0, "rightEye")):
+        rig.humanoid[bone] = rig.add(f"J_Eye_{'L' if sign > 0 else 'R'}", rig.bone("head"), eye_pivot(sign))
+        out.append(rig.humanoid[bone])
+    return out[0], out[1]
+
+
+def _smoothstep(x):
+    x = np.clip(x, 0.0, 1.0)
+    return x * x * (3.0 - 2.0 * x)
+
+
+def eye_weight(u, v):
+    """Skin weight on the eye bone of the eye patch vertex at grid parameters u (−1 inner ..
+    +1 outer) and v (0 bottom .. 1 top): 1 over the iris, 0 on the outline, smooth between."""
+    return _smoothstep((1.0 - np.abs(u)) / 0.35) * _smoothstep(np.minimum(v, 1.0 - v) / 0.3)
+
+
+def _eye(sign: float, head: int, eye_node: int = -1) -> tuple[Part, Part]:
+    """The textured eye patch and its upper lash line for one side (sign +1 = left, +X);
+    the patch's inside follows ``eye_node`` (module doc; −1: rigid on the head)."""
     nu, nv = 17, 9
     u = np.linspace(-1.0, 1.0, nu)
     v = np.linspace(0.0, 1.0, nv)[:, None]
@@ -121,6 +173,14 @@ def _eye(sign: float, head: int) -> tuple[Part, Part]:
     if sign < 0:  # mirror the texture so both irises have their highlight toward the outer corner
         uv[:, 0] = 1.0 - uv[:, 0]
     eye = _patch(rest, {"blink": shut, side: shut, "happy": smile}, nu, nv, 0.0012, "eye", head, uv=uv)
+    if eye_node >= 0:
+        w = eye_weight(np.broadcast_to(u, (nv, nu)), np.broadcast_to(v, (nv, nu))).reshape(-1)
+        main = w >= 0.5            # the dominant influence first
+        eye.joints[:, 0] = np.where(main, eye_node, head)
+        eye.joints[:, 1] = np.where(w == 0.0, head, np.where(main, head, eye_node))
+        eye.joints[:, 2:] = eye.joints[:, :1]
+        eye.weights[:, 0] = np.where(main, w, 1.0 - w)
+        eye.weights[:, 1] = 1.0 - eye.weights[:, 0]
 
     # lash: a band along the top curve, thicker toward the outer corner, with a small wing
     lu = np.linspace(-1.0, 1.16, 23)
@@ -183,13 +243,14 @@ def _blush(sign: float, head: int) -> Part:
     return _patch(rest, {}, nu, nv, 0.0006, "blush", head)
 
 
-def build_face(head: int) -> list[Part]:
-    """Head skin, eyes, lashes, brows, mouth and blush, rigidly skinned to node ``head``."""
+def build_face(head: int, eyes: tuple[int, int] = (-1, -1)) -> list[Part]:
+    """Head skin, eyes, lashes, brows, mouth and blush, rigidly skinned to node ``head``;
+    the eye patches' insides to the eye bones ``eyes`` (left, right; −1: none)."""
     pos, tris = ellipsoid(HEAD_CENTER, HEAD_RADII, n_around=96, n_rings=64, shape=head_shape)
     j, w = rigid(len(pos), head)
     parts = [Part("skin", pos, tris, joints=j, weights=w)]
-    for sign in (1.0, -1.0):
-        eye, lash = _eye(sign, head)
+    for sign, node in zip((1.0, -1.0), eyes):
+        eye, lash = _eye(sign, head, node)
         parts += [eye, lash, _brow(sign, head), _blush(sign, head)]
     parts.append(_mouth(head))
     return parts

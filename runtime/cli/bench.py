@@ -130,6 +130,12 @@ def add_parser(sub) -> None:
     ty.add_argument("--no-fits", action="store_true", help="only the live switch")
     ty.add_argument("--no-pacing", action="store_true", help="the switch's own steps in this process do not wait "
                     "for the render thread's idle time (to measure what that wait buys)")
+    v = parsers["vmc"] = add_command(
+        targets, "vmc", run_target, help="VMC: µs to build and send a frame's bundle, and to receive one",
+        description="Per avatar: building one frame's VMC bundle, building + sending it over UDP to 127.0.0.1, "
+        "receiving one (parse, validate, coalesce) and taking it into the input's record buffer (median, p95).")
+    add_avatar_option(v, repeat=True, default_text="default and layered")
+    v.add_argument("--frames", type=count(10), default=2000, metavar="N", help="timed frames (default 2000)")
 
     a = parsers["all"] = add_command(targets, "all", run_all, help="every benchmark with its default options")
     a.set_defaults(target_parsers=parsers)
@@ -260,7 +266,24 @@ def _tryon(args, text: bool) -> dict:
     return out
 
 
-MEASURE = {"solver": _solver, "render": _render, "tracker": _tracker, "loop": _loop, "tryon": _tryon}
+
+
+def _vmc(args, text: bool) -> dict:
+    from ..eval.vmc_bench import bench_vmc
+
+    out = {"unit": "microseconds", "avatars": [bench_vmc(str(avatar_path(a)), frames=args.frames)
+                                               for a in args.avatar or ("default", "layered")]}
+    if text:
+        for r in out["avatars"]:
+            print(f"{r['avatar']}: {r['bones']} bones, {r['expressions']} expressions, {r['bundle_bytes']} bytes; "
+                  f"build {r['build']['median_us']} µs (p95 {r['build']['p95_us']}), build+send "
+                  f"{r['build_and_send']['median_us']} µs, receive {r['receive']['median_us']} µs "
+                  f"(p95 {r['receive']['p95_us']}), take {r['take_into_buffer']['median_us']} µs")
+    return out
+
+
+MEASURE = {"solver": _solver, "render": _render, "tracker": _tracker, "loop": _loop, "tryon": _tryon,
+           "vmc": _vmc}
 
 #: What a failing benchmark raises besides CommandError, AvatarError and TrackingError
 #: (reported as one line, exit code 1; ``bench all`` goes on with the next target).

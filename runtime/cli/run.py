@@ -69,6 +69,12 @@ def add_parser(sub) -> None:
     p.add_argument("--face-model", type=existing_file, metavar="PATH",
                    help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL or the verified "
                    "cached download)")
+    p.add_argument("--vmc-send", action="append", metavar="HOST[:PORT]",
+                   help="send the avatar over the VMC protocol to a Marionette (VSeeFace, Warudo, ...; default port "
+                   "39539; repeat for several)")
+    p.add_argument("--vmc-listen", nargs="?", const="39539", metavar="[HOST:]PORT",
+                   help="receive VMC: on 39539 another app drives the avatar (Marionette), on 39540 its face data "
+                   "joins the camera's (Assistant); listens on 127.0.0.1 unless HOST is given")
     add_motion_options(p, default="idle", in_place_default=True)
     g = p.add_argument_group("hairstyle try-on")
     g.add_argument("--hair", metavar="STYLE", help="try this hairstyle on the avatar: a style name in the hair folder "
@@ -90,7 +96,9 @@ def config_from_args(args) -> RunConfig:
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "antialias", "record", "duration",
         "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
-        "hair_dir")}
+        "hair_dir", "vmc_listen")}
+    if getattr(args, "vmc_send", None):
+        values["vmc_send"] = tuple(args.vmc_send)
     motion = dict(base.motion)
     motion.setdefault("in_place", True)          # run: root motion removed unless --no-in-place
     motion.update(motion_values(args))

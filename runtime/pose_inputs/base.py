@@ -41,6 +41,8 @@ class InputStatus:
         faces: of those, frames with a face found.
         start_ns: the input's own time of its first pose (media time of the first frame, or
             the track's first time; 0 for live inputs); an offline run's frame schedule starts there.
+        body: the input may carry a whole-body pose (a VMC performer, or a track recorded from
+            one): the rig then drives every humanoid bone (:class:`runtime.rig.AvatarRig` ``body``).
     """
 
     live: bool
@@ -52,6 +54,7 @@ class InputStatus:
     frames_tracked: int | None = None
     faces: int = 0
     start_ns: int = 0
+    body: bool = False
 
 
 class PoseInput(Protocol):

@@ -58,6 +58,33 @@ def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
     return opts
 
 
+def open_vmc_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | None]:
+    """``--vmc-listen``: a :class:`runtime.vmc.VmcInput` (marionette: the sender drives the
+    avatar; assistant — on 39540 or with ``[vmc] role = "assistant"`` — the sender's face on
+    top of the ``--source`` input). Raises TrackingError when the address cannot be bound."""
+    from ..vmc import ASSISTANT_PORT, VmcInput, VmcInputOptions, VmcReceiver, parse_listen
+
+    v = cfg.vmc
+    host, port = parse_listen(cfg.vmc_listen)
+    role = v.get("role", "auto")
+    assistant = role == "assistant" or (role == "auto" and port == ASSISTANT_PORT)
+    opts = VmcInputOptions(**{k: v[k] for k in ("delay_ms", "hold_s", "ease_s", "face", "head") if k in v})
+    inner, dur = None, (None if cfg.duration is None else int(cfg.duration * NS_PER_S))
+    if assistant:
+        inner, dur = open_pose_input(replace(cfg, vmc_listen=None), metrics=metrics)
+    try:
+        receiver = VmcReceiver(host, port)
+    except OSError as exc:
+        if inner is not None:
+            inner.close()
+        raise TrackingError(str(exc.strerror or exc)) from None
+    log.info("VMC: listening on %s:%d as %s", host, receiver.address[1], "assistant" if assistant else "marionette")
+    inp = VmcInput(receiver, options=opts, inner=inner, record=None if assistant else cfg.record)
+    if cfg.kiosk:
+        inp = IdlePose(inp)
+    return inp, dur
+
+
 def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | None]:
     """The pose input for ``cfg.source`` and the run's duration.
 
@@ -70,6 +97,8 @@ def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | N
     Raises:
         TrackingError: the source cannot be opened (the message names it).
     """
+    if cfg.vmc_listen is not None:
+        return open_vmc_input(cfg, metrics=metrics)
     spec = cfg.source
     if spec is None:
         spec = "0" if webcam_available(0) else TURN_TEST

@@ -53,7 +53,8 @@ class TrackInput(PoseInput):
 
     def status(self) -> InputStatus:
         finished = self._clock is not None and self._clock.now_ns() - self._offset > self.end_ns
-        return InputStatus(live=self.live, finished=finished, face_found=self._found, start_ns=self.start_ns)
+        return InputStatus(live=self.live, finished=finished, face_found=self._found, start_ns=self.start_ns,
+                           body=self.track.body is not None)
 
     def recenter(self) -> None:
         """A recorded track is already neutral-relative; nothing to do."""

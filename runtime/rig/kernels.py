@@ -44,6 +44,8 @@ from numba import njit
 from solver.kernels.affine import mul34, qmul, quat_mat, row34, world34
 from solver.kernels.cache import ensure_fresh, kernel_cache_dir
 
+from tracking.body import BD_BONES, BD_FLAGS, BD_HIPS, BD_MASK, F_HIPS, F_ON, NUM_BONES
+
 from .constraint_kernels import ST_NODE, ST_SLOT, ST_SRC, STEP_KIND, STEP_POSE, constraint_step
 
 # ------------------------------------------------------------------ driven TRS row (10 wide)
@@ -69,6 +71,31 @@ HP_REST_HIPS_T = 15  # (3) rest local translation of the hips
 HP_HIPS_PARENT_INV = 18  # (4) conjugate of the rest world rotation of the hips' parent
 HP = 22
 HS_HIPS, HS_NECK, HS_HEAD = 0, 1, 2   # slots in hs (int64 (3,))
+
+# ------------------------------------------------------------------ eye drive (lookAt, float64 ``lp``)
+LP_SCALE = 0         # the gaze multiplier (1 − the overrideLookAt rate of the drawn frame's expressions)
+LP_MAPS = 1          # four range maps: horizontal inner, outer, vertical down, up
+MAX_KEYS = 8         # curve keys per map (VRM 0.x degree maps; 0: linear)
+MAP_W = 3 + 4 * MAX_KEYS   # input max (deg), output scale, key count, keys (time, value, in, out)
+LP_EYES = LP_MAPS + 4 * MAP_W   # per eye (left, right): parent rest world rotation (4), its conjugate (4),
+EYE_W = 12                       #   rest local rotation (4)
+LP = LP_EYES + 2 * EYE_W
+MAP_INNER, MAP_OUTER, MAP_DOWN, MAP_UP = 0, 1, 2, 3
+
+# ------------------------------------------------------------------ body drive (a network performer's pose)
+BP_PINV = 0          # (4) conjugate of the rest world rotation of the bone's parent
+BP_R0 = 4            # (4) rest world rotation of the bone
+BP_W = 8
+
+# ------------------------------------------------------------------ the rig's packed parameters
+# ``hp`` (float64): the head drive's HP values, then the lookAt's LP, then the body's 55 BP rows;
+# ``hs`` (int64): hips, neck, head slots, then the two eye slots, then the 55 body slots
+HP_LP = HP
+HP_BP = HP_LP + LP
+HPX = HP_BP + NUM_BONES * BP_W
+HS_EYES = 3
+HS_BODY = 5
+HSX = HS_BODY + NUM_BONES
 
 
 # ============================================================== small pieces
@@ -164,6 +191,103 @@ def head_drive(rotation, translation, use_t, hp, hs, trs):
             trs[hips, TRS_T + 2] += lz
 
 
+# ============================================================== eyes (VRMC_vrm-1.0 lookAt, type bone)
+@njit(inline="always", cache=True)
+def range_map(hp, m, x):
+    """Range map ``m`` of ``lp`` at the input angle x (degrees): min(|x|, max)/max, through
+    the map's Hermite curve when it has keys (:func:`avatars.lookat.hermite_curve`), times
+    the output scale (:class:`avatars.lookat.RangeMap`)."""
+    lp = hp
+    o = HP_LP + LP_MAPS + m * MAP_W
+    mx = max(lp[o], 0.001)
+    s = min(abs(x), mx) / mx
+    nk = int(lp[o + 2])
+    if nk > 0:
+        k0 = o + 3
+        if s <= lp[k0]:
+            s = lp[k0 + 1]
+        elif s >= lp[k0 + 4 * (nk - 1)]:
+            s = lp[k0 + 4 * (nk - 1) + 1]
+        else:
+            for i in range(nk - 1):
+                a = k0 + 4 * i
+                b = a + 4
+                if lp[a] <= s <= lp[b]:
+                    dt = lp[b] - lp[a]
+                    if dt <= 0.0:
+                        s = lp[b + 1]
+                        break
+                    u = (s - lp[a]) / dt
+                    u2 = u * u
+                    u3 = u2 * u
+                    s = ((2 * u3 - 3 * u2 + 1) * lp[a + 1] + (u3 - 2 * u2 + u) * dt * lp[a + 3]
+                         + (-2 * u3 + 3 * u2) * lp[b + 1] + (u3 - u2) * dt * lp[b + 2])
+                    break
+    return s * lp[o + 1]
+
+
+@njit(inline="always", cache=True)
+def eye_drive(gaze, hp, hs, trs):
+    """The eyes' local rotations from the gaze (yaw > 0 left, pitch > 0 down, radians) by the
+    lookAt range maps (:meth:`avatars.lookat.LookAt.eye_angles`): E = Ry(yaw_e) · Rx(pitch_e)
+    (YXZ Euler) in the head's rest-aligned frame, L = P⁻¹ · E · P · L0 (three-vrm's
+    VRMLookAtBoneApplier: P the eye parent's rest world rotation, L0 the eye's rest local)."""
+    lp = hp
+    sc = lp[HP_LP + LP_SCALE]
+    yaw = math.degrees(gaze[0]) * sc
+    pitch = math.degrees(gaze[1]) * sc
+    if pitch > 0.0:
+        pe = range_map(hp, MAP_DOWN, pitch)
+    else:
+        pe = -range_map(hp, MAP_UP, pitch)
+    for e in range(2):
+        s = hs[HS_EYES + e]
+        if s < 0:
+            continue
+        if yaw > 0.0:
+            ye = range_map(hp, MAP_OUTER if e == 0 else MAP_INNER, yaw)
+        else:
+            ye = -range_map(hp, MAP_INNER if e == 0 else MAP_OUTER, yaw)
+        hy = 0.5 * math.radians(ye)
+        hp_ = 0.5 * math.radians(pe)
+        q = qmul(0.0, math.sin(hy), 0.0, math.cos(hy), math.sin(hp_), 0.0, 0.0, math.cos(hp_))
+        o = HP_LP + LP_EYES + e * EYE_W
+        t = qmul(lp[o + 4], lp[o + 5], lp[o + 6], lp[o + 7], q[0], q[1], q[2], q[3])
+        t = qmul(t[0], t[1], t[2], t[3], lp[o], lp[o + 1], lp[o + 2], lp[o + 3])
+        t = qmul(t[0], t[1], t[2], t[3], lp[o + 8], lp[o + 9], lp[o + 10], lp[o + 11])
+        for j in range(4):
+            trs[s, TRS_Q + j] = t[j]
+
+
+# ============================================================== body (a network performer, runtime.vmc)
+@njit(inline="always", cache=True)
+def body_drive(bd, hp, hs, trs):
+    """A whole-body pose (``bd``: the flat :class:`tracking.body.BodyPose` buffer, normalized
+    local rotations n) onto the driven rows: L = R0_parent⁻¹ · n · R0_bone for every received
+    bone the avatar has (three-vrm's normalized humanoid); the hips translation
+    R0_hips_parent⁻¹ · p (the hips is bone 0 of :data:`tracking.body.BODY_BONES`)."""
+    if bd[BD_FLAGS + F_ON] == 0.0:
+        return
+    for b in range(NUM_BONES):
+        s = hs[HS_BODY + b]
+        if s < 0 or bd[BD_MASK + b] == 0.0:
+            continue
+        o = HP_BP + b * BP_W
+        q = BD_BONES + 4 * b
+        t = qmul(hp[o + BP_PINV], hp[o + BP_PINV + 1], hp[o + BP_PINV + 2], hp[o + BP_PINV + 3],
+                 bd[q], bd[q + 1], bd[q + 2], bd[q + 3])
+        t = qmul(t[0], t[1], t[2], t[3], hp[o + BP_R0], hp[o + BP_R0 + 1], hp[o + BP_R0 + 2], hp[o + BP_R0 + 3])
+        for j in range(4):
+            trs[s, TRS_Q + j] = t[j]
+    s = hs[HS_BODY]
+    if s >= 0 and bd[BD_FLAGS + F_HIPS] != 0.0:
+        o = HP_BP
+        v = quat_rotate(hp[o + BP_PINV], hp[o + BP_PINV + 1], hp[o + BP_PINV + 2], hp[o + BP_PINV + 3],
+                        bd[BD_HIPS], bd[BD_HIPS + 1], bd[BD_HIPS + 2])
+        for j in range(3):
+            trs[s, TRS_T + j] = v[j]
+
+
 # ============================================================== posing
 @njit(inline="always", cache=True)
 def pose_plan(world, ops, mats, trs):
@@ -245,19 +369,41 @@ def forward_kinematics_kernel(world, fk, base, trs):
 
 
 @njit(cache=True, _nrt=False)
-def drive_and_pose_kernel(rotation, translation, use_t, hp, hs, trs, steps, vals, ops, mats, world):
-    """One substep's posing: head drive, the node constraints the targets depend on, then the
-    plan's world matrices."""
+def drive_and_pose_kernel(rotation, translation, use_t, hp, hs, gaze, bd, trs, steps, vals, ops, mats, world):
+    """One substep's posing: head drive, eyes, a network body on top, the node constraints the
+    targets depend on, then the plan's world matrices."""
     head_drive(rotation, translation, use_t, hp, hs, trs)
+    eye_drive(gaze, hp, hs, trs)
+    body_drive(bd, hp, hs, trs)
     constrain(world, steps, vals, trs)
     pose_plan(world, ops, mats, trs)
     return 0
 
 
 @njit(cache=True, _nrt=False)
-def drive_and_fk_kernel(rotation, translation, use_t, hp, hs, trs, steps, vals, fk, base, world):
-    """One drawn frame's body pose: head drive, every node constraint, then whole-skeleton FK."""
+def drive_and_fk_kernel(rotation, translation, use_t, hp, hs, gaze, bd, trs, steps, vals, fk, base, world):
+    """One drawn frame's body pose: head drive, eyes, a network body on top, every node
+    constraint, then whole-skeleton FK."""
     head_drive(rotation, translation, use_t, hp, hs, trs)
+    eye_drive(gaze, hp, hs, trs)
+    body_drive(bd, hp, hs, trs)
+    constrain(world, steps, vals, trs)
+    forward_kinematics(world, fk, base, trs)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def constrain_and_pose_kernel(trs, steps, vals, ops, mats, world):
+    """The node constraints the targets depend on, then the plan's world matrices (after a
+    drive that wrote ``trs``: :func:`runtime.rig.motion_kernels.motion_drive_kernel`)."""
+    constrain(world, steps, vals, trs)
+    pose_plan(world, ops, mats, trs)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def constrain_and_fk_kernel(trs, steps, vals, fk, base, world):
+    """Every node constraint, then whole-skeleton FK (after a drive that wrote ``trs``)."""
     constrain(world, steps, vals, trs)
     forward_kinematics(world, fk, base, trs)
     return 0

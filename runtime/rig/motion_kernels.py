@@ -46,8 +46,7 @@ from solver.kernels.affine import qmul
 
 from .kernels import (
     HP_HIPS_PARENT_INV, HP_LEAN_SHARE, HP_MAX_LEAN, HP_NECK_SHARE, HP_R0_HEAD, HP_R0_NECK, HP_R0_PARENT_INV,
-    HS_HEAD, HS_HIPS, HS_NECK, TRS_Q, TRS_T, TRS_W, constrain, forward_kinematics, pose_plan, quat_rotate,
-    slerp_from_identity,
+    HS_HEAD, HS_HIPS, HS_NECK, TRS_Q, TRS_T, TRS_W, body_drive, eye_drive, quat_rotate, slerp_from_identity,
 )
 
 # ------------------------------------------------------------------ bound clip, int part
@@ -266,26 +265,17 @@ def head_on_top(rotation, translation, use_t, hp, hs, layer, trs):
 
 # ============================================================== entry points
 @njit(cache=True, _nrt=False)
-def motion_pose_kernel(t_ns, tl, tf, fa, ia, fb, ib, buf, rotation, translation, hp, hs, trs, steps, vals, ops, mats,
-                       world):
-    """One substep (DESIGN §10): the clips into the substep's slots, the head on top, the node
-    constraints the solver's reads depend on, the pose plan."""
-    motion_rows(t_ns, tl, tf, fa, ia, fb, ib, buf, trs, False)
+def motion_drive_kernel(t_ns, tl, tf, fa, ia, fb, ib, buf, rotation, translation, gaze, bd, hp, hs, trs, all_rows):
+    """The driven rows of a substep (``all_rows`` False: the substep's slots) or a drawn frame
+    (True), DESIGN §10: the clips, the tracked head on top, the eyes, a network body on top.
+    The node constraints and the posing follow in
+    :func:`runtime.rig.kernels.constrain_and_pose_kernel` / ``constrain_and_fk_kernel`` (two
+    calls: one call with every array would pass CPython's 19-argument tuple free list, and
+    allocate)."""
+    motion_rows(t_ns, tl, tf, fa, ia, fb, ib, buf, trs, all_rows)
     head_on_top(rotation, translation, True, hp, hs, tl[TL_LAYER], trs)
-    constrain(world, steps, vals, trs)
-    pose_plan(world, ops, mats, trs)
-    return 0
-
-
-@njit(cache=True, _nrt=False)
-def motion_fk_kernel(t_ns, tl, tf, fa, ia, fb, ib, buf, rotation, translation, hp, hs, trs, steps, vals, fk, base,
-                     world):
-    """One drawn frame: the clips into every driven slot, the head on top, every node
-    constraint, whole-skeleton FK."""
-    motion_rows(t_ns, tl, tf, fa, ia, fb, ib, buf, trs, True)
-    head_on_top(rotation, translation, True, hp, hs, tl[TL_LAYER], trs)
-    constrain(world, steps, vals, trs)
-    forward_kinematics(world, fk, base, trs)
+    eye_drive(gaze, hp, hs, trs)
+    body_drive(bd, hp, hs, trs)
     return 0
 
 

@@ -23,7 +23,8 @@ one compiled call per substep runs, in the order of DESIGN §10:
     node constraints (VRMC_node_constraint; those the solver's reads depend on)  ->
     posing of what the solver reads  ->  hair
 
-(:func:`runtime.rig.motion_kernels.motion_pose_kernel` / ``motion_fk_kernel`` for the substep /
+(:func:`runtime.rig.motion_kernels.motion_drive_kernel` then
+:func:`runtime.rig.kernels.constrain_and_pose_kernel` / ``constrain_and_fk_kernel`` for the substep /
 drawn frame; without motion :func:`runtime.rig.kernels.drive_and_pose_kernel` /
 ``drive_and_fk_kernel``). The constraints read the driven TRS rows the steps before wrote and
 write their destinations' rows.
@@ -38,12 +39,14 @@ import numpy as np
 from avatars import Avatar
 from solver.chains import ChainSet
 from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
+from tracking.body import BodyPose
 from tracking.pose_track import PoseSample
 
 from . import kernels as RK
 from . import motion_kernels as MK
 from .constraints import ConstraintPlan, constrained_nodes
 from .drive import DriveOptions, HeadDrive
+from .eyes import BodyDrive, EyeDrive, look_at_multiplier
 from .hair_params import parse_hair, unmatched_springs
 from .motion import MotionOptions, MotionPlayer
 from .posing import DrivenPose, PosePlan
@@ -67,6 +70,14 @@ class AvatarRig:
         mirror: selfie view for expressions (must match the tracker's head mirror).
         motion: body motion options (:class:`runtime.rig.motion.MotionOptions`; the generated
             idle plays until :meth:`play_motion`), or None: no body motion (the head drive alone).
+        body: a network performer may drive the whole body (:mod:`runtime.vmc`): every
+            humanoid bone joins the driven set and a sample's :class:`tracking.body.BodyPose`
+            is applied on top of the head drive and the clip (its bones win).
+
+    Eyes: an avatar with a bone-type lookAt (or eye bones and no lookAt) has its eye bones in
+    the driven set, turned by the sample's gaze (:class:`runtime.rig.eyes.EyeDrive`) in the
+    same compiled call; an expression-type lookAt gives lookUp/Down/Left/Right weights
+    (:meth:`expression_values`).
 
     Attributes:
         world: (N, 4, 4) the solver's input at the last substep. Only the plan's nodes
@@ -85,13 +96,21 @@ class AvatarRig:
     """
 
     def __init__(self, avatar: Avatar, *, solver: str = "rest-shape", drive: DriveOptions = DriveOptions(),
-                 hair: dict | None = None, mirror: bool = True, motion: MotionOptions | None = None):
+                 hair: dict | None = None, mirror: bool = True, motion: MotionOptions | None = None,
+                 body: bool = False):
         self.avatar = avatar
+        self.body_on = bool(body)
+        self.eyes = EyeDrive(avatar)
+        self.body = BodyDrive(avatar)
+        self._no_body = BodyPose()
+        self._expr_cache: tuple | None = None
         self.solver = solver
         self.hair_params = dict(hair or {})
         self.mirror = mirror
         sk = avatar.skeleton
         self.drive = HeadDrive(avatar, options=drive)
+        #: the packed parameters of the compiled drive: head (HP), lookAt (LP), body (55 x BP_W)
+        self._hp = np.concatenate([self.drive.params, self.eyes.lp, self.body.bp.ravel()])
         overrides = parse_hair(self.hair_params)   # validated with or without springs
         self.chains = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides) if avatar.springs else None
         for note in self.hair_warnings():
@@ -111,6 +130,7 @@ class AvatarRig:
         #: per-segment hit radii a raised radius is growing toward (see :meth:`set_hair`), or None
         self._hit_target: np.ndarray | None = None
         self.expressions = ExpressionMapper(ExpressionOptions(mirror=mirror))
+        self._overrides_look_at = any(e.override_look_at != "none" for e in avatar.expressions.values())
         custom = [n for n, e in avatar.expressions.items() if not e.preset]
         self.perfect_sync = PerfectSync(custom, mirror=mirror)
 
@@ -120,11 +140,18 @@ class AvatarRig:
         humanoid bone and every node a known clip writes), its slots and the plans (build time
         and motion events)."""
         nodes = list(self.drive.nodes)
+        nodes += [n for n in self.eyes.nodes if n not in nodes]
+        if self.body_on:
+            nodes += [n for n in self.body.nodes if n not in nodes]
         nodes += [n for n in constrained_nodes(self.avatar.constraints) if n not in nodes]
         if self.motion is not None:
             nodes += sorted(self.motion.driven_nodes() - set(nodes))
         self.pose = DrivenPose(self.avatar.skeleton, nodes, static_rotations=self._static)
-        self._hslots = self.drive.slots(self.pose.slot_of)
+        hs = np.full(RK.HSX, -1, np.int64)
+        hs[:3] = self.drive.slots(self.pose.slot_of)
+        hs[RK.HS_EYES:RK.HS_EYES + 2] = self.eyes.slots(self.pose.slot_of)
+        hs[RK.HS_BODY:] = self.body.slots(self.pose.slot_of, self.body_on)
+        self._hslots = hs
         self.rebuild_plans()
 
     def _build_plan(self) -> None:
@@ -193,18 +220,24 @@ class AvatarRig:
         allocation."""
         p, c = self.plan, self.constraint_plan
         m = self.motion
+        b = sample.body
+        if b is None:
+            b = self._no_body
         if m is None:
-            RK.drive_and_pose_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots,
-                                     self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
+            RK.drive_and_pose_kernel(sample.rotation, sample.translation, True, self._hp, self._hslots, sample.gaze,
+                                     b.data, self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
             return out
         if sample.t_ns >= m.next_event_ns:
             m.event(sample.t_ns)
             p, c = self.plan, self.constraint_plan
         a = m.a
         b = m.b or a
-        MK.motion_pose_kernel(sample.t_ns, m.tl, m.tf, a.cf, a.ci, b.cf, b.ci, m.buf, sample.rotation,
-                              sample.translation, self.drive.params, self._hslots, self.pose.trs, c.steps, c.vals,
-                              p.ops, p.mats, out)
+        bd = sample.body
+        if bd is None:
+            bd = self._no_body
+        MK.motion_drive_kernel(sample.t_ns, m.tl, m.tf, a.cf, a.ci, b.cf, b.ci, m.buf, sample.rotation,
+                               sample.translation, sample.gaze, bd.data, self._hp, self._hslots, self.pose.trs, False)
+        RK.constrain_and_pose_kernel(self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
         return out
 
     def pose_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
@@ -213,18 +246,21 @@ class AvatarRig:
         ``out`` (float64, C-contiguous): whole-skeleton FK, one compiled call."""
         ps, c = self.pose, self.draw_constraint_plan
         m = self.motion
+        bd = sample.body
+        if bd is None:
+            bd = self._no_body
         if m is None:
-            RK.drive_and_fk_kernel(sample.rotation, sample.translation, True, self.drive.params, self._hslots,
-                                   ps.trs, c.steps, c.vals, ps.fk, ps.base34, out)
+            RK.drive_and_fk_kernel(sample.rotation, sample.translation, True, self._hp, self._hslots, sample.gaze,
+                                   bd.data, ps.trs, c.steps, c.vals, ps.fk, ps.base34, out)
             return out
         if sample.t_ns >= m.next_event_ns:
             m.event(sample.t_ns)
             ps, c = self.pose, self.draw_constraint_plan
         a = m.a
         b = m.b or a
-        MK.motion_fk_kernel(sample.t_ns, m.tl, m.tf, a.cf, a.ci, b.cf, b.ci, m.buf, sample.rotation,
-                            sample.translation, self.drive.params, self._hslots, ps.trs, c.steps, c.vals, ps.fk,
-                            ps.base34, out)
+        MK.motion_drive_kernel(sample.t_ns, m.tl, m.tf, a.cf, a.ci, b.cf, b.ci, m.buf, sample.rotation,
+                               sample.translation, sample.gaze, bd.data, self._hp, self._hslots, ps.trs, True)
+        RK.constrain_and_fk_kernel(ps.trs, c.steps, c.vals, ps.fk, ps.base34, out)
         return out
 
     def substep(self, sample: PoseSample) -> bool:
@@ -255,7 +291,13 @@ class AvatarRig:
             self.motion.rewind()          # the loop's first time anchors the motion, not the warm-up
     def draw_pose(self, sample: PoseSample, alpha: float) -> np.ndarray:
         """World matrices for drawing: body at ``sample`` (the draw time), hair interpolated
-        between the last two substeps by ``alpha``. Returns an internal (N, 4, 4) buffer."""
+        between the last two substeps by ``alpha``. Returns an internal (N, 4, 4) buffer.
+        The eyes' overrideLookAt factor is taken from this frame's expressions first (when
+        an expression of the avatar overrides lookAt; it holds for the substeps after)."""
+        if self.eyes.nodes and self._overrides_look_at:
+            values = self._expression_values(sample)
+            self._expr_cache = (sample.t_ns, sample, values)
+            self._hp[RK.HP_LP + RK.LP_SCALE] = look_at_multiplier(self.avatar, values)
         self.pose_world(sample, self.draw_world)
         if self.chains is not None:
             self.chains.apply(self.draw_world, alpha)
@@ -264,15 +306,40 @@ class AvatarRig:
     def expression_values(self, sample: PoseSample) -> dict[str, float]:
         """VRM expression weights from the sample's blendshapes (presets + perfect sync), or
         the playing clip's expression tracks when it carries any (DESIGN §10)."""
+        c, self._expr_cache = self._expr_cache, None
+        if c is not None and c[0] == sample.t_ns and c[1] is sample:
+            return c[2]          # computed by draw_pose for this very frame
+        return self._expression_values(sample)
+
+    def _expression_values(self, sample: PoseSample) -> dict[str, float]:
+        """(see :meth:`expression_values`) A network body's preset weights replace the mapped
+        blendshapes (its ARKit channels still feed perfect sync); an expression-type lookAt
+        sets lookUp/Down/Left/Right from the gaze, a bone-type one sets them to 0 (the eyes
+        turn instead)."""
         if self.motion is not None:
             clip = self.motion.expressions(sample.t_ns)
             if clip is not None:
                 return clip
-        if not sample.found and not sample.blendshapes.any():
+        b = sample.body
+        from_body = b is not None and b.flags[2] != 0.0
+        if not from_body and not sample.found and not sample.blendshapes.any() and not sample.gaze.any():
             return {}
-        values = self.expressions.map_dict(sample.blendshapes)
+        if from_body:
+            from tracking.body import EXPRESSION_NAMES
+
+            values = {n: float(v) for n, v in zip(EXPRESSION_NAMES, b.expressions) if n != "neutral" or v}
+        else:
+            values = self.expressions.map_dict(sample.blendshapes)
         if self.perfect_sync.names:
             values.update(self.perfect_sync.as_dict(sample.blendshapes))
+        la = self.eyes.look_at
+        if la is not None and not from_body:
+            if la.type == "expression":
+                values.update(la.expression_weights(float(np.degrees(sample.gaze[0])),
+                                                    float(np.degrees(sample.gaze[1]))))
+            else:
+                for k in ("lookUp", "lookDown", "lookLeft", "lookRight"):
+                    values[k] = 0.0
         return values
 
     # ------------------------------------------------------------------ hair settings, in place
@@ -332,7 +399,8 @@ class AvatarRig:
             ValueError: an unknown solver.
         """
         rig = AvatarRig(self.avatar, solver=solver, drive=self.drive.options, hair=self.hair_params,
-                        mirror=self.mirror, motion=self.motion.options if self.motion is not None else None)
+                        mirror=self.mirror, motion=self.motion.options if self.motion is not None else None,
+                        body=self.body_on)
         if self.motion is not None:
             rig.take_motion_from(self)
         if rig.chains is not None and self.chains is not None:

@@ -25,9 +25,9 @@ HUMAN_BONES = (
 )
 # the numbers the generator was designed with (see avatars/generate/default.py, layered.py)
 EXPECTED = {
-    "default": dict(name="swaycam default", springs=9, joints=38, nodes=62, vertices=14938,
+    "default": dict(name="swaycam default", springs=9, joints=38, nodes=64, vertices=14938,
                     chains={"Bang": 5, "SideLock": 2, "Ponytail": 1, "Ahoge": 1}),
-    "layered": dict(name="swaycam layered", springs=26, joints=140, nodes=164, vertices=27886,
+    "layered": dict(name="swaycam layered", springs=26, joints=140, nodes=166, vertices=27886,
                     chains={"Bang": 6, "SideLock": 2, "Inner": 10, "Outer": 8}),
 }
 
@@ -87,7 +87,10 @@ def test_loads_as_vrm_1_without_warnings(avatar, kind):
 
 def test_humanoid_bones(avatar, kind):
     assert set(HUMAN_BONES) <= set(avatar.humanoid)
-    assert len(avatar.humanoid) == 20
+    assert len(avatar.humanoid) == 22          # the 20 body bones and leftEye / rightEye
+    head = avatar.humanoid["head"]
+    for eye in ("leftEye", "rightEye"):
+        assert avatar.skeleton.parents[avatar.humanoid[eye]] == head
     assert avatar.skeleton.node_count == EXPECTED[kind]["nodes"]
     w = avatar.skeleton.rest_world
     head_y = w[avatar.humanoid["head"], 1, 3]

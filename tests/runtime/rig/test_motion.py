@@ -190,8 +190,9 @@ def test_a_clip_that_cannot_play_changes_nothing(default_avatar, ual):
     rig.play_motion([ual["Walk_Loop"]])
     rig.reset(PoseSample())
     before = _pose(rig, _t(50))
-    eyes_only = Clip(name="Stare", source="", times=np.array([0.0, 1.0]),
-                     rotations={"leftEye": np.tile([0.0, 0, 0, 1], (2, 1))}, hips_position=None, rest=None)
+    eyes_only = Clip(name="Point", source="", times=np.array([0.0, 1.0]),     # the avatar has no fingers
+                     rotations={"leftIndexProximal": np.tile([0.0, 0, 0, 1], (2, 1))}, hips_position=None,
+                     rest=None)
     with pytest.raises(ClipError, match="drives none of the humanoid bones"):
         rig.play_motion([eyes_only])
     assert rig.motion.playing == "Walk_Loop" and rig.motion._pending is None

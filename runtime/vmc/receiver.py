@@ -1,0 +1,349 @@
+"""VMC Marionette / Assistant receiver: a UDP socket and a thread that turn untrusted OSC
+datagrams into the newest *state* (bones, root, blend values, the sender's status), stamped
+on arrival with the run's clock (DESIGN §11: bounded names, finite values, counted drops).
+
+What is taken (VMC protocol spec; extra arguments are ignored, as the spec says):
+
+    /VMC/Ext/Bone/Pos   ,sfffffff…  a Unity HumanBodyBones name of :data:`runtime.vmc.names.UNITY_BONES`
+    /VMC/Ext/Root/Pos   ,sfffffff…  (folded into the hips: R·n_hips, p_root + R·p_hips)
+    /VMC/Ext/Blend/Val  ,sf…        VRM 0.x / 1.0 presets and ARKit names (case-insensitive);
+                                    other names are kept in a bounded table (counted, unused)
+    /VMC/Ext/Blend/Apply            commits the values received since the last Apply
+    /VMC/Ext/OK         ,i…         loaded; with 4 ints the tracking status (0: the face is lost)
+    /VMC/Ext/T          ,f…         the sender's time
+
+Dropped and counted (:class:`ReceiverStats`): datagrams that are not OSC (``malformed``),
+messages with wrong type tags or too few arguments (``bad_types``), NaN/inf or a zero
+quaternion (``non_finite``), bone names outside the humanoid set (``unknown_bones``), blend
+names past the table's bound or longer than :data:`MAX_NAME` (``refused_names``). Unknown
+addresses are ignored (``ignored``). Nothing raises out of the thread.
+
+The state is coalesced: :meth:`VmcReceiver.take` returns the newest state (a copy) and its
+arrival time when it changed since the last take — a flood of packets costs the receiving
+thread, never the render loop more than one state per frame.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import socket
+import threading
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from tracking.body import (BodyPose, F_ARKIT, F_EXPR, F_HIPS, F_ON, HIPS, NUM_BONES,
+                           NUM_EXPRESSIONS)
+from tracking.expressions import NUM_BLENDSHAPES
+
+from .names import UNITY_BONES, WIRE_EXPRESSIONS
+from .osc import OscError, iter_messages
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LISTEN_PORT = 39539
+ASSISTANT_PORT = 39540
+MAX_NAME = 64             # characters of a blend or bone name
+MAX_CUSTOM_NAMES = 256    # distinct unknown blend names remembered
+MAX_DATAGRAM = 65535
+
+
+@dataclass
+class ReceiverStats:
+    """Counts since the receiver started (module doc)."""
+
+    datagrams: int = 0
+    messages: int = 0
+    bones: int = 0
+    blends: int = 0
+    applies: int = 0
+    ignored: int = 0
+    malformed: int = 0
+    bad_types: int = 0
+    non_finite: int = 0
+    unknown_bones: int = 0
+    refused_names: int = 0
+    states: int = 0
+
+    @property
+    def dropped(self) -> int:
+        return self.malformed + self.bad_types + self.non_finite + self.unknown_bones + self.refused_names
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "dropped": self.dropped}
+
+
+class VmcState:
+    """One coalesced state: the body pose (avatar frame, normalized), the ARKit channels,
+    the sender's tracking status and time."""
+
+    __slots__ = ("body", "arkit", "tracking", "sender_t", "root_p", "root_q", "bone_p")
+
+    def __init__(self) -> None:
+        self.body = BodyPose()
+        self.arkit = np.zeros(NUM_BLENDSHAPES)
+        self.tracking = 1
+        self.sender_t = 0.0
+        self.root_p = np.zeros(3)
+        self.root_q = np.array([0.0, 0.0, 0.0, 1.0])
+        self.bone_p = np.zeros(3)            # the hips position received (before the root)
+
+    def copy(self) -> VmcState:
+        s = VmcState()
+        s.body.copy_from(self.body)
+        s.arkit[:] = self.arkit
+        s.tracking, s.sender_t = self.tracking, self.sender_t
+        s.root_p[:], s.root_q[:], s.bone_p[:] = self.root_p, self.root_q, self.bone_p
+        return s
+
+
+def parse_listen(text: str | int | None, default_port: int = DEFAULT_LISTEN_PORT) -> tuple[str, int]:
+    """``[HOST:]PORT`` -> (host, port); the host defaults to 127.0.0.1 (a LAN address only when
+    given). Raises ValueError."""
+    if text is None or text == "":
+        return "127.0.0.1", default_port
+    text = str(text).strip()
+    if text.isdigit():
+        host, port = "127.0.0.1", text
+    else:
+        host, _, port = text.rpartition(":")
+        host = host.strip("[]") or "127.0.0.1"
+        if not port:
+            port = str(default_port)
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{text!r}: the port must be 1..65535")
+    return host, int(port)
+
+
+def _finite(vals) -> bool:
+    for v in vals:
+        if not math.isfinite(v):
+            return False
+    return True
+
+
+class VmcReceiver:
+    """UDP listener + parsing thread (module doc). A context manager.
+
+    Args:
+        host, port: where to listen (port 0: any free port, see :attr:`address`).
+        clock_ns: the time stamping arrivals (the run's clock; set by :meth:`start`).
+
+    Raises:
+        OSError: the address cannot be bound (the message names it).
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_LISTEN_PORT, *, clock_ns=time.perf_counter_ns):
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._sock = socket.socket(fam, socket.SOCK_DGRAM)
+        try:
+            self._sock.bind((host, port))
+        except OSError as exc:
+            self._sock.close()
+            raise OSError(exc.errno, f"VMC: cannot listen on {host}:{port} ({exc.strerror or exc})") from None
+        self._sock.settimeout(0.1)
+        self.address = self._sock.getsockname()[:2]
+        self.clock_ns = clock_ns
+        self.stats = ReceiverStats()
+        self.custom_names: dict[str, float] = {}
+        self._state = VmcState()
+        self._pending_expr = np.zeros(NUM_EXPRESSIONS)
+        self._pending_arkit = np.zeros(NUM_BLENDSHAPES)
+        self._pending_has_expr = False
+        self._pending_has_arkit = False
+        self._lock = threading.Lock()
+        self._latest: tuple[int, VmcState] | None = None
+        self._serial = 0
+        self._taken = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="swaycam-vmc", daemon=True)
+
+    def start(self, clock_ns=None) -> None:
+        """Start receiving (arrivals are stamped by ``clock_ns`` from now on)."""
+        if clock_ns is not None:
+            self.clock_ns = clock_ns
+        if not self._thread.is_alive():
+            self._thread.start()
+
+    # ------------------------------------------------------------------ thread
+    def _run(self) -> None:
+        recv = self._sock.recv
+        while not self._stop.is_set():
+            try:
+                data = recv(MAX_DATAGRAM)
+            except socket.timeout:
+                continue
+            except OSError:
+                if self._stop.is_set():
+                    break
+                continue
+            try:
+                self.handle(data)
+            except Exception:       # a bug must not kill the thread on hostile input
+                self.stats.malformed += 1
+                log.exception("VMC: datagram handling failed")
+
+    def handle(self, data: bytes) -> bool:
+        """Take one datagram (also for tests and benches); returns whether the state changed."""
+        st = self.stats
+        st.datagrams += 1
+        changed = False
+        s = self._state
+        try:
+            for address, tags, params in iter_messages(data):
+                st.messages += 1
+                changed |= self._message(s, address, tags, params)
+        except OscError:
+            st.malformed += 1
+        if changed:
+            with self._lock:
+                self._serial += 1
+                self._latest = (self.clock_ns(), s)
+            st.states += 1
+        return changed
+
+    def _message(self, s: VmcState, address: str, tags: str, params: list) -> bool:
+        st = self.stats
+        if address == "/VMC/Ext/Bone/Pos" or address == "/VMC/Ext/Root/Pos":
+            if not tags.startswith(",sfffffff") or len(params) < 8:
+                st.bad_types += 1
+                return False
+            name = params[0]
+            vals = params[1:8]
+            if not _finite(vals):
+                st.non_finite += 1
+                return False
+            px, py, pz, qx, qy, qz, qw = vals
+            n = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+            if n < 1e-6 or n > 1e6:
+                st.non_finite += 1
+                return False
+            # Unity -> avatar frame: p -> (−x, y, z), q -> (x, −y, −z, w)
+            p = (-px, py, pz)
+            q = (qx / n, -qy / n, -qz / n, qw / n)
+            if address == "/VMC/Ext/Root/Pos":
+                s.root_p[:] = p
+                s.root_q[:] = q
+                self._fold_hips(s)
+                return True
+            b = UNITY_BONES.get(name) if len(name) <= MAX_NAME else None
+            if b is None:
+                st.unknown_bones += 1
+                return False
+            st.bones += 1
+            with self._lock:
+                s.body.bones[b] = q
+                s.body.mask[b] = 1.0
+                s.body.flags[F_ON] = 1.0
+                if b == HIPS:
+                    s.bone_p[:] = p
+                    self._fold_hips(s)
+            return True
+        if address == "/VMC/Ext/Blend/Val":
+            if not tags.startswith(",sf") or len(params) < 2:
+                st.bad_types += 1
+                return False
+            name, v = params[0], params[1]
+            if not math.isfinite(v):
+                st.non_finite += 1
+                return False
+            if len(name) > MAX_NAME:
+                st.refused_names += 1
+                return False
+            v = min(max(v, 0.0), 1.0)
+            hit = WIRE_EXPRESSIONS.get(name.lower())
+            if hit is None:
+                if name in self.custom_names or len(self.custom_names) < MAX_CUSTOM_NAMES:
+                    self.custom_names[name] = v
+                else:
+                    st.refused_names += 1
+                return False
+            st.blends += 1
+            kind, i = hit
+            if kind == "preset":
+                self._pending_expr[i] = v
+                self._pending_has_expr = True
+            else:
+                self._pending_arkit[i] = v
+                self._pending_has_arkit = True
+            return False
+        if address == "/VMC/Ext/Blend/Apply":
+            st.applies += 1
+            if not (self._pending_has_expr or self._pending_has_arkit):
+                return False
+            with self._lock:
+                if self._pending_has_expr:
+                    s.body.expressions[:] = self._pending_expr
+                    s.body.flags[F_EXPR] = 1.0
+                if self._pending_has_arkit:
+                    s.arkit[:] = self._pending_arkit
+                    s.body.flags[F_ARKIT] = 1.0
+                s.body.flags[F_ON] = 1.0
+            self._pending_has_expr = self._pending_has_arkit = False
+            return True
+        if address == "/VMC/Ext/OK":
+            if not tags.startswith(",i") or not params:
+                st.bad_types += 1
+                return False
+            if len(params) >= 4 and tags.startswith(",iiii"):
+                s.tracking = 1 if params[3] else 0
+            return False
+        if address == "/VMC/Ext/T":
+            if not tags.startswith(",f") or not params:
+                st.bad_types += 1
+                return False
+            if math.isfinite(params[0]):
+                s.sender_t = float(params[0])
+            return False
+        st.ignored += 1
+        return False
+
+    @staticmethod
+    def _fold_hips(s: VmcState) -> None:
+        """hips position = p_root + R_root · p_hips, hips rotation unchanged in the state
+        (the root's rotation is applied to the hips rotation when taken). Plain floats: this
+        runs for every received Root and Hips message."""
+        qx, qy, qz, qw = s.root_q.tolist()
+        vx, vy, vz = s.bone_p.tolist()
+        # v + 2w(q×v) + 2 q×(q×v)
+        tx, ty, tz = 2.0 * (qy * vz - qz * vy), 2.0 * (qz * vx - qx * vz), 2.0 * (qx * vy - qy * vx)
+        px, py, pz = s.root_p.tolist()
+        h = s.body.hips
+        h[0] = px + vx + qw * tx + (qy * tz - qz * ty)
+        h[1] = py + vy + qw * ty + (qz * tx - qx * tz)
+        h[2] = pz + vz + qw * tz + (qx * ty - qy * tx)
+        s.body.flags[F_HIPS] = 1.0
+
+    # ------------------------------------------------------------------ render thread
+    def take(self) -> tuple[int, VmcState] | None:
+        """(arrival time, a copy of the newest state) when it changed since the last take,
+        else None. The hips rotation carries the root's rotation."""
+        with self._lock:
+            if self._latest is None or self._serial == self._taken:
+                return None
+            self._taken = self._serial
+            t, s = self._latest
+            out = s.copy()
+        from avatars.math3d import quat_mul
+
+        if out.body.mask[HIPS] and (out.root_q[:3] != 0).any():
+            out.body.bones[HIPS] = quat_mul(out.root_q, out.body.bones[HIPS])
+        return t, out
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2)
+        self._sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+__all__ = ["ASSISTANT_PORT", "DEFAULT_LISTEN_PORT", "MAX_CUSTOM_NAMES", "ReceiverStats", "VmcReceiver",
+           "VmcState", "parse_listen", "NUM_BONES"]

@@ -1,0 +1,206 @@
+"""A whole-body pose in a sample: humanoid bone rotations, hips, expression weights — what a
+network performer (VMC, :mod:`runtime.vmc`) hands the loop besides the head pose.
+
+Avatar-free (DESIGN §1: tracking knows no avatar): bones are named by the VRM 1.0 humanoid
+names (:data:`BODY_BONES`, the same 55 names as :data:`avatars.humanoid.HUMAN_BONES`) and
+carry *normalized* local rotations: the rotation of the bone's world rest-relative change
+relative to its parent's, n_b = D_parent⁻¹ · D_b with D = W · W0⁻¹ (three-vrm's normalized
+humanoid; a bone at rest is the identity whatever the file's rest rotations). Frame: the
+avatar frame (glTF, right-handed, +Y up, avatar facing +Z). The hips position is the hips
+offset from the avatar root in world-aligned axes, metres, with the sender's root folded in.
+
+Expression weights are VRM 1.0 preset names (:data:`EXPRESSION_NAMES`); ARKit ("perfect
+sync") channels go to the sample's 52 blendshapes. Sampling between two records
+(:func:`sample_body_kernel`) slerps every bone, lerps hips and weights; a bone or flag is on
+only when both records have it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+_TORSO = ["hips", "spine", "chest", "upperChest", "neck", "head", "leftEye", "rightEye", "jaw"]
+_LIMBS = [f"{s}{p}" for s in ("left", "right")
+          for p in ("UpperLeg", "LowerLeg", "Foot", "Toes", "Shoulder", "UpperArm", "LowerArm", "Hand")]
+_FINGERS = [f"{s}{f}{g}" for s in ("left", "right")
+            for f, segs in (("Thumb", ("Metacarpal", "Proximal", "Distal")),
+                            ("Index", ("Proximal", "Intermediate", "Distal")),
+                            ("Middle", ("Proximal", "Intermediate", "Distal")),
+                            ("Ring", ("Proximal", "Intermediate", "Distal")),
+                            ("Little", ("Proximal", "Intermediate", "Distal")))
+            for g in segs]
+#: The 55 VRM 1.0 humanoid bone names, in the order of :data:`avatars.humanoid.HUMAN_BONES`.
+BODY_BONES: tuple[str, ...] = tuple(_TORSO + _LIMBS + _FINGERS)
+BONE_INDEX: dict[str, int] = {n: i for i, n in enumerate(BODY_BONES)}
+NUM_BONES = len(BODY_BONES)
+HIPS = BONE_INDEX["hips"]
+
+#: VRM 1.0 preset expressions a body pose carries, in this order.
+EXPRESSION_NAMES: tuple[str, ...] = (
+    "happy", "angry", "sad", "relaxed", "surprised", "aa", "ih", "ou", "ee", "oh",
+    "blink", "blinkLeft", "blinkRight", "lookUp", "lookDown", "lookLeft", "lookRight", "neutral",
+)
+EXPRESSION_INDEX: dict[str, int] = {n: i for i, n in enumerate(EXPRESSION_NAMES)}
+NUM_EXPRESSIONS = len(EXPRESSION_NAMES)
+
+# the flat layout of BodyPose.data (what the compiled rig reads)
+BD_BONES = 0
+BD_MASK = BD_BONES + 4 * NUM_BONES
+BD_HIPS = BD_MASK + NUM_BONES
+BD_EXPR = BD_HIPS + 3
+BD_FLAGS = BD_EXPR + NUM_EXPRESSIONS
+
+# flags (float64, 1.0 / 0.0)
+F_ON = 0          # the sample carries a body (bones with mask 1 drive the avatar)
+F_HIPS = 1        # the hips position is set
+F_EXPR = 2        # the expression weights are set (they replace the mapped blendshapes)
+F_ARKIT = 3       # the blendshapes came from the body's source (perfect sync names)
+NUM_FLAGS = 4
+BD_W = BD_FLAGS + NUM_FLAGS
+
+
+class BodyPose:
+    """A body pose at one time (module doc); reuse one as ``out=``.
+
+    Attributes:
+        bones: (55, 4) normalized local rotations (x, y, z, w), identity where absent.
+        mask: (55,) 1.0 where a bone was received, else 0.0.
+        hips: (3,) hips position, metres (valid when ``flags[F_HIPS]``).
+        expressions: (18,) VRM 1.0 preset weights (:data:`EXPRESSION_NAMES`), 0..1.
+        flags: (4,) :data:`F_ON`, :data:`F_HIPS`, :data:`F_EXPR`, :data:`F_ARKIT` as 1.0/0.0.
+        data: (BD_W,) the one buffer all of the above are views of (layout ``BD_*``).
+    """
+
+    __slots__ = ("data", "bones", "mask", "hips", "expressions", "flags")
+
+    def __init__(self) -> None:
+        self.data = np.zeros(BD_W)
+        self.bones = self.data[BD_BONES:BD_MASK].reshape(NUM_BONES, 4)
+        self.bones[:, 3] = 1.0
+        self.mask = self.data[BD_MASK:BD_HIPS]
+        self.hips = self.data[BD_HIPS:BD_EXPR]
+        self.expressions = self.data[BD_EXPR:BD_FLAGS]
+        self.flags = self.data[BD_FLAGS:BD_W]
+
+    @property
+    def on(self) -> bool:
+        return bool(self.flags[F_ON])
+
+    def clear(self) -> None:
+        self.bones[:] = 0.0
+        self.bones[:, 3] = 1.0
+        self.mask[:] = 0.0
+        self.hips[:] = 0.0
+        self.expressions[:] = 0.0
+        self.flags[:] = 0.0
+
+    def copy_from(self, other: BodyPose) -> None:
+        self.bones[:] = other.bones
+        self.mask[:] = other.mask
+        self.hips[:] = other.hips
+        self.expressions[:] = other.expressions
+        self.flags[:] = other.flags
+
+    def copy(self) -> BodyPose:
+        b = BodyPose()
+        b.copy_from(self)
+        return b
+
+
+@njit(inline="always", cache=True)
+def _locate(t, times, n, cursor):
+    k = cursor[0]
+    if k < n and times[k] <= t and (k + 1 == n or t < times[k + 1]):
+        return k
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if times[mid] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    k = min(max(lo - 1, 0), n - 1)
+    cursor[0] = k
+    return k
+
+
+@njit(inline="always", cache=True)
+def _slerp_row(qa, qb, u, out):
+    """slerp(qa, qb, u), shortest arc, normalised (the arithmetic of
+    :func:`tracking.track_sampling._slerp`); two equal records give that record exactly."""
+    ax, ay, az, aw = qa[0], qa[1], qa[2], qa[3]
+    bx, by, bz, bw = qb[0], qb[1], qb[2], qb[3]
+    if ax == bx and ay == by and az == bz and aw == bw:   # a held pose: exactly that pose
+        out[0], out[1], out[2], out[3] = ax, ay, az, aw
+        return
+    d = ax * bx + ay * by + az * bz + aw * bw
+    sign = 1.0
+    if d < 0.0:
+        d, sign = -d, -1.0
+    if d > 0.9995:
+        ka, kb = 1.0 - u, u * sign
+    else:
+        th = math.acos(d)
+        st = math.sin(th)
+        ka, kb = math.sin((1.0 - u) * th) / st, sign * math.sin(u * th) / st
+    x, y, z, w = ka * ax + kb * bx, ka * ay + kb * by, ka * az + kb * bz, ka * aw + kb * bw
+    nn = math.sqrt(x * x + y * y + z * z + w * w)
+    out[0] = x / nn
+    out[1] = y / nn
+    out[2] = z / nn
+    out[3] = w / nn
+
+
+@njit(cache=True, _nrt=False)
+def sample_gaze_kernel(t_ns, offset_ns, times, n, gaze, cursor, out_gaze):
+    """Gaze (yaw, pitch) at track time ``t_ns − offset_ns`` from records ``times[:n]``,
+    ``gaze[:n]`` (N, 2): linear between the two records around it, held outside."""
+    t = t_ns - offset_ns
+    k = _locate(t, times, n, cursor)
+    if t <= times[0] or k == n - 1 or t == times[k]:
+        i = 0 if t <= times[0] else k
+        out_gaze[0] = gaze[i, 0]
+        out_gaze[1] = gaze[i, 1]
+        return 0
+    u = float(t - times[k]) / float(times[k + 1] - times[k])
+    for j in range(2):
+        out_gaze[j] = (gaze[k + 1, j] - gaze[k, j]) * u + gaze[k, j]
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def sample_body_kernel(t_ns, offset_ns, times, n, bones, mask, hips, expr, flags, cursor,
+                       out_bones, out_mask, out_hips, out_expr, out_flags):
+    """The body pose at track time ``t_ns − offset_ns`` from records ``[:n]``: ``bones``
+    (N, 55, 4), ``mask`` (N, 55), ``hips`` (N, 3), ``expr`` (N, 18), ``flags`` (N, 4) (module
+    doc). At a record's time, before the first and after the last: that record exactly."""
+    t = t_ns - offset_ns
+    k = _locate(t, times, n, cursor)
+    nb = bones.shape[1]
+    if t <= times[0] or k == n - 1 or t == times[k]:
+        i = 0 if t <= times[0] else k
+        for b in range(nb):
+            for j in range(4):
+                out_bones[b, j] = bones[i, b, j]
+            out_mask[b] = mask[i, b]
+        for j in range(3):
+            out_hips[j] = hips[i, j]
+        for j in range(expr.shape[1]):
+            out_expr[j] = expr[i, j]
+        for j in range(flags.shape[1]):
+            out_flags[j] = flags[i, j]
+        return 0
+    u = float(t - times[k]) / float(times[k + 1] - times[k])
+    for b in range(nb):
+        _slerp_row(bones[k, b], bones[k + 1, b], u, out_bones[b])
+        out_mask[b] = min(mask[k, b], mask[k + 1, b])
+    for j in range(3):
+        out_hips[j] = (hips[k + 1, j] - hips[k, j]) * u + hips[k, j]
+    for j in range(expr.shape[1]):
+        out_expr[j] = (expr[k + 1, j] - expr[k, j]) * u + expr[k, j]
+    for j in range(flags.shape[1]):
+        out_flags[j] = min(flags[k, j], flags[k + 1, j])
+    return 0
