@@ -27,6 +27,8 @@ SIZE = (160, 90)
 HAIR_SHARE = 0.01
 #: A swap moves the body no more than this multiple of the neighbouring frames' largest move.
 JUMP_RATIO = 2.5
+#: the longest frame gap allowed, as a share of the switch's own duration (a stall would be ~1)
+STALL_SHARE = 0.5
 NEIGHBOURS = 4
 #: Seconds a test waits for a switch (a fit in the fitter process, its start-up included).
 SWITCH_TIMEOUT_S = 120.0
@@ -179,8 +181,11 @@ def test_post_hairstyle_switches_live_and_a_bad_style_keeps_the_previous(tmp_pat
     avatars = [a for _, a, _ in frames]
     changes = [k for k in range(1, len(avatars)) if avatars[k] is not avatars[k - 1]]
     assert len(changes) == 2 and avatars[0] is base and avatars[-1] is base
+    # no stall anywhere near a fit's length: a render thread that waited for the fit would show one
+    # gap as long as the switch itself (its own 'seconds'); a loaded machine stretches both alike
     gaps = np.diff([t for t, _, _ in frames])
-    assert gaps.max() < 1.0                                  # no stall anywhere near a fit's length
+    switch_s = answers["pony"][1]["seconds"]
+    assert gaps.max() < max(1.0, STALL_SHARE * switch_s), (gaps.max(), switch_s)
     # the body motion (the idle's sway) carries on across each swap: no restart, no jump of the hips
     hips = np.array([h for _, _, h in frames])
     moves = np.linalg.norm(np.diff(hips, axis=0), axis=1)   # moves[k - 1]: frame k - 1 -> k
