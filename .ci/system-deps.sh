@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs the Debian/Ubuntu packages swaycam needs, only where they are missing:
 # Mesa EGL + llvmpipe for headless OpenGL, libGL/glib for OpenCV, Xvfb so the window
-# backend can be tested without a screen, venv for Python.
+# backend can be tested without a screen, venv for Python, chromium + chromium-driver for the
+# control panel's browser tests (selenium drives this Chromium; no browser is downloaded).
 set -e
 need=""
-for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 libglib2.0-0 xvfb python3-venv; do
+for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 libglib2.0-0 xvfb python3-venv chromium chromium-driver; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 # python3-venv is only needed when the interpreter lacks a working venv module.
