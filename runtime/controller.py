@@ -68,7 +68,8 @@ class SessionController:
         s = self.session
         out = s.metrics.summary()
         out.update({"solver": s.rig.solver, "avatar": s.rig.avatar.path, "paused": s.clock.paused,
-                    "face_found": s.pose_input.status().face_found, "hairstyle": s.tryon.current})
+                    "face_found": s.pose_input.status().face_found, "hairstyle": s.tryon.current,
+                    "hair_params": s.rig.hair_params})
         return out
 
     def recenter(self) -> None:

@@ -11,7 +11,8 @@ is documented in the README and is what the panel itself calls):
     GET  /avatars          {"avatars": [files in --avatar-dir], "current"}
     GET  /clips            {"clips": ["idle", "rest", files in --motion-dir], "playing"}
     GET  /hair             {"solver", "solvers", "params", "springs" {name: params in effect},
-                           "steps", "resets"} (+ "tails" [[x, y, z] m] with ?tails=1)
+                           "steps", "resets"} (+ "tails" and "rest_tails", where each tail would be
+                           on the rest arc carried by its anchor, [[x, y, z] m], with ?tails=1)
     GET  /expressions      {"expressions": [the avatar's], "active" {name: weight}, "triggered",
                            "keys" {key: name}, "mode", "fade_ms"}
     POST /expression       {"name", "weight" 0..1 (default 1; 0 releases), "fade_ms" (default the
@@ -191,7 +192,7 @@ class Panel:
         files = [] if d is None else sorted(str(p.relative_to(d)) for p in d.rglob("*")
                                             if p.suffix.lower() in CLIP_SUFFIXES and p.is_file())
         m = self.session.controller.motion()
-        h._json(HTTPStatus.OK, {"clips": ["idle", "rest", *files], "playing": m.get("program"),
+        h._json(HTTPStatus.OK, {"clips": ["idle", "rest", *files], "playing": m.get("playing"),
                                 "motion": m.get("playing") is not None})
 
     def _hair(self, h) -> None:
@@ -208,6 +209,7 @@ class Panel:
                    "resets": s.loop.resets + (ch.auto_resets if ch is not None else 0)}
             if tails and ch is not None:
                 out["tails"] = ch.tails.tolist()
+                out["rest_tails"] = ch.rest_arc_tails(rig.world).tolist()
             return out
 
         h._json(HTTPStatus.OK, s.commands.call(do))

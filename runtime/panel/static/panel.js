@@ -89,11 +89,14 @@ async function loadClips() {
 // ---------------------------------------------------------------- hair
 const SLIDERS = { k: "hair-k", c: "hair-c", gravity: "hair-gravity", hit_radius: "hair-hit" };
 const mean = (a) => a.reduce((x, y) => x + y, 0) / Math.max(a.length, 1);
+// k and c span decades: their sliders move log10 of the value
+const LOG = { k: true, c: true };
+const fmt = (key, v) => (v >= 100 ? v.toFixed(0) : v.toFixed(key === "k" ? 1 : 2));
 function showSlider(key, v) {
   const el = $(SLIDERS[key]);
   const shown = key === "hit_radius" ? v * 1000 : v;
-  el.value = shown;
-  $(`${SLIDERS[key]}-out`).textContent = key === "k" ? shown.toFixed(0) : shown.toFixed(1);
+  el.value = LOG[key] ? Math.log10(Math.max(shown, 1e-3)) : shown;
+  $(`${SLIDERS[key]}-out`).textContent = fmt(key, shown);
 }
 function currentSpringValues() {
   const springs = state.hair.springs; const names = Object.keys(springs);
@@ -117,7 +120,8 @@ function refreshSliders() {
   for (const key of Object.keys(SLIDERS)) { $(SLIDERS[key]).disabled = !v; if (v) showSlider(key, v[key]); }
 }
 function sliderValue(key) {
-  const x = parseFloat($(SLIDERS[key]).value);
+  const raw = parseFloat($(SLIDERS[key]).value);
+  const x = LOG[key] ? Number(Math.pow(10, raw).toPrecision(4)) : raw;
   if (key === "hit_radius") return x / 1000;
   if (key === "gravity") return [0, -x, 0];
   return x;
@@ -142,9 +146,9 @@ async function sendHair() {
 }
 function onSlider(key) {
   state.touched[key] = true;
-  const el = $(SLIDERS[key]);
-  const shown = parseFloat(el.value);
-  $(`${SLIDERS[key]}-out`).textContent = key === "k" ? shown.toFixed(0) : shown.toFixed(1);
+  const v = sliderValue(key);
+  const shown = key === "hit_radius" ? v * 1000 : key === "gravity" ? -v[1] : v;
+  $(`${SLIDERS[key]}-out`).textContent = fmt(key, shown);
   clearTimeout(hairTimer);
   hairTimer = setTimeout(sendHair, 60);        // live while dragging, at most ~15 requests/s
 }
