@@ -1,6 +1,7 @@
-"""An occasional, asynchronous copy of the renderer's output for a preview (the control
-panel's): its own pair of pixel-pack buffers on the output framebuffer, so it never
-disturbs the outputs' readback stream (:meth:`render.Renderer.read_rgba_async`).
+"""An occasional, asynchronous, downscaled copy of the renderer's output for a preview (the
+control panel's): the output is blitted (linear filter) into a small framebuffer of its own,
+read through its own pair of pixel-pack buffers, so it never disturbs the outputs' readback
+stream (:meth:`render.Renderer.read_rgba_async`) and moves a fraction of the pixels.
 
 Frame n is requested with :meth:`FrameTap.request` right after it is drawn; one frame later
 :meth:`FrameTap.take` maps it (the GPU finished it meanwhile: no pipeline stall). Nothing is
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._gl import GL
+from .gpu import Framebuffer, texture_empty
 from .readback import PboReadback
 
 
@@ -22,10 +24,21 @@ class FrameTap:
     colour premultiplied by alpha when the background is transparent, i.e. composited over
     black, which is what a preview shows)."""
 
-    def __init__(self, renderer):
+    def __init__(self, renderer, *, width: int | None = None):
         self.renderer = renderer
+        self.width = width
         self._pbo: PboReadback | None = None
+        self._fbo: Framebuffer | None = None
+        self._tex = None
         self.reads = 0
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(w, h) of the copies: the output's, scaled down to ``width`` (never up)."""
+        w, h = self.renderer.size
+        if self.width is None or self.width >= w:
+            return int(w), int(h)
+        return int(self.width), max(1, round(h * self.width / w))
 
     @property
     def pending(self) -> bool:
@@ -34,13 +47,23 @@ class FrameTap:
 
     def request(self, tag: Any = None) -> None:
         """Start copying the frame just drawn (``tag`` comes back with it)."""
-        size = tuple(self.renderer.size)
+        size = self.size
+        full = tuple(self.renderer.size)
         if self._pbo is None or self._pbo.size != size:
-            if self._pbo is not None:
-                self._pbo.release()
+            self.release()
             self._pbo = PboReadback(self.renderer.ledger, size)
+            if size != full:
+                self._tex = texture_empty(self.renderer.ledger, size[0], size[1], GL.GL_SRGB8_ALPHA8, GL.GL_RGBA,
+                                          GL.GL_UNSIGNED_BYTE)
+                self._fbo = Framebuffer(self.renderer.ledger, color=self._tex)
         GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.renderer.targets.final.id)
+        if self._fbo is not None:
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, self._fbo.id)
+            GL.glBlitFramebuffer(0, 0, full[0], full[1], 0, 0, size[0], size[1], GL.GL_COLOR_BUFFER_BIT, GL.GL_LINEAR)
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, 0)
+            GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self._fbo.id)
         self._pbo.request(tag)
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, 0)
         self.reads += 1
 
     def take(self, out: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
@@ -51,6 +74,7 @@ class FrameTap:
         return self._pbo.flush(out)
 
     def release(self) -> None:
-        if self._pbo is not None:
-            self._pbo.release()
-            self._pbo = None
+        for obj in (self._pbo, self._fbo, self._tex):
+            if obj is not None:
+                obj.release()
+        self._pbo = self._fbo = self._tex = None

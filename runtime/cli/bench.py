@@ -39,13 +39,14 @@ _DESCRIPTION = """Measurements, not tests: medians and p95 on whatever machine r
     swaycam bench loop       offline speed (× real time) and live capture-to-output latency
     swaycam bench tryon      hairstyle fit + rig and cached reload s per style; frame periods of a
                              live run while styles are switched
+    swaycam bench panel      render-loop fps at 1280x720 with and without a connected panel preview
     swaycam bench all        every one with its default options
 
 Every target takes --json (one JSON document on stdout instead of the table) and --out FILE
 (the same JSON written to FILE as well). 'swaycam bench TARGET --help' lists its options."""
 
 #: Benchmark targets, in the order ``bench all`` runs them.
-TARGETS = ("solver", "render", "tracker", "loop", "tryon")
+TARGETS = ("solver", "render", "tracker", "loop", "tryon", "panel")
 
 
 def add_parser(sub) -> None:
@@ -128,6 +129,16 @@ def add_parser(sub) -> None:
     ty.add_argument("--no-fits", action="store_true", help="only the live switch")
     ty.add_argument("--no-pacing", action="store_true", help="the switch's own steps in this process do not wait "
                     "for the render thread's idle time (to measure what that wait buys)")
+
+    pn = parsers["panel"] = add_command(
+        targets, "panel", run_target, help="the panel's preview: render-loop fps with and without a client",
+        description="An offline run of the head turn with the control service, drawn as fast as possible with no "
+        "output, in alternating blocks of frames with and without a client reading GET /preview.mjpg: frame "
+        "time median / p95 and fps per condition, and the fps ratio (target: the preview costs <= 5 %% fps).")
+    add_avatar_option(pn)
+    pn.add_argument("--size", type=size, default=(1280, 720), metavar="WxH", help="output size (default 1280x720)")
+    pn.add_argument("--seconds", type=count(4, 600), default=24, metavar="S",
+                    help="seconds of the head turn replayed at 30 fps (default 24)")
 
     a = parsers["all"] = add_command(targets, "all", run_all, help="every benchmark with its default options")
     a.set_defaults(target_parsers=parsers)
@@ -257,7 +268,23 @@ def _tryon(args, text: bool) -> dict:
     return out
 
 
-MEASURE = {"solver": _solver, "render": _render, "tracker": _tracker, "loop": _loop, "tryon": _tryon}
+def _panel(args, text: bool) -> dict:
+    from ..eval.panel_bench import bench_panel
+
+    out = bench_panel(size=args.size, seconds=float(args.seconds),
+                      avatar=str(avatar_path(args.avatar)) if args.avatar else None)
+    if text:
+        for k in ("without_panel", "with_panel"):
+            r = out[k]
+            print(f"{k.replace('_', ' '):<14} {out['size']}: frame {r['median_ms']} ms median, {r['p95_ms']} ms p95, "
+                  f"{r['fps']} fps ({r['n']} frames)")
+        print(f"fps ratio {out['fps_ratio']} (cost {out['fps_cost_pct']} %), preview frames read "
+              f"{out['preview_frames_read']}, encoded {out['preview_frames_encoded']}")
+    return out
+
+
+MEASURE = {"solver": _solver, "render": _render, "tracker": _tracker, "loop": _loop, "tryon": _tryon,
+           "panel": _panel}
 
 #: What a failing benchmark raises besides CommandError, AvatarError and TrackingError
 #: (reported as one line, exit code 1; ``bench all`` goes on with the next target).

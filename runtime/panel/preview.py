@@ -8,8 +8,8 @@ Render thread, after each drawn frame (:meth:`PreviewTap.frame_drawn`):
     a client connected, the period (1 / max_fps) elapsed, the encoder idle?
                                  ─> request this frame (:class:`render.frame_tap.FrameTap`)
 
-Encoder thread: RGBA ─> BGR, downscaled to ``width`` (area filter), JPEG (OpenCV releases the
-GIL for both) ─> :meth:`PreviewTap.latest` / :meth:`PreviewTap.wait_next` for the stream
+The tap blits the output down to ``width`` on the GPU side before reading it back (a quarter
+of the pixels or less). Encoder thread: RGBA ─> BGR, JPEG (OpenCV releases the GIL) ─> :meth:`PreviewTap.latest` / :meth:`PreviewTap.wait_next` for the stream
 handlers (``GET /preview.mjpg``). With no client nothing is read back and the encoder sleeps.
 ``swaycam bench panel`` measures what it costs the render loop.
 """
@@ -25,8 +25,8 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 #: Preview defaults: frames per second at most, width in pixels, JPEG quality (0-100).
-PREVIEW_MAX_FPS = 15.0
-PREVIEW_WIDTH = 640
+PREVIEW_MAX_FPS = 10.0
+PREVIEW_WIDTH = 480
 PREVIEW_QUALITY = 75
 
 
@@ -105,7 +105,7 @@ class PreviewTap:
                 return
             from render.frame_tap import FrameTap
 
-            self._tap = FrameTap(renderer)
+            self._tap = FrameTap(renderer, width=self.width)
         tap = self._tap
         if tap.pending:
             self._take(tap)
@@ -115,7 +115,7 @@ class PreviewTap:
             self._last_request_ns = wall_ns
 
     def _take(self, tap) -> None:
-        w, h = tap.renderer.size
+        w, h = tap.size
         if self._buf is None or self._buf.shape[:2] != (h, w):
             self._buf = np.empty((h, w, 4), np.uint8)
         with self._cond:

@@ -171,7 +171,7 @@ def test_panel_drives_the_run(run, browser):
     wait_for(lambda: d.execute_script("const i = document.getElementById('preview');"
                                       "return i.complete && i.naturalWidth > 0"), "the preview")
     w, h = d.execute_script("const i = document.getElementById('preview'); return [i.naturalWidth, i.naturalHeight]")
-    assert (w, h) == (640, 360)
+    assert (w, h) == (480, 270)                               # PREVIEW_WIDTH, the output aspect
     wait_for(lambda: "fps" in d.find_element(By.ID, "st-fps").text and "–" not in d.find_element(By.ID, "st-fps").text,
              "the fps chip")
     assert d.find_element(By.ID, "st-face").text == "face found"
