@@ -17,7 +17,7 @@ from runtime.cli import main
 
 CLI_DIR = Path(cli.__file__).parent
 COMMANDS = ("run", "track", "replay", "check-fps", "inspect", "metrics", "generate", "bench", "hair")
-BENCH_TARGETS = ("solver", "render", "tracker", "loop", "tryon", "all")
+BENCH_TARGETS = ("solver", "render", "tracker", "loop", "tryon", "panel", "all")
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
