@@ -3,8 +3,9 @@ control panel's): the output is blitted (linear filter) into a small framebuffer
 read through its own pair of pixel-pack buffers, so it never disturbs the outputs' readback
 stream (:meth:`render.Renderer.read_rgba_async`) and moves a fraction of the pixels.
 
-Frame n is requested with :meth:`FrameTap.request` right after it is drawn; one frame later
-:meth:`FrameTap.take` maps it (the GPU finished it meanwhile: no pipeline stall). Nothing is
+Frame n is requested with :meth:`FrameTap.request` right after it is drawn; a later frame
+maps it with :meth:`FrameTap.take` once :attr:`FrameTap.ready` says the GPU finished it (no
+pipeline stall; software GL may take several frames). Nothing is
 read back unless asked. GL objects: render thread only; :meth:`FrameTap.release` frees them.
 """
 
@@ -64,7 +65,13 @@ class FrameTap:
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self._fbo.id)
         self._pbo.request(tag)
         GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, 0)
+        GL.glFlush()            # start the copy now, so that its fence signals without anyone waiting
         self.reads += 1
+
+    @property
+    def ready(self) -> bool:
+        """The requested frame can be taken without waiting for the GPU (never waits)."""
+        return self._pbo is not None and self._pbo.ready()
 
     def take(self, out: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
         """The requested frame and its tag (waits for the GPU if it is not done), or None when

@@ -139,6 +139,10 @@ def add_parser(sub) -> None:
     pn.add_argument("--size", type=size, default=(1280, 720), metavar="WxH", help="output size (default 1280x720)")
     pn.add_argument("--seconds", type=count(4, 600), default=24, metavar="S",
                     help="seconds of the head turn replayed at 30 fps (default 24)")
+    pn.add_argument("--no-output", action="store_true",
+                    help="no output readback (default: every frame is read back into a sink that drops it, as a "
+                    "virtual camera or video output would; without it software GL may defer a frame's work to the "
+                    "preview's readback)")
 
     a = parsers["all"] = add_command(targets, "all", run_all, help="every benchmark with its default options")
     a.set_defaults(target_parsers=parsers)
@@ -272,14 +276,17 @@ def _panel(args, text: bool) -> dict:
     from ..eval.panel_bench import bench_panel
 
     out = bench_panel(size=args.size, seconds=float(args.seconds),
-                      avatar=str(avatar_path(args.avatar)) if args.avatar else None)
+                      avatar=str(avatar_path(args.avatar)) if args.avatar else None, output=not args.no_output)
     if text:
         for k in ("without_panel", "with_panel"):
             r = out[k]
+            hk = r["preview_hook"]
             print(f"{k.replace('_', ' '):<14} {out['size']}: frame {r['median_ms']} ms median, {r['p95_ms']} ms p95, "
-                  f"{r['fps']} fps ({r['n']} frames)")
-        print(f"fps ratio {out['fps_ratio']} (cost {out['fps_cost_pct']} %), preview frames read "
-              f"{out['preview_frames_read']}, encoded {out['preview_frames_encoded']}")
+                  f"{r['fps']} fps ({r['n']} frames); preview hook {hk['median_ms']} ms median, {hk['p95_ms']} ms "
+                  f"p95, {hk['total_ms']} ms in all")
+        print(f"fps ratio {out['fps_ratio']} (cost {out['fps_cost_pct']} %), median ratio {out['median_ratio']}, "
+              f"preview frames read {out['preview_frames_read']}, encoded {out['preview_frames_encoded']}, "
+              f"received {out['preview_frames_received']}")
     return out
 
 

@@ -79,3 +79,48 @@ class CalibrationCollector:
                 hi = max(float(np.percentile(data[phase][:, i], 95)), lo + MIN_SPAN)
                 out[name] = [round(lo, 4), round(hi, 4)]
         return out
+
+
+# ---------------------------------------------------------------------------- from a stream (swaycam calibrate)
+
+#: The guided schedule of ``swaycam calibrate``: seconds to get ready before each phase.
+GET_READY_S = 1.5
+#: What the user is told at the start of each phase.
+PROMPTS = {"neutral": "look straight at the camera and relax (eyes open, mouth closed)",
+           "blink": "blink a few times", "mouth": "open your mouth wide, a few times"}
+
+
+def guided_windows(seconds: float, ready_s: float = GET_READY_S) -> dict[str, tuple[float, float]]:
+    """{phase: (start, end) seconds from the first frame}: the phases one after the other,
+    each ``ready_s`` to get ready, then ``seconds`` collected."""
+    out, t = {}, 0.0
+    for p in PHASES:
+        t += ready_s
+        out[p] = (round(t, 6), round(t + seconds, 6))
+        t += seconds
+    return out
+
+
+def collect(samples, windows: dict[str, tuple[float, float]], *, on_phase=None) -> CalibrationCollector:
+    """A collector filled from ``samples``, an iterable of (t seconds from the first frame,
+    (52,) blendshapes, face found): each sample goes to every phase whose window
+    [start, end) holds t. Stops after the last window ends. ``on_phase(phase)`` is called
+    once when the first sample at or after a phase's start minus ``GET_READY_S`` arrives
+    (the cue for a live user)."""
+    c = CalibrationCollector()
+    end = max(e for _, e in windows.values())
+    cued: set[str] = set()
+    for t, bs, found in samples:
+        if on_phase is not None:
+            for p in PHASES:
+                if p in windows and p not in cued and t >= windows[p][0] - GET_READY_S:
+                    cued.add(p)
+                    on_phase(p)
+        if t >= end:
+            break
+        if not found:
+            continue
+        for p, (a, b) in windows.items():
+            if a <= t < b:
+                c.samples[p].append(np.array(bs, np.float64))
+    return c

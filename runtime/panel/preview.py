@@ -3,7 +3,8 @@ only while a client watches, encoded off the render thread.
 
 Render thread, after each drawn frame (:meth:`PreviewTap.frame_drawn`):
 
-    a frame requested last time? ─> take it from the tap's PBO (one frame late: no stall)
+    a frame requested earlier, finished by the GPU (or MAX_DEFER_FRAMES later)?
+                                    ─> take it from the tap's PBO (no stall)
                                     ─> copy into the encoder's buffer (when the encoder is idle)
     a client connected, the period (1 / max_fps) elapsed, the encoder idle?
                                  ─> request this frame (:class:`render.frame_tap.FrameTap`)
@@ -28,6 +29,9 @@ log = logging.getLogger(__name__)
 PREVIEW_MAX_FPS = 10.0
 PREVIEW_WIDTH = 480
 PREVIEW_QUALITY = 75
+#: Frames a requested preview frame may stay unfinished by the GPU before the render thread
+#: waits for it (software GL finishes work when something waits for it).
+MAX_DEFER_FRAMES = 4
 
 
 class PreviewTap:
@@ -54,6 +58,7 @@ class PreviewTap:
         self._tap = None
         self._buf: np.ndarray | None = None
         self._last_request_ns: int | None = None
+        self._waited = 0            # frames the pending request has not been ready
         self._cond = threading.Condition()
         self._clients = 0
         self._busy = False          # the encoder owns _buf
@@ -108,7 +113,12 @@ class PreviewTap:
             self._tap = FrameTap(renderer, width=self.width)
         tap = self._tap
         if tap.pending:
-            self._take(tap)
+            if tap.ready or self._waited >= MAX_DEFER_FRAMES or self._closed:
+                self._waited = 0
+                self._take(tap)
+            else:
+                self._waited += 1      # not finished by the GPU yet: look again next frame
+                return
         if (self._clients and not self._busy and not self._closed
                 and (self._last_request_ns is None or wall_ns - self._last_request_ns >= self.period_ns)):
             tap.request(wall_ns)

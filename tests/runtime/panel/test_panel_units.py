@@ -11,6 +11,7 @@ from runtime.panel.calibration import MIN_SPAN, CalibrationCollector
 from runtime.panel.config_file import save_tables
 from runtime.panel.expressions import ExpressionOverlay
 from runtime.panel.guard import check_request
+from runtime.panel.preview import MAX_DEFER_FRAMES, PreviewTap
 from runtime.panel.settings import check_expressions, hotkeys
 
 WEIGHT_TOL = 1e-12
@@ -102,3 +103,53 @@ def test_guard_refuses_foreign_host_and_origin():
     assert check_request("POST", {**ok, "Origin": "http://127.0.0.1:9000"}, 8765)[0] == 403
     assert check_request("POST", {**ok, "Origin": "null"}, 8765)[0] == 403
     assert check_request("GET", {"Host": "attacker.example:8765"}, 8765)[0] == 403
+
+
+class FakeTap:
+    """A frame tap whose copy becomes ready after ``ready_after`` polls."""
+
+    def __init__(self, ready_after: int):
+        self.size = (4, 2)
+        self.ready_after = ready_after
+        self.polls = 0
+        self.requests = []
+        self.takes = 0
+
+    @property
+    def pending(self):
+        return bool(self.requests) and self.takes < len(self.requests)
+
+    @property
+    def ready(self):
+        self.polls += 1
+        return self.polls > self.ready_after
+
+    def request(self, tag):
+        self.requests.append(tag)
+        self.polls = 0
+
+    def take(self, out):
+        self.takes += 1
+        out[:] = 7
+        return out, self.requests[-1]
+
+    def release(self):
+        pass
+
+
+@pytest.mark.parametrize("ready_after, taken_at", [(0, 1), (2, 3), (50, 1 + MAX_DEFER_FRAMES)])
+def test_preview_takes_a_frame_once_the_gpu_finished_it_or_after_max_defer_frames(ready_after, taken_at):
+    tap = PreviewTap(max_fps=1000.0)
+    fake = tap._tap = FakeTap(ready_after)
+    tap.connect()
+    try:
+        tap.frame_drawn(None, 0)
+        assert fake.requests == [0]
+        k = 0
+        while not fake.takes:
+            k += 1
+            tap.frame_drawn(None, k * 10_000_000)
+        assert k == taken_at and tap.frames_read == 1
+        assert tap.wait_next(0, timeout_s=5.0)[1][:2] == b"\xff\xd8"      # the encoder made a JPEG
+    finally:
+        tap.close()
