@@ -61,6 +61,7 @@ class RunConfig:
     hair: dict = field(default_factory=dict)
     motion: dict = field(default_factory=dict)   # [motion]; clip "idle" unless said
     motion_dir: str | None = None      # folder POST /motion may load clips from
+    record_dir: str | None = None      # folder the panel's recordings go to (None: ./recordings)
     tryon: dict = field(default_factory=dict)    # [tryon]: style, hide_own_hair, prewarm
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
     expressions: dict = field(default_factory=dict)  # [expressions]: keys {name: key}, mode, fade_ms (the panel)
@@ -104,7 +105,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "record", "face_model",
-            "motion_dir", "hair_dir")
+            "motion_dir", "hair_dir", "record_dir")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
                "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}

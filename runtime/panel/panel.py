@@ -18,7 +18,11 @@ is documented in the README and is what the panel itself calls):
     POST /expression       {"name", "weight" 0..1 (default 1; 0 releases), "fade_ms" (default the
                            config's)}: shown over the tracked expressions (runtime/panel/expressions.py)
     POST /hotkeys          {"keys": {name: key}, "mode": "toggle"|"hold", "fade_ms"} (each optional)
-    GET  /outputs          {"background", "outputs"}
+    GET  /outputs          {"background", "outputs", "vcam" {"on", "panel", "device"}, "recording"
+                           {"video", "poses": {"path", "frames"} | null}, "record_dir"}
+    POST /vcam             {"on": true|false, "device": optional}: the virtual camera on / off
+    POST /record           {"kind": "video"|"poses", "on": true|false, "name": optional file name}:
+                           start / stop a recording into --record-dir (runtime/panel/outputs_control.py)
     POST /background       {"background": "transparent" | "green" | "#rrggbb"}
     POST /calibrate        {"phase": "neutral"|"blink"|"mouth"} collects that phase; {"phase": "apply"}
                            sets the ranges from the three; {"phase": "cancel"} stops
@@ -40,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from .calibration import CalibrationCollector
 from .expressions import ExpressionOverlay
+from .outputs_control import OutputControl, OutputError
 from .preview import PreviewTap
 from .settings import MODES, check_expressions, fade_ms, hotkeys, mode
 
@@ -71,6 +76,7 @@ class Panel:
         self.preview = PreviewTap()
         self.overlay = ExpressionOverlay(self._now_ns)
         self.calibration = CalibrationCollector()
+        self.outputs = OutputControl(session)
         self._closed = False
 
     def _now_ns(self) -> int:
@@ -85,6 +91,7 @@ class Panel:
     def frame_drawn(self, renderer, wall_ns: int, sample) -> None:
         """After the frame is drawn and sent: the preview, the calibration's samples."""
         self.preview.frame_drawn(renderer, wall_ns)
+        self.outputs.frame_drawn(sample)
         if self.calibration.phase is not None and sample is not None:
             self.calibration.feed(sample.blendshapes, sample.found)
 
@@ -102,6 +109,7 @@ class Panel:
         """Stop the preview (wakes its streams) and free its GL objects (render thread)."""
         if not self._closed:
             self._closed = True
+            self.outputs.close()
             self.preview.close()
             self.preview.release()
 
@@ -114,6 +122,7 @@ class Panel:
              ("GET", "/hair"): lambda: self._hair(h), ("GET", "/expressions"): lambda: self._expressions_get(h),
              ("POST", "/expression"): lambda: self._expression(h), ("POST", "/hotkeys"): lambda: self._hotkeys(h),
              ("GET", "/outputs"): lambda: self._outputs(h), ("POST", "/background"): lambda: self._background(h),
+             ("POST", "/vcam"): lambda: self._vcam(h), ("POST", "/record"): lambda: self._record(h),
              ("POST", "/calibrate"): lambda: self._calibrate(h), ("POST", "/config/save"): lambda: self._save(h)}
         for name in STATIC_FILES:
             r[("GET", f"/panel/{name}")] = (lambda n=name: self._static(h, n))
@@ -263,7 +272,35 @@ class Panel:
     def _outputs(self, h) -> None:
         s = self.session
         h._json(HTTPStatus.OK, {"background": s.cfg.background, "outputs": [o.name for o in s.output_specs],
-                                "preview_clients": self.preview.clients})
+                                "preview_clients": self.preview.clients, **self.outputs.state()})
+
+    def _vcam(self, h) -> None:
+        from ..service import RequestError
+
+        body = h._body()
+        h._keys(body, ("on", "device"))
+        on, device = body.get("on"), body.get("device")
+        if not isinstance(on, bool) or not (device is None or isinstance(device, str)):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "expected {\"on\": true|false, \"device\": optional name}")
+        try:
+            h._json(HTTPStatus.OK, self.outputs.set_vcam(on, device))
+        except OutputError as exc:
+            raise RequestError(HTTPStatus(exc.status), str(exc)) from None
+
+    def _record(self, h) -> None:
+        from ..service import RequestError
+
+        body = h._body()
+        h._keys(body, ("kind", "on", "name"))
+        on, name = body.get("on"), body.get("name")
+        if not isinstance(on, bool) or not (name is None or isinstance(name, str)):
+            raise RequestError(HTTPStatus.BAD_REQUEST,
+                               "expected {\"kind\": \"video\"|\"poses\", \"on\": true|false, \"name\": optional file name}")
+        try:
+            out = self.outputs.start(body.get("kind"), name) if on else self.outputs.stop(body.get("kind"))
+        except OutputError as exc:
+            raise RequestError(HTTPStatus(exc.status), str(exc)) from None
+        h._json(HTTPStatus.OK, out)
 
     def _background(self, h) -> None:
         from ..config import ConfigError, parse_background

@@ -235,6 +235,34 @@ async function loadOutputs() {
   document.querySelector(`input[name=bg][value=${kind}]`).checked = true;
   if (kind === "colour" && /^#?[0-9a-f]{6}$/.test(bg)) $("bg-colour").value = bg.startsWith("#") ? bg : `#${bg}`;
   $("outputs").textContent = `outputs: ${o.outputs.join(", ") || "none"}`;
+  showOutputs(o);
+}
+function showOutputs(o) {
+  $("vcam").checked = o.vcam.on;
+  $("vcam").disabled = o.vcam.on && !o.vcam.panel;          // a --output vcam stays on
+  const rec = [];
+  for (const kind of ["video", "poses"]) {
+    const r = o.recording[kind];
+    const b = $(kind === "video" ? "rec-video" : "rec-poses");
+    b.textContent = `${r ? "Stop" : "Record"} ${kind === "video" ? "video" : "pose track"}`;
+    b.classList.toggle("on", !!r);
+    if (r) rec.push(`recording ${kind} → ${r.path}`);
+  }
+  $("recording").textContent = rec.join("; ") || `recordings go to ${o.record_dir}`;
+}
+async function setVcam() {
+  const r = await api("POST", "/vcam", { on: $("vcam").checked });
+  if (r) { showOutputs(r); say(r.vcam.on ? `virtual camera on (${r.vcam.device || "?"})` : "virtual camera off"); }
+  else $("vcam").checked = !$("vcam").checked;
+}
+async function toggleRecording(kind) {
+  const o = await api("GET", "/outputs");
+  if (!o) return;
+  const r = await api("POST", "/record", { kind, on: !o.recording[kind] });
+  if (!r) return;
+  showOutputs(r);
+  if (r.stopped) say(`saved ${r.stopped.frames} frames to ${r.stopped.path}`);
+  else say(`recording ${kind} → ${r.recording[kind].path}`);
 }
 async function setBackground() {
   const kind = document.querySelector("input[name=bg]:checked").value;
@@ -282,6 +310,9 @@ function wire() {
   $("cal-apply").addEventListener("click", () => calibrate("apply"));
   $("cal-cancel").addEventListener("click", () => calibrate("cancel"));
   for (const r of document.querySelectorAll("input[name=bg]")) r.addEventListener("change", setBackground);
+  $("vcam").addEventListener("change", setVcam);
+  $("rec-video").addEventListener("click", () => toggleRecording("video"));
+  $("rec-poses").addEventListener("click", () => toggleRecording("poses"));
   $("bg-colour").addEventListener("change", () => {
     document.querySelector("input[name=bg][value=colour]").checked = true; setBackground();
   });
