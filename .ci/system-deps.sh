@@ -2,12 +2,14 @@
 # Installs the Debian/Ubuntu packages swaycam needs, only where they are missing:
 # Mesa EGL + llvmpipe for headless OpenGL, libGL/glib for OpenCV, Xvfb so the window
 # backend can be tested without a screen, venv for Python, Chromium for the render
-# comparison with three-vrm (tests/render/test_compare_threevrm.py; headless, software WebGL),
+# comparison with three-vrm (tests/render/test_compare_threevrm.py; headless, software WebGL)
+# and, with chromium-driver, the control panel's browser tests (selenium drives this
+# Chromium; no browser is downloaded),
 # and Node.js + npm (the three-vrm references install their npm packages on first use;
 # checked by command, since Node.js may come from elsewhere, e.g. NodeSource, with npm inside).
 set -e
 need=""
-for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 libglib2.0-0 xvfb python3-venv chromium; do
+for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 libglib2.0-0 xvfb python3-venv chromium chromium-driver; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 command -v npm >/dev/null 2>&1 || need="$need nodejs npm"

@@ -76,6 +76,15 @@ class PboReadback:
             return older
         return self._take(1 - self._next, out)
 
+    def ready(self) -> bool:
+        """The oldest request not fetched yet is finished by the GPU (mapping it would not wait);
+        False when nothing is pending. Never waits."""
+        k = self._next if self._fences[self._next] is not None else 1 - self._next
+        fence = self._fences[k]
+        if fence is None:
+            return False
+        return GL.glClientWaitSync(fence, 0, 0) in (GL.GL_ALREADY_SIGNALED, GL.GL_CONDITION_SATISFIED)
+
     @property
     def pending(self) -> int:
         """Requests not fetched yet (0, 1 or 2)."""

@@ -66,8 +66,13 @@ class RunConfig:
     vmc_send: tuple[str, ...] = ()     # VMC Performer targets HOST[:PORT] (runtime.vmc.sender)
     vmc_listen: str | None = None      # VMC receiver [HOST:]PORT (39539 marionette, 39540 assistant)
     vmc: dict = field(default_factory=dict)   # [vmc]: divisor, names, role, face, head, delay_ms, hold_s, ease_s
+    record_dir: str | None = None      # folder the panel's recordings go to (None: ./recordings)
     tryon: dict = field(default_factory=dict)    # [tryon]: style, hide_own_hair, prewarm
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
+    expressions: dict = field(default_factory=dict)  # [expressions]: keys {name: key}, mode, fade_ms (the panel)
+    calibration: dict = field(default_factory=dict)  # [calibration]: {blendshape: [lo, hi]} per-user ranges
+    #: the TOML file this config was read from (set by load_toml, not a setting): where the panel saves
+    config_path: str | None = None
 
     @property
     def hair_style(self) -> str | None:
@@ -105,7 +110,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "record",
-            "face_model", "motion_dir", "hair_dir")
+            "face_model", "motion_dir", "hair_dir", "record_dir")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
                "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}
@@ -162,6 +167,13 @@ def _check_types(cfg: RunConfig, where: str) -> None:
             raise ConfigError(f"{where} tryon.{key}: unknown setting (known: {', '.join(sorted(TRYON_KEYS))})")
         if not isinstance(value, kind):
             raise ConfigError(f"{where} tryon.{key}: {value!r} is not {'true/false' if kind is bool else 'a string'}")
+    from .panel.settings import check_calibration, check_expressions
+
+    try:
+        check_expressions(cfg.expressions)
+        check_calibration(cfg.calibration)
+    except ValueError as exc:
+        raise ConfigError(f"{where} {exc}") from None
 
 
 def tryon_settings(tryon: dict):
@@ -310,7 +322,7 @@ def load_toml(path: str | Path) -> RunConfig:
     values = {}
     for key, value in data.items():
         name = key.replace("-", "_")
-        if name not in known:
+        if name not in known or name == "config_path":
             raise ConfigError(f"{p}: unknown setting {key!r}")
         if name == "size":
             value = parse_size(value, f"{p}: size")
@@ -318,7 +330,8 @@ def load_toml(path: str | Path) -> RunConfig:
             value = (value,) if isinstance(value, str) else tuple(value)
         elif name == "vmc_send":
             value = (value,) if isinstance(value, str) else tuple(value)
-        elif name in ("filter", "drive", "hair", "motion", "tryon", "vmc") and not isinstance(value, dict):
+        elif name in ("filter", "drive", "hair", "motion", "tryon", "vmc", "expressions", "calibration") \
+                and not isinstance(value, dict):
             raise ConfigError(f"{p}: [{name}] must be a table")
         elif name in _INPUT_PATHS and isinstance(value, str) and _is_relative_file(name, value):
             value = str(p.parent / value)
@@ -335,7 +348,7 @@ def load_toml(path: str | Path) -> RunConfig:
                 value["style"] = str(p.parent / v)     # a file beside the config; a bare name stays a name
         values[name] = value
     try:
-        cfg = RunConfig(**values)
+        cfg = RunConfig(**values, config_path=str(p))
     except TypeError as exc:
         raise ConfigError(f"{p}: {exc}") from None
     return validate(cfg, f"{p}:")

@@ -68,7 +68,8 @@ class SessionController:
         s = self.session
         out = s.metrics.summary()
         out.update({"solver": s.rig.solver, "avatar": s.rig.avatar.path, "paused": s.clock.paused,
-                    "face_found": s.pose_input.status().face_found, "hairstyle": s.tryon.current})
+                    "face_found": s.pose_input.status().face_found, "hairstyle": s.tryon.current,
+                    "hair_params": s.rig.hair_params})
         return out
 
     def recenter(self) -> None:
@@ -196,7 +197,7 @@ class SessionController:
 
 
 def bind_service(controller: SessionController, *, port: int, avatar_dir: str | None,
-                 motion_dir: str | None = None, hair_dirs: list[Path] = ()):
+                 motion_dir: str | None = None, hair_dirs: list[Path] = (), panel=None):
     """A :class:`runtime.service.ControlService` for ``controller``, bound to 127.0.0.1:``port``
     (0: a free port) but not serving yet (``start()``; ``close()`` releases the port).
 
@@ -207,7 +208,8 @@ def bind_service(controller: SessionController, *, port: int, avatar_dir: str | 
 
     try:
         return ControlService(controller, port=port, avatar_dir=Path(avatar_dir) if avatar_dir else None,
-                              motion_dir=Path(motion_dir) if motion_dir else None, hair_dirs=hair_dirs)
+                              motion_dir=Path(motion_dir) if motion_dir else None, hair_dirs=hair_dirs,
+                              panel=panel)
     except OSError as exc:
         raise RunError(f"control service: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
                        "choose another --port") from None

@@ -70,6 +70,8 @@ class Keys:
             self.screenshot()
         elif key in STYLE_CYCLE or key in STYLE_DIGITS:
             self.hairstyle(key)
+        elif s.panel is not None and s.panel.hotkey(key):    # an expression's hotkey ([expressions] keys)
+            pass
 
     def hairstyle(self, key: str) -> None:
         """``[`` / ``]``: the previous / next style of the hair folder; a digit N: style N

@@ -115,6 +115,11 @@ class Loop:
         self._draw_sample_t: int | None = None
         self.resets = 0
 
+    @property
+    def draw_sample(self) -> PoseSample:
+        """The pose input sampled for the last drawn frame (an internal buffer)."""
+        return self._draw_sample
+
     def _substep(self, t_n: int) -> None:
         self.pose_input.sample(t_n, out=self._sample)
         if self.rig.substep(self._sample):

@@ -178,6 +178,29 @@ class Outputs:
         """Some sink reads pixels (else nothing is ever read back)."""
         return bool(self._fed)
 
+    def add(self, sink, name: str) -> None:
+        """Feed ``sink`` (already open) from the next frame on (render thread); it is closed
+        by :meth:`close` unless it was removed first (:meth:`remove`)."""
+        if self._closed:
+            raise RuntimeError("outputs are closed")
+        if sink.needs_pixels and not self._fed:
+            while self.renderer.flush_readback() is not None:   # frames queued before the last fed sink left
+                pass
+        self.sinks.append(sink)
+        self.names.append(name)
+        (self._fed if sink.needs_pixels else self._shown).append((sink, name))
+        if sink.needs_pixels and self._pixels is None:
+            w, h = self.renderer.size
+            self._pixels = np.empty((h, w, 4), np.uint8)
+
+    def remove(self, sink) -> None:
+        """Stop feeding ``sink`` (render thread); the caller closes it. The frame still in
+        the readback pipeline is not delivered to it."""
+        k = next(i for i, s in enumerate(self.sinks) if s is sink)
+        del self.sinks[k], self.names[k]
+        self._fed = [(s, n) for s, n in self._fed if s is not sink]
+        self._shown = [(s, n) for s, n in self._shown if s is not sink]
+
     def send(self, wall_ns: int) -> None:
         """Hand the frame just drawn to every sink: windows present it now; the others get
         the previous frame from the PBO double buffer (``wall_ns``, the frame's wall-clock

@@ -31,6 +31,8 @@ Endpoints:
                       try-on's message and the previous style stays; a request replaced by a
                       newer one before it was drawn answers 409
     GET  /frame.png   the last rendered frame
+With a panel (runtime/panel): GET / (the browser panel) and its endpoints (runtime/panel/panel.py).
+Requests from other web pages are refused (runtime/panel/guard.py).
 Bad requests get 4xx with a JSON body ``{"error": "..."}``.
 
 The service never touches GL or the solver itself: it calls a :class:`Controller` whose
@@ -159,8 +161,10 @@ class ControlService:
 
     def __init__(self, controller: Controller, *, port: int = 8765, avatar_dir: Path | None = None,
                  solvers: tuple[str, ...] = SOLVER_NAMES, motion_dir: Path | None = None,
-                 hair_dirs: list[Path] = ()):
+                 hair_dirs: list[Path] = (), panel=None):
         self.controller = controller
+        #: the browser panel (runtime.panel.Panel): its page, preview and endpoints; None: none
+        self.panel = panel
         self.avatar_dir = Path(avatar_dir) if avatar_dir else None
         self.motion_dir = Path(motion_dir) if motion_dir else None
         self.hair_dirs = [Path(d) for d in hair_dirs]
@@ -237,8 +241,15 @@ class _Handler(BaseHTTPRequestHandler):
             ("GET", "/motion"): self._motion_get, ("POST", "/motion"): self._motion,
             ("GET", "/hairstyles"): self._hairstyles, ("POST", "/hairstyle"): self._hairstyle,
         }
+        if self.service.panel is not None:
+            routes.update(self.service.panel.routes(self))
         path = self.path.split("?", 1)[0]
         try:
+            from .panel.guard import check_request
+
+            refused = check_request(method, self.headers, self.service.address[1])
+            if refused is not None:
+                raise RequestError(*refused)
             fn = routes.get((method, path))
             if fn is None:
                 if any(p == path for _, p in routes):

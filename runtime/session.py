@@ -94,6 +94,9 @@ class Session:
         self.drawer: FrameDrawer | None = None
         self.outputs: Outputs | None = None
         self.service = None
+        #: triggered expressions and hotkeys, and with the control service the browser panel
+        #: (runtime.panel.Panel); set by open
+        self.panel = None
         self._window = False
         self._faces_seen = 0
         #: the body motion program new rigs play (None: --motion none)
@@ -143,9 +146,14 @@ class Session:
             self.drawer = FrameDrawer(self.renderer, self.metrics, framing=cfg.framing,
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
             self.drawer.set_avatar(rig.avatar, rig.world)
+            from .panel import Panel
+
+            self.panel = Panel(self)                      # expression hotkeys; with the service, the browser panel
+            stack.callback(self.panel.close)              # after the service stops, before the GL context goes
             if cfg.service:
                 self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir,
-                                            motion_dir=cfg.motion_dir, hair_dirs=self.tryon.styles.folders)
+                                            motion_dir=cfg.motion_dir, hair_dirs=self.tryon.styles.folders,
+                                            panel=self.panel)
                 stack.callback(self.service.close)
             if cfg.vmc_send:
                 from .vmc import VmcSender, parse_target
@@ -251,7 +259,25 @@ class Session:
                         body=self._body)
         if setup is not None and play:
             setup.apply(rig)
+        if self.cfg.calibration:
+            from tracking import ExpressionCalibration
+
+            rig.expressions.calibrate(ExpressionCalibration({k: tuple(v) for k, v in self.cfg.calibration.items()}))
         return rig
+
+    def set_calibration(self, ranges: dict) -> None:
+        """Use the per-user input ranges ``ranges`` ({blendshape: [lo, hi]}, the config's
+        ``[calibration]``) from the next frame on, on this rig and every later one (render
+        thread). Raises ValueError for bad ranges; nothing changes then."""
+        from dataclasses import replace
+
+        from tracking import ExpressionCalibration
+
+        cal = ExpressionCalibration({k: tuple(v) for k, v in ranges.items()})
+        for r in (self.rig, self.companion):
+            if r is not None:
+                r.expressions.calibrate(cal)
+        self.cfg = replace(self.cfg, calibration=dict(ranges))
 
     def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False, framing: Framing | None = None) -> None:
         """Simulate and draw ``rig`` from now on: the one way the rig changes (the ``s`` key,
@@ -455,8 +481,14 @@ class Session:
                 self.keys.press(ev.key)
 
     def _draw(self, info: FrameInfo) -> None:
+        panel = self.panel
+        if panel is not None:
+            info.expressions = panel.expressions(info.expressions)
         self.drawer.draw(info, self.rig, self.companion)
-        self.outputs.send(self.clock.wall_ns())
+        wall_ns = self.clock.wall_ns()
+        self.outputs.send(wall_ns)
+        if panel is not None:
+            panel.frame_drawn(self.renderer, wall_ns, self.loop.draw_sample)
         if self.vmc_sender is not None:
             st = self.pose_input.status()
             self.vmc_sender.send_frame(info.world, info.expressions or {}, self.clock.now_ns() * 1e-9,

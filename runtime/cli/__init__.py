@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "runtime.cli.bench",
     "runtime.cli.hair",
     "runtime.cli.compare_render",
+    "runtime.cli.calibrate",
 )
 
 

@@ -39,13 +39,14 @@ _DESCRIPTION = """Measurements, not tests: medians and p95 on whatever machine r
     swaycam bench loop       offline speed (× real time) and live capture-to-output latency
     swaycam bench tryon      hairstyle fit + rig and cached reload s per style; frame periods of a
                              live run while styles are switched
+    swaycam bench panel      render-loop fps at 1280x720 with and without a connected panel preview
     swaycam bench all        every one with its default options
 
 Every target takes --json (one JSON document on stdout instead of the table) and --out FILE
 (the same JSON written to FILE as well). 'swaycam bench TARGET --help' lists its options."""
 
 #: Benchmark targets, in the order ``bench all`` runs them.
-TARGETS = ("solver", "render", "tracker", "loop", "tryon")
+TARGETS = ("solver", "render", "tracker", "loop", "tryon", "panel")
 
 
 def add_parser(sub) -> None:
@@ -136,6 +137,20 @@ def add_parser(sub) -> None:
         "receiving one (parse, validate, coalesce) and taking it into the input's record buffer (median, p95).")
     add_avatar_option(v, repeat=True, default_text="default and layered")
     v.add_argument("--frames", type=count(10), default=2000, metavar="N", help="timed frames (default 2000)")
+
+    pn = parsers["panel"] = add_command(
+        targets, "panel", run_target, help="the panel's preview: render-loop fps with and without a client",
+        description="An offline run of the head turn with the control service, drawn as fast as possible with no "
+        "output, in alternating blocks of frames with and without a client reading GET /preview.mjpg: frame "
+        "time median / p95 and fps per condition, and the fps ratio (target: the preview costs <= 5 %% fps).")
+    add_avatar_option(pn)
+    pn.add_argument("--size", type=size, default=(1280, 720), metavar="WxH", help="output size (default 1280x720)")
+    pn.add_argument("--seconds", type=count(4, 600), default=24, metavar="S",
+                    help="seconds of the head turn replayed at 30 fps (default 24)")
+    pn.add_argument("--no-output", action="store_true",
+                    help="no output readback (default: every frame is read back into a sink that drops it, as a "
+                    "virtual camera or video output would; without it software GL may defer a frame's work to the "
+                    "preview's readback)")
 
     a = parsers["all"] = add_command(targets, "all", run_all, help="every benchmark with its default options")
     a.set_defaults(target_parsers=parsers)
@@ -266,8 +281,6 @@ def _tryon(args, text: bool) -> dict:
     return out
 
 
-
-
 def _vmc(args, text: bool) -> dict:
     from ..eval.vmc_bench import bench_vmc
 
@@ -279,11 +292,28 @@ def _vmc(args, text: bool) -> dict:
                   f"build {r['build']['median_us']} µs (p95 {r['build']['p95_us']}), build+send "
                   f"{r['build_and_send']['median_us']} µs, receive {r['receive']['median_us']} µs "
                   f"(p95 {r['receive']['p95_us']}), take {r['take_into_buffer']['median_us']} µs")
+
+
+def _panel(args, text: bool) -> dict:
+    from ..eval.panel_bench import bench_panel
+
+    out = bench_panel(size=args.size, seconds=float(args.seconds),
+                      avatar=str(avatar_path(args.avatar)) if args.avatar else None, output=not args.no_output)
+    if text:
+        for k in ("without_panel", "with_panel"):
+            r = out[k]
+            hk = r["preview_hook"]
+            print(f"{k.replace('_', ' '):<14} {out['size']}: frame {r['median_ms']} ms median, {r['p95_ms']} ms p95, "
+                  f"{r['fps']} fps ({r['n']} frames); preview hook {hk['median_ms']} ms median, {hk['p95_ms']} ms "
+                  f"p95, {hk['total_ms']} ms in all")
+        print(f"fps ratio {out['fps_ratio']} (cost {out['fps_cost_pct']} %), median ratio {out['median_ratio']}, "
+              f"preview frames read {out['preview_frames_read']}, encoded {out['preview_frames_encoded']}, "
+              f"received {out['preview_frames_received']}")
     return out
 
 
 MEASURE = {"solver": _solver, "render": _render, "tracker": _tracker, "loop": _loop, "tryon": _tryon,
-           "vmc": _vmc}
+           "vmc": _vmc, "panel": _panel}
 
 #: What a failing benchmark raises besides CommandError, AvatarError and TrackingError
 #: (reported as one line, exit code 1; ``bench all`` goes on with the next target).

@@ -66,6 +66,8 @@ def add_parser(sub) -> None:
     p.add_argument("--port", type=count(0, 65535), help="control service port on 127.0.0.1 (default 8765)")
     p.add_argument("--avatar-dir", type=existing_dir, metavar="DIR", help="folder POST /avatar may load avatars from")
     p.add_argument("--motion-dir", type=existing_dir, metavar="DIR", help="folder POST /motion may load clips from")
+    p.add_argument("--record-dir", metavar="DIR",
+                   help="folder the panel's recordings (POST /record) go to (default ./recordings)")
     p.add_argument("--face-model", type=existing_file, metavar="PATH",
                    help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL or the verified "
                    "cached download)")
@@ -96,7 +98,7 @@ def config_from_args(args) -> RunConfig:
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "antialias", "record", "duration",
         "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
-        "hair_dir", "vmc_listen")}
+        "record_dir", "hair_dir", "vmc_listen")}
     if getattr(args, "vmc_send", None):
         values["vmc_send"] = tuple(args.vmc_send)
     motion = dict(base.motion)

@@ -97,17 +97,19 @@ def _fake(result, fail=None):
 
 def test_bench_all_runs_every_target_and_reports_each_failure(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(bench, "MEASURE", {"solver": _fake(1), "render": _fake(2, fail=OSError("no GPU here")),
-                                           "tracker": _fake(3), "loop": _fake(4), "tryon": _fake(5)})
+                                           "tracker": _fake(3), "loop": _fake(4), "tryon": _fake(5),
+                                           "panel": _fake(6)})
     assert main(["bench", "all"]) == 1
     out, err = capsys.readouterr()
     assert out.splitlines() == ["== solver", "table 1", "== render", "== tracker", "table 3", "== loop", "table 4",
-                                "== tryon", "table 5"]
+                                "== tryon", "table 5", "== panel", "table 6"]
     assert err == "swaycam bench render: no GPU here\n"
     doc = tmp_path / "all.json"
     assert main(["bench", "all", "--json", "--out", str(doc)]) == 1
     out, err = capsys.readouterr()
     assert json.loads(out) == json.loads(doc.read_text()) == {
-        "solver": {"value": 1}, "tracker": {"value": 3}, "loop": {"value": 4}, "tryon": {"value": 5}}
+        "solver": {"value": 1}, "tracker": {"value": 3}, "loop": {"value": 4}, "tryon": {"value": 5},
+        "panel": {"value": 6}}
     assert err == "swaycam bench render: no GPU here\n"
 
 

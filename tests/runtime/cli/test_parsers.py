@@ -17,8 +17,8 @@ from runtime.cli import main
 
 CLI_DIR = Path(cli.__file__).parent
 COMMANDS = ("run", "track", "replay", "check-fps", "inspect", "metrics", "generate", "bench", "hair",
-            "compare-render")
-BENCH_TARGETS = ("solver", "render", "tracker", "loop", "tryon", "vmc", "all")
+            "compare-render", "calibrate")
+BENCH_TARGETS = ("solver", "render", "tracker", "loop", "tryon", "vmc", "panel", "all")
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
