@@ -30,7 +30,7 @@ from .pipeline import TryOnResult, TryOnSettings
 log = logging.getLogger(__name__)
 
 #: Bump when the stored layout changes.
-FORMAT = "tryon-cache-1"
+FORMAT = "tryon-cache-2"   # 2: the hair mesh instance carries its SkinContact
 #: Files beside a style that change its result.
 SIDECARS = (".mhmat", ".mhclo")
 
