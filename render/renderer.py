@@ -204,6 +204,7 @@ class Renderer:
         weights, overrides = self._morphs(av, morph_weights)
         gpu.materials.set_overrides(overrides)
         gpu.joints.update(world)
+        gpu.contacts.update(world)
         cam = camera or self.camera
         rect = self._viewport(viewport)
         x, y, w, h = rect

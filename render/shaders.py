@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 from ._gl import GL
 
+from avatars import contact
+
 from .gpu import GLObject, Ledger
 
 log = logging.getLogger(__name__)
@@ -27,7 +29,7 @@ JOINTS_BINDING = 2     #: uniform block binding of ``Joints`` (skinning matrices
 JOINT_ROW_BYTES = 48   #: one affine skinning matrix as three vec4 rows
 
 # Texture units.
-UNIT_BASE, UNIT_SHADE, UNIT_EMISSIVE, UNIT_JOINTS, UNIT_MORPHS = 0, 1, 2, 3, 4
+UNIT_BASE, UNIT_SHADE, UNIT_EMISSIVE, UNIT_JOINTS, UNIT_MORPHS, UNIT_CONTACT = 0, 1, 2, 3, 4, 5
 
 
 class ShaderError(RuntimeError):
@@ -46,11 +48,15 @@ def _source(name: str) -> str:
     return (GLSL_DIR / name).read_text()
 
 
-def preamble(common: bool, defines: tuple[str, ...] = ()) -> str:
+def preamble(common: bool, defines: tuple[str, ...] = (), includes: tuple[str, ...] = ()) -> str:
+    """The text before a program's own source: version, constants, ``common.glsl`` and the
+    ``includes`` (files of ``render/glsl``), then ``#line 1``."""
     head = f"#version 330 core\n#define MAX_MORPHS {MAX_MORPHS}\n#define MORPH_WIDTH {MORPH_WIDTH}\n"
     head += f"#define JOINT_CAPACITY {joint_capacity()}\n"
+    head += (f"#define CONTACT_MAX {contact.MAX_COLLIDERS}\n#define CONTACT_ROUNDS {contact.ROUNDS}\n"
+             f"#define CONTACT_FULL {contact.FULL_DEPTH!r}\n")
     head += "".join(f"#define {d}\n" for d in defines)
-    return head + (_source("common.glsl") if common else "") + "#line 1\n"
+    return head + (_source("common.glsl") if common else "") + "".join(_source(f) for f in includes) + "#line 1\n"
 
 
 def _compile(kind: int, name: str, source: str) -> int:
@@ -83,9 +89,9 @@ class Program(GLObject):
     kind = "program"
 
     def __init__(self, ledger: Ledger, vert: str, frag: str, *, common: bool = True, defines: tuple[str, ...] = (),
-                 feedback: tuple[str, ...] = ()):
+                 feedback: tuple[str, ...] = (), vert_includes: tuple[str, ...] = ()):
         head = preamble(common, defines)
-        shaders = [_compile(GL.GL_VERTEX_SHADER, vert, head + _source(vert)),
+        shaders = [_compile(GL.GL_VERTEX_SHADER, vert, preamble(common, defines, vert_includes) + _source(vert)),
                    _compile(GL.GL_FRAGMENT_SHADER, frag, head + _source(frag))]
         prog = GL.glCreateProgram()
         for sh in shaders:
@@ -179,9 +185,10 @@ class Programs:
         p = self._mesh.get(key)
         if p is None:
             defines = tuple(d for d, on in zip(("ALPHA_MASK", "OUTLINE", "JOINTS_TEXTURE"), key[:3]) if on)
-            p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines, feedback=key[3])
+            p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines, feedback=key[3],
+                        vert_includes=("contact.glsl",))
             p.set_samplers(u_base_tex=UNIT_BASE, u_shade_tex=UNIT_SHADE, u_emissive_tex=UNIT_EMISSIVE,
-                           u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS)
+                           u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS, u_contact_env_tex=UNIT_CONTACT)
             self._mesh[key] = p
         return p
 

@@ -16,6 +16,7 @@ from ._gl import GL
 
 from avatars import Avatar, Primitive, Sampler
 
+from .contact import ContactUniforms
 from .gpu import Buffer, Ledger, SamplerObject, Texture, VertexArray, needs_mipmaps, texture_rgba8
 from .materials import MaterialTable, has_outline
 from .morphs import MorphTexture
@@ -141,6 +142,7 @@ class GpuAvatar:
     texture_units: dict[int, tuple[Texture, SamplerObject]]
     materials: MaterialTable
     joints: JointPalette
+    contacts: ContactUniforms | None = None
     texture_bytes: int = 0
     released: bool = field(default=False)
 
@@ -161,6 +163,8 @@ class GpuAvatar:
             s.release()
         self.materials.release()
         self.joints.release()
+        if self.contacts is not None:
+            self.contacts.release()
 
 
 def _used_textures(avatar: Avatar) -> set[int]:
@@ -225,4 +229,5 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
             prims.append(_upload_primitive(ledger, p, k, mi.node, mi.skin >= 0, table))
     log.debug("uploaded %s: %d primitives, %d images (%.1f MB)", avatar.path, len(prims), len(images), nbytes / 1e6)
     return GpuAvatar(avatar=avatar, primitives=prims, images=images, samplers=samplers, texture_units=units,
-                     materials=table, joints=joints, texture_bytes=int(nbytes))
+                     materials=table, joints=joints, contacts=ContactUniforms(ledger, avatar),
+                     texture_bytes=int(nbytes))
