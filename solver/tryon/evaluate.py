@@ -123,7 +123,8 @@ def _colliders(cs: ChainSet, refs: list[int]) -> list[WorldCollider]:
 def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape",
              motion: Callable[[float], np.ndarray] = head_turn_rotation, roots: list[RootAttachment] = (),
              head: HeadModel | None = None, springs: tuple[str, ...] | None = None,
-             motion_s: float = MOTION_S, still_s: float = STILL_S, chain_options: dict | None = None) -> HairRun:
+             motion_s: float = MOTION_S, still_s: float = STILL_S, chain_options: dict | None = None,
+             sample_hz: int = SAMPLE_HZ) -> HairRun:
     """Run the standard head turn and measure ``parts`` (module doc).
 
     Args:
@@ -133,7 +134,11 @@ def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape
         springs: names of the springs whose colliders count and whose tips settle (all
             when None).
         chain_options: more options of :meth:`ChainSet.from_avatar` (e.g. collisions=False).
+        sample_hz: mesh samples per second (a divisor of 120: 30 as DESIGN §4.5, 120 for
+            every substep, as a 120 fps render draws them).
     """
+    if RATE_HZ % int(sample_hz):
+        raise ValueError(f"sample_hz {sample_hz}: must divide {RATE_HZ}")
     cs = ChainSet.from_avatar(avatar, solver=solver, **(chain_options or {}))
     sk = avatar.skeleton
     hnode = avatar.head_node()
@@ -219,7 +224,7 @@ def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape
     head_max = col_max = 0.0
     drift = 0.0
     n_total = int(round((motion_s + still_s) * RATE_HZ))
-    every = RATE_HZ // SAMPLE_HZ
+    every = RATE_HZ // int(sample_hz)
     tip_samples, times = [], []
     swing = 0.0
     root_inst = {}
