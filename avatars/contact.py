@@ -30,8 +30,11 @@ frame: replays stay bit-identical and the look does not depend on frame rate. Th
 shader (render/glsl/mesh.vert, ``u_contact``) and :func:`apply_contact` (the CPU skinning
 of solver/eval) compute the same thing (float32 on the GPU).
 
-It is swaycam's own: VRM has no per-vertex contact, so three-vrm and other VRM viewers draw
-the exported hair without it (the springs are the same).
+It is swaycam's own: VRM has no per-vertex contact. The VRM 1.0 writer stores it in the
+mesh node's ``extras`` (:data:`EXTRAS_KEY`, :func:`contact_to_json`) and swaycam's loader
+reads it back (:func:`contact_from_json`), so a reloaded export draws and measures like the
+live try-on; three-vrm and other VRM viewers ignore extras and draw the hair without it
+(the springs are the same).
 """
 
 from __future__ import annotations
@@ -72,6 +75,41 @@ class SkinContact:
     env_local: np.ndarray
     grid: np.ndarray
     colliders: tuple[int, ...] = ()
+
+
+#: Key of the contact in a mesh node's glTF ``extras``.
+EXTRAS_KEY = "swaycamContact"
+
+
+def contact_to_json(c: SkinContact) -> dict:
+    """The JSON object stored in the mesh node's extras (``envLocal`` column-major, as glTF
+    matrices; ``radii`` row by row, elevation rows)."""
+    g = np.asarray(c.grid, np.float32)
+    return {"head": int(c.head), "envLocal": [float(x) for x in np.asarray(c.env_local, np.float64).T.ravel()],
+            "rows": int(g.shape[0]), "cols": int(g.shape[1]), "radii": [float(x) for x in g.ravel()],
+            "colliders": [int(k) for k in c.colliders]}
+
+
+def contact_from_json(obj, node_count: int, collider_count: int) -> SkinContact:
+    """Parse :func:`contact_to_json` output. Raises ValueError naming what is wrong."""
+    if not isinstance(obj, dict):
+        raise ValueError("is not an object")
+    head, rows, cols = obj.get("head"), obj.get("rows"), obj.get("cols")
+    if not isinstance(head, int) or not -1 <= head < node_count:
+        raise ValueError(f"head {head!r} is not a node")
+    if not isinstance(rows, int) or not isinstance(cols, int) or rows < 2 or cols < 1:
+        raise ValueError(f"grid {rows!r} x {cols!r}: expected at least 2 x 1")
+    env = np.asarray(obj.get("envLocal", ()), np.float64)
+    radii = np.asarray(obj.get("radii", ()), np.float64)
+    if env.shape != (16,) or radii.shape != (rows * cols,) or not (np.all(np.isfinite(env))
+                                                                  and np.all(np.isfinite(radii))):
+        raise ValueError("envLocal needs 16 numbers and radii rows x cols, all finite")
+    cols_ = obj.get("colliders", [])
+    if (not isinstance(cols_, list) or len(cols_) > MAX_COLLIDERS
+            or not all(isinstance(k, int) and 0 <= k < collider_count for k in cols_)):
+        raise ValueError(f"colliders {cols_!r}: at most {MAX_COLLIDERS} indices of existing colliders")
+    return SkinContact(head=head, env_local=env.reshape(4, 4).T.copy(),
+                       grid=radii.reshape(rows, cols).astype(np.float32), colliders=tuple(cols_))
 
 
 @dataclass

@@ -43,7 +43,7 @@ vec3 contact_apply(vec3 p) {             // avatars.contact.apply_contact
             if (s > 0.0) p = (u_contact_from_env * vec4(q * ((r + s) / r), 1.0)).xyz;
         }
     }
-    for (int round = 0; round < CONTACT_ROUNDS; ++round) {
+    for (int rnd = 0; rnd < CONTACT_ROUNDS; ++rnd) {
         for (int k = 0; k < u_contact_count; ++k) {
             vec3 a = u_contact_a[k].xyz, e = u_contact_b[k].xyz - a;
             float rad = u_contact_a[k].w;

@@ -99,3 +99,30 @@ def test_no_penetration_at_120_fps_either(fitted, avatar, style):
     bare = measure_tryon(replace(res, avatar=replace(res.avatar, mesh_instances=tuple(mi))), head=head,
                          still_s=0.5, sample_hz=120)
     assert bare.head_inside + bare.collider_inside > 0
+
+
+def test_export_carries_the_contact_and_reloads_bit_for_bit(fitted, tmp_path):
+    """The VRM 1.0 export stores the contact in the hair node's extras (three-vrm ignores
+    them); swaycam's reload gets it back, and the weights (rounded so the loader's
+    normalisation keeps them), so the reloaded hair is drawn exactly like the live one."""
+    import json
+
+    from avatars import load_avatar
+    from avatars.contact import EXTRAS_KEY
+    from avatars.gltf_io import read_document
+    from avatars.vrm1 import save_vrm1
+    from avatars.math3d import quat_from_axis_angle
+    from solver.eval.posing import SubtreePoser
+
+    res = fitted("default", "ponytail01")
+    path = save_vrm1(res.avatar, tmp_path / "p.vrm")
+    back = load_avatar(path)
+    assert back.warnings == ()
+    a, b = res.avatar.mesh_instances[res.hair_instance].contact, back.mesh_instances[res.hair_instance].contact
+    assert b is not None and (b.head, b.colliders) == (a.head, a.colliders)
+    assert np.array_equal(a.env_local, b.env_local) and np.array_equal(a.grid, b.grid)
+    node = read_document(path).json["nodes"][res.avatar.mesh_instances[res.hair_instance].node]
+    assert EXTRAS_KEY in node["extras"] and json.dumps(node["extras"])
+    world = SubtreePoser(back.skeleton, back.head_node()).world(quat_from_axis_angle(np.array([0.0, 1.0, 0.0]), 1.0))
+    assert np.array_equal(skin_instance(back, res.hair_instance, 0, world),
+                          skin_instance(res.avatar, res.hair_instance, 0, world))
