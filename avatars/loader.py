@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .constraints import build_constraints
+from .contact import EXTRAS_KEY, contact_from_json
 from .errors import AvatarError
 from .expressions import build_expressions
 from .gltf_io import read_document
@@ -71,6 +72,8 @@ def load_avatar(path: str | Path, data: bytes | None = None) -> Avatar:
         springs, colliders, groups = build_springs_0(doc, vrm0["secondaryAnimation"], skeleton)
     constraints = build_constraints(doc, skeleton, version)
     look_at = build_look_at(doc, vrm1, vrm0)
+    if version != "0.x":   # written by swaycam as VRM 1.0 only (a 0.x file would need turning)
+        instances = _contacts(doc, instances, skeleton.node_count, len(colliders))
 
     avatar = Avatar(
         path=str(path), vrm_version=version, meta=build_meta(doc.json, vrm1, vrm0), skeleton=skeleton,
@@ -84,6 +87,23 @@ def load_avatar(path: str | Path, data: bytes | None = None) -> Avatar:
     for w in avatar.warnings:
         log.warning("%s: %s", Path(str(path)).name, w)
     return avatar
+
+
+def _contacts(doc, instances, node_count: int, collider_count: int):
+    """Mesh instances with the per-vertex contact their node's extras carry (swaycam's own
+    exports, :mod:`avatars.contact`); a malformed one is skipped with a warning."""
+    nodes = doc.json.get("nodes", []) or []
+    out = []
+    for mi in instances:
+        extras = nodes[mi.node].get("extras") if isinstance(nodes[mi.node], dict) else None
+        obj = extras.get(EXTRAS_KEY) if isinstance(extras, dict) else None
+        if obj is not None:
+            try:
+                mi = replace(mi, contact=contact_from_json(obj, node_count, collider_count))
+            except ValueError as exc:
+                doc.issues.warn(f"nodes[{mi.node}].extras.{EXTRAS_KEY}", f"{exc}: skipped")
+        out.append(mi)
+    return tuple(out)
 
 
 __all__ = ["load_avatar", "AvatarError"]

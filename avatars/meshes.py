@@ -9,6 +9,30 @@ from .gltf_io import GltfDocument
 from .model import Mesh, MeshInstance, Primitive, Skin
 
 
+def normalize_weights(weights: np.ndarray) -> np.ndarray:
+    """(V, 4) float32 skin weights divided by their sums (rows summing to 0 kept), as loaded."""
+    weights = _f32(weights)
+    sums = weights.sum(axis=1, keepdims=True)
+    return np.where(sums > 0, weights / np.where(sums > 0, sums, 1), weights)
+
+
+def stable_weights(weights: np.ndarray) -> np.ndarray:
+    """(V, 4) float32 weights that :func:`normalize_weights` leaves bit for bit as they are, so
+    that writing and re-loading them gives the same values: each row rounded to multiples of
+    2^-23 summing to exactly 1 (the largest weight takes the remainder; every partial sum is
+    then exact in float32, and dividing by 1 changes nothing). Changes a weight by at most
+    about 2^-22. Rows summing to 0 stay 0."""
+    w = np.asarray(weights, np.float64)
+    sums = w.sum(axis=1, keepdims=True)
+    unit = float(1 << 23)
+    q = np.rint(np.where(sums > 0, w / np.where(sums > 0, sums, 1.0), 0.0) * unit)
+    live = sums[:, 0] > 0
+    big = np.argmax(q, axis=1)
+    rows = np.nonzero(live)[0]
+    q[rows, big[rows]] += unit - q[rows].sum(axis=1)
+    return (q / unit).astype(np.float32)
+
+
 def _f32(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float32)
 
@@ -43,9 +67,7 @@ def _primitive(doc: GltfDocument, prim: dict, elem: str, n_materials: int) -> Pr
     joints = _attr(doc, attrs, "JOINTS_0", elem, 4, v)
     weights = _attr(doc, attrs, "WEIGHTS_0", elem, 4, v)
     if weights is not None:
-        weights = _f32(weights)
-        sums = weights.sum(axis=1, keepdims=True)
-        weights = np.where(sums > 0, weights / np.where(sums > 0, sums, 1), weights)
+        weights = normalize_weights(weights)
     if "indices" in prim:
         idx = read_accessor(doc, prim["indices"], f"{elem}.indices").astype(np.uint32)
         if idx.size and int(idx.max()) >= v:

@@ -14,6 +14,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from .errors import AvatarWarning
+from .contact import SkinContact
 from .skeleton import Skeleton
 
 AlphaMode = Literal["OPAQUE", "MASK", "BLEND"]
@@ -89,11 +90,15 @@ class Skin:
 
 @dataclass(frozen=True)
 class MeshInstance:
-    """A node that draws a mesh, with its skin (-1 when rigid: drawn with the node's world matrix)."""
+    """A node that draws a mesh, with its skin (-1 when rigid: drawn with the node's world matrix).
+
+    ``contact``: per-vertex contact after skinning (:mod:`avatars.contact`; the try-on hair),
+    None for every loaded mesh."""
 
     node: int
     mesh: int
     skin: int = -1
+    contact: SkinContact | None = None
 
 
 # --------------------------------------------------------------------------- materials

@@ -27,6 +27,7 @@ import numpy as np
 import pygltflib as g
 from PIL import Image as PILImage
 
+from .contact import EXTRAS_KEY, contact_to_json
 from .generate.writer import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, UINT, USHORT, GlbWriter
 from .model import Avatar, Collider, Material, Spring, SpringJoint, TextureRef
 from .skeleton import Skeleton
@@ -233,6 +234,8 @@ def write_vrm1(avatar: Avatar, generator: str = "swaycam avatars.vrm1") -> bytes
             node.mesh = int(mesh_of[i].mesh)
             if mesh_of[i].skin >= 0:
                 node.skin = int(mesh_of[i].skin)
+            if mesh_of[i].contact is not None:   # swaycam's per-vertex contact (avatars.contact)
+                node.extras = {EXTRAS_KEY: contact_to_json(mesh_of[i].contact)}
         gl.nodes.append(node)
     for mesh in av.meshes:
         prims = []

@@ -103,6 +103,7 @@ class MeshPass:
         constant attributes and the VAO. ``prog`` is in use; ``weights`` as in :meth:`draw`."""
         prog.set_int("u_joint_base", gpu.joints.instance_base[p.instance])
         prog.set_int("u_skinned", 1 if p.skinned else 0)
+        gpu.contacts.bind(prog, p.instance)
         n = 0
         if p.morph is not None:
             w = None if weights is None else weights[p.instance]

@@ -204,6 +204,7 @@ class Renderer:
         gpu.materials.set_overrides(overrides)
         gpu.materials.set_time(time_s)
         gpu.joints.update(world)
+        gpu.contacts.update(world)
         cam = camera or self.camera
         rect = self._viewport(viewport)
         x, y, w, h = rect

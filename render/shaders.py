@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 from ._gl import GL
 
+from avatars import contact
+
 from .gpu import GLObject, Ledger
 
 log = logging.getLogger(__name__)
@@ -28,6 +30,7 @@ JOINT_ROW_BYTES = 48   #: one affine skinning matrix as three vec4 rows
 
 # Texture units.
 UNIT_BASE, UNIT_SHADE, UNIT_EMISSIVE, UNIT_JOINTS, UNIT_MORPHS = 0, 1, 2, 3, 4
+UNIT_CONTACT = 13     #: the try-on contact's head-envelope texture (avatars.contact)
 #: Material texture slot (render/materials.py TEXTURE_SLOTS) -> texture unit.
 MATERIAL_UNITS = {"base": UNIT_BASE, "shade": UNIT_SHADE, "emissive": UNIT_EMISSIVE, "normal": 5,
                   "shading_shift": 6, "matcap": 7, "rim": 8, "outline_width": 9, "uv_mask": 10,
@@ -50,11 +53,15 @@ def _source(name: str) -> str:
     return (GLSL_DIR / name).read_text()
 
 
-def preamble(common: bool, defines: tuple[str, ...] = ()) -> str:
+def preamble(common: bool, defines: tuple[str, ...] = (), includes: tuple[str, ...] = ()) -> str:
+    """The text before a program's own source: version, constants, ``common.glsl`` and the
+    ``includes`` (files of ``render/glsl``), then ``#line 1``."""
     head = f"#version 330 core\n#define MAX_MORPHS {MAX_MORPHS}\n#define MORPH_WIDTH {MORPH_WIDTH}\n"
     head += f"#define JOINT_CAPACITY {joint_capacity()}\n"
+    head += (f"#define CONTACT_MAX {contact.MAX_COLLIDERS}\n#define CONTACT_ROUNDS {contact.ROUNDS}\n"
+             f"#define CONTACT_FULL {contact.FULL_DEPTH!r}\n")
     head += "".join(f"#define {d}\n" for d in defines)
-    return head + (_source("common.glsl") if common else "") + "#line 1\n"
+    return head + (_source("common.glsl") if common else "") + "".join(_source(f) for f in includes) + "#line 1\n"
 
 
 def _compile(kind: int, name: str, source: str) -> int:
@@ -87,9 +94,9 @@ class Program(GLObject):
     kind = "program"
 
     def __init__(self, ledger: Ledger, vert: str, frag: str, *, common: bool = True, defines: tuple[str, ...] = (),
-                 feedback: tuple[str, ...] = ()):
+                 feedback: tuple[str, ...] = (), vert_includes: tuple[str, ...] = ()):
         head = preamble(common, defines)
-        shaders = [_compile(GL.GL_VERTEX_SHADER, vert, head + _source(vert)),
+        shaders = [_compile(GL.GL_VERTEX_SHADER, vert, preamble(common, defines, vert_includes) + _source(vert)),
                    _compile(GL.GL_FRAGMENT_SHADER, frag, head + _source(frag))]
         prog = GL.glCreateProgram()
         for sh in shaders:
@@ -182,8 +189,9 @@ class Programs:
         p = self._mesh.get(key)
         if p is None:
             defines = tuple(d for d, on in zip(("ALPHA_MASK", "OUTLINE", "JOINTS_TEXTURE"), key[:3]) if on)
-            p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines + key[4], feedback=key[3])
-            p.set_samplers(u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS,
+            p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines + key[4], feedback=key[3],
+                        vert_includes=("contact.glsl",))
+            p.set_samplers(u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS, u_contact_env_tex=UNIT_CONTACT,
                            **{f"u_{slot}_tex": unit for slot, unit in MATERIAL_UNITS.items()})
             self._mesh[key] = p
         return p

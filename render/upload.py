@@ -16,6 +16,7 @@ from ._gl import GL
 
 from avatars import Avatar, Primitive, Sampler
 
+from .contact import ContactUniforms
 from .gpu import Buffer, Ledger, SamplerObject, Texture, VertexArray, needs_mipmaps, texture_rgba8
 from .materials import SRGB_SLOTS, MaterialTable, has_outline, material_textures, shader_features
 from .morphs import MorphTexture
@@ -147,6 +148,7 @@ class GpuAvatar:
     texture_units: dict[tuple[int, bool], tuple[Texture, SamplerObject]]
     materials: MaterialTable
     joints: JointPalette
+    contacts: ContactUniforms | None = None
     texture_bytes: int = 0
     released: bool = field(default=False)
 
@@ -168,6 +170,8 @@ class GpuAvatar:
             s.release()
         self.materials.release()
         self.joints.release()
+        if self.contacts is not None:
+            self.contacts.release()
 
 
 def _sampler_policy(s: Sampler, force_mipmaps: bool) -> Sampler:
@@ -261,4 +265,5 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
             prims.append(_upload_primitive(ledger, p, k, mi.node, mi.skin >= 0, table, features, textures))
     log.debug("uploaded %s: %d primitives, %d images (%.1f MB)", avatar.path, len(prims), len(images), nbytes / 1e6)
     return GpuAvatar(avatar=avatar, primitives=prims, images=images, samplers=samplers, texture_units=units,
-                     materials=table, joints=joints, texture_bytes=int(nbytes))
+                     materials=table, joints=joints, contacts=ContactUniforms(ledger, avatar),
+                     texture_bytes=int(nbytes))

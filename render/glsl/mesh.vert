@@ -87,6 +87,7 @@ void main() {
         nm = transpose(inverse(mat3(m)));
     }
     vec4 world = m * vec4(pos, 1.0);
+    if (u_contact == 1) world.xyz = contact_apply(world.xyz);  // contact.glsl (try-on hair)
     vec3 n = nm * nrm;
     float len = length(n);
     n = len > 1e-12 ? n / len : vec3(0.0, 0.0, 1.0);

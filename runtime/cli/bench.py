@@ -129,6 +129,7 @@ def add_parser(sub) -> None:
                     help="live output size (default 640x360: what this machine draws at 30 fps with software GL)")
     ty.add_argument("--no-live", action="store_true", help="only the fit and reload times")
     ty.add_argument("--no-fits", action="store_true", help="only the live switch")
+    ty.add_argument("--no-contact", action="store_true", help="skip the per-vertex contact cost per frame")
     ty.add_argument("--no-pacing", action="store_true", help="the switch's own steps in this process do not wait "
                     "for the render thread's idle time (to measure what that wait buys)")
     v = parsers["vmc"] = add_command(
@@ -260,6 +261,17 @@ def _tryon(args, text: bool) -> dict:
                 cols = "".join(f"{r[k]['median']:>9.3f} / {r[k]['p95']:<5.3f}"
                                for k in ("fit_s", "rig_s", "fit_rig_s", "cached_rig_s"))
                 print(f"  {r['style']:<12}{r['chains']:>7}{cols}")
+    if not args.no_contact:
+        from ..eval.tryon_bench import bench_contact
+
+        out["contact"] = bench_contact(path, styles)
+        if text:
+            print("per-vertex hair contact, headless render (process CPU ms per frame, median; wall ms; "
+                  "contact_frame µs):")
+            for r in out["contact"]:
+                print(f"  {r['style']:<12}{r['hair_vertices']:>6} vertices {r['size']}  off {r['cpu_ms_off']:.2f}  "
+                      f"on {r['cpu_ms_on']:.2f}  (wall {r['wall_ms_off']:.1f} / {r['wall_ms_on']:.1f})  "
+                      f"{r['contact_frame_us']:.0f} µs")
     if not args.no_live:
         live = out["live"] = bench_live_switch(styles, avatar=str(path) if args.avatar else None, source=args.source,
                                                fps=float(args.fps), size=args.size, paced=not args.no_pacing)

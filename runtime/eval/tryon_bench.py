@@ -12,6 +12,11 @@
   (the baseline), while a fit or reload is in flight, and the frame that swaps the new avatar
   in (with the render thread's swap time: motion hand-over, rig swap, GPU upload).
   Target: no frame period longer than two frame periods.
+- the per-vertex contact of the try-on hair (:mod:`avatars.contact`): per style, a headless
+  render (llvmpipe here) of frames with the head turning, the same fitted avatar drawn with
+  and without the hair's contact, interleaved ``repeats`` times; process CPU ms per frame
+  (llvmpipe's threads included: steadier than wall time on a shared machine) and wall ms,
+  medians, and the CPU side alone (:func:`avatars.contact.contact_frame`, µs per frame).
 """
 
 from __future__ import annotations
@@ -157,3 +162,64 @@ def bench_live_switch(styles: list[str], *, avatar: str | None = None, source: s
             "swap_frame_ms": _stats(period[swap_frames]),
             "longest_during_switches_ms": round(longest, 1), "within_limit": bool(longest <= limit),
             "switches": rows}
+
+
+def bench_contact(avatar_path, styles: list[str], *, frames: int = 60, repeats: int = 6,
+                  size: tuple[int, int] = (640, 360)) -> list[dict]:
+    """Cost of the try-on hair's per-vertex contact per drawn frame (module doc)."""
+    import math
+    from dataclasses import replace
+
+    import render
+    from avatars.contact import contact_frame
+    from avatars.math3d import quat_from_axis_angle
+    from render._gl import GL
+    from solver.eval.posing import SubtreePoser
+    from solver.tryon import TryOnSettings, try_on
+
+    avatar = load_avatar(avatar_path)
+    ctx = render.create_context("auto", size=(64, 64), visible=False, vsync=False)
+    rows = []
+    try:
+        with render.Renderer(ctx, size, samples=0) as r:
+            for style in styles:
+                res = try_on(avatar, load_hair(find_style(style) if not Path(style).exists() else Path(style)),
+                             TryOnSettings())
+                if res.avatar is None:
+                    continue
+                on = res.avatar
+                mi = list(on.mesh_instances)
+                mi[res.hair_instance] = replace(mi[res.hair_instance], contact=None)
+                off = replace(on, mesh_instances=tuple(mi))
+                poser = SubtreePoser(on.skeleton, on.head_node())
+                worlds = [poser.world(quat_from_axis_angle(np.array([0.0, 1.0, 0.0]),
+                                                           math.radians(40.0 * math.sin(i / 10.0)))).copy()
+                          for i in range(frames)]
+                cpu: dict[str, list] = {"off": [], "on": []}
+                wall: dict[str, list] = {"off": [], "on": []}
+                for _ in range(repeats):
+                    for name, av in (("off", off), ("on", on)):
+                        r.set_avatar(av)
+                        for w in worlds[:5]:
+                            r.draw(w)
+                        GL.glFinish()
+                        c0, t0 = time.process_time(), time.perf_counter()
+                        for w in worlds:
+                            r.draw(w)
+                            GL.glFinish()
+                        cpu[name].append((time.process_time() - c0) / frames * 1e3)
+                        wall[name].append((time.perf_counter() - t0) / frames * 1e3)
+                c = on.mesh_instances[res.hair_instance].contact
+                t0 = time.perf_counter()
+                for w in worlds:
+                    contact_frame(on, c, w)
+                prim = on.meshes[on.mesh_instances[res.hair_instance].mesh].primitives[0]
+                rows.append({"style": Path(style).stem, "hair_vertices": prim.vertex_count, "size": f"{size[0]}x{size[1]}",
+                             "cpu_ms_off": round(float(np.median(cpu["off"])), 3),
+                             "cpu_ms_on": round(float(np.median(cpu["on"])), 3),
+                             "wall_ms_off": round(float(np.median(wall["off"])), 3),
+                             "wall_ms_on": round(float(np.median(wall["on"])), 3),
+                             "contact_frame_us": round((time.perf_counter() - t0) / frames * 1e6, 1)})
+    finally:
+        ctx.release()
+    return rows

@@ -6,7 +6,9 @@ skins); a mesh without a skin is drawn with its node's world matrix. Vertices wh
 all zero (invalid glTF, which the loader keeps) follow their first listed joint rigidly, as
 the shader does. Shapes: positions (V, 3) metres in mesh space, world matrices (N, 4, 4)
 column-vector, result (V, 3) world. tests/render/test_skinning_matches_cpu.py checks the
-agreement with the shader (transform feedback) within 1e-5 m.
+agreement with the shader (transform feedback) within 1e-5 m. A mesh instance with a
+``contact`` (:mod:`avatars.contact`, the try-on hair) is then pushed out of its head proxy and
+colliders, as the shader does (:func:`skin_instance`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from avatars import Avatar, Primitive
+from avatars.contact import apply_contact, contact_frame
 
 
 ZERO_WEIGHT_SUM = 1e-6  #: vertices whose weights sum to no more than this follow their first joint (as mesh.vert)
@@ -54,3 +57,17 @@ def skin_positions(prim: Primitive, jm: np.ndarray | None, node_world: np.ndarra
     # blended matrix per vertex: (V, 3, 4)
     blend = np.einsum("vk,vkab->vab", wts, jm[j][:, :, :3, :])
     return np.einsum("vab,vb->va", blend[:, :, :3], p) + blend[:, :, 3]
+
+
+def skin_instance(avatar: Avatar, instance: int, primitive: int, world: np.ndarray,
+                  morph_weights: np.ndarray | None = None, vertices: np.ndarray | None = None) -> np.ndarray:
+    """World positions (V', 3) of primitive ``primitive`` of mesh instance ``instance`` as
+    drawn under node world matrices ``world`` (N, 4, 4): skinned (or rigid), then, when the
+    instance has a ``contact``, corrected (:func:`avatars.contact.apply_contact`)."""
+    inst = avatar.mesh_instances[instance]
+    prim = avatar.meshes[inst.mesh].primitives[primitive]
+    jm = joint_matrices(avatar, inst.skin, world) if inst.skin >= 0 else None
+    z = skin_positions(prim, jm, world[inst.node], morph_weights, vertices)
+    if inst.contact is not None:
+        z = apply_contact(z, contact_frame(avatar, inst.contact, world))
+    return z

@@ -35,7 +35,7 @@ from .. import layout as L
 from ..chains import ChainSet
 from ..params import RATE_HZ
 from .hair_mesh import find_hair
-from .lbs import joint_matrices, skin_positions
+from .lbs import joint_matrices, skin_instance
 from .posing import SubtreePoser
 from .quality import StretchMeter, WorldCollider, max_step_movement, segment_depths, stretch_percent
 
@@ -146,11 +146,8 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
 
     def vertex_points(w):
         out = []
-        for p in parts:
-            inst = avatar.mesh_instances[p.instance]
-            jm = joint_matrices(avatar, inst.skin, w)
-            prim = avatar.meshes[inst.mesh].primitives[p.primitive]
-            out.append(skin_positions(prim, jm, vertices=p.vertices))
+        for p in parts:   # as drawn: with the per-vertex contact of a mesh that has one
+            out.append(skin_instance(avatar, p.instance, p.primitive, w, vertices=p.vertices))
         return out
 
     def vertex_depths(points, cols):

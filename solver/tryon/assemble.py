@@ -27,6 +27,7 @@ from avatars import (
     Avatar, Collider, ColliderGroup, Material, Mesh, MeshInstance, MToon, Primitive, Skeleton, Skin, Spring,
 )
 from avatars.hair import HairMesh
+from avatars.meshes import stable_weights
 
 #: Name of the node and mesh that draw the try-on hair.
 HAIR_NODE = "TryOnHair"
@@ -168,7 +169,7 @@ def assemble(avatar: Avatar, hair: HairMesh, positions: np.ndarray, *, nodes: li
     mat = hair_material(hair.color if color is None else color)
     pos32 = np.asarray(positions, np.float32)
     w = np.asarray(weights, np.float64)
-    w = (w / w.sum(axis=1, keepdims=True)).astype(np.float32)
+    w = stable_weights((w / w.sum(axis=1, keepdims=True)).astype(np.float32))   # as a reload normalises them
     prim = Primitive(positions=pos32, indices=hair.triangles.reshape(-1).astype(np.uint32),
                      normals=vertex_normals(pos32.astype(np.float64), hair.triangles, hair.weld),
                      uv0=None if hair.uv is None else hair.uv.astype(np.float32),

@@ -30,7 +30,7 @@ from .pipeline import TryOnResult, TryOnSettings
 log = logging.getLogger(__name__)
 
 #: Bump when the stored layout changes.
-FORMAT = "tryon-cache-1"
+FORMAT = "tryon-cache-3"   # 2: the hair mesh instance carries its SkinContact; 3: reload-stable weights
 #: Files beside a style that change its result.
 SIDECARS = (".mhmat", ".mhclo")
 

@@ -21,7 +21,8 @@ parts, with CPU skinning identical to the shader (:mod:`solver.eval.lbs`):
   triangle; tested, in the head's frame, for the vertices inside the head's radial envelope
   — which holds the whole head surface — that lie within 5 mm of it) and into every
   collider proxy the try-on chains check (depth beyond the surface); counts above 1 mm and
-  the largest depths, mm.
+  the largest depths, mm. The vertices are measured as drawn: with the per-vertex contact
+  correction of a mesh that has one (:mod:`avatars.contact`, :func:`solver.eval.lbs.skin_instance`).
 
 :func:`bench_tryon` times the pipeline (fit + rig) and a cached reload; it is a benchmark,
 never a test.
@@ -41,7 +42,7 @@ from .. import layout as L
 from ..chains import ChainSet
 from ..eval.hair_mesh import triangle_edges
 from ..eval.head_turn import head_turn_rotation
-from ..eval.lbs import joint_matrices, skin_positions
+from ..eval.lbs import joint_matrices, skin_instance, skin_positions
 from ..eval.posing import SubtreePoser
 from ..eval.quality import StretchMeter, WorldCollider, max_step_movement, point_depths, stretch_percent
 from .geometry import winding_numbers
@@ -122,7 +123,8 @@ def _colliders(cs: ChainSet, refs: list[int]) -> list[WorldCollider]:
 def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape",
              motion: Callable[[float], np.ndarray] = head_turn_rotation, roots: list[RootAttachment] = (),
              head: HeadModel | None = None, springs: tuple[str, ...] | None = None,
-             motion_s: float = MOTION_S, still_s: float = STILL_S, chain_options: dict | None = None) -> HairRun:
+             motion_s: float = MOTION_S, still_s: float = STILL_S, chain_options: dict | None = None,
+             sample_hz: int = SAMPLE_HZ) -> HairRun:
     """Run the standard head turn and measure ``parts`` (module doc).
 
     Args:
@@ -132,7 +134,11 @@ def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape
         springs: names of the springs whose colliders count and whose tips settle (all
             when None).
         chain_options: more options of :meth:`ChainSet.from_avatar` (e.g. collisions=False).
+        sample_hz: mesh samples per second (a divisor of 120: 30 as DESIGN §4.5, 120 for
+            every substep, as a 120 fps render draws them).
     """
+    if RATE_HZ % int(sample_hz):
+        raise ValueError(f"sample_hz {sample_hz}: must divide {RATE_HZ}")
     cs = ChainSet.from_avatar(avatar, solver=solver, **(chain_options or {}))
     sk = avatar.skeleton
     hnode = avatar.head_node()
@@ -159,11 +165,11 @@ def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape
         e = e[(e >= 0).all(axis=1)]
         all_edges.append(e)
         e = e[hair[e].all(axis=1)]
-        sel.append((inst, prim, v))
+        sel.append((p.instance, p.primitive, v))
         meters.append(e)
 
     def skin_all(w):
-        return [skin_positions(prim, joint_matrices(avatar, inst.skin, w), vertices=v) for inst, prim, v in sel]
+        return [skin_instance(avatar, k, pr, w, vertices=v) for k, pr, v in sel]
 
     rest_pts = skin_all(world)
     stretch, stretch_all = [], []
@@ -218,7 +224,7 @@ def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape
     head_max = col_max = 0.0
     drift = 0.0
     n_total = int(round((motion_s + still_s) * RATE_HZ))
-    every = RATE_HZ // SAMPLE_HZ
+    every = RATE_HZ // int(sample_hz)
     tip_samples, times = [], []
     swing = 0.0
     root_inst = {}

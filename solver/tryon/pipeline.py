@@ -30,6 +30,7 @@ from .fit import FitReport, fit_hair
 from .graph import build_graph
 from .guides import Guide, GuideOptions, extract_guides
 from .head import NoHeadError, build_head, own_hair_instances
+from .skin_contact import with_contact
 from .join import JoinOptions, JoinResult, join_fragments
 from .rig import Chain, RigOptions, build_rig, size_hit_radii
 from .scalp import Scalp, ScalpAttachment
@@ -215,11 +216,13 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
                    springs=rig.springs, colliders=rig.colliders, groups=rig.groups, hide=hide,
                    strip_origin=same, color=color, name=f"TryOnHair_{hair.name}")
     out = to_vrm1(out)   # what its VRM 1.0 export loads to, bit for bit (virtual tails become nodes)
+    # per-vertex contact after skinning (swaycam's own: the export does not carry it)
+    out, contact_notes = with_contact(out, len(out.mesh_instances) - 1, head)
     seconds = time.perf_counter() - t0
     log.info("try-on %s: %d candidates, %d attached, %d joined, %d rejected, %d chains, %.2f s", hair.name,
              report.candidates, report.attached, report.joined, report.rejected, len(rig.chains), seconds)
     return TryOnResult(
         avatar=out, fit=fit, guide_report=report, chains=tuple(rig.chains), hair_instance=len(out.mesh_instances) - 1,
-        hair_vertices=hair.vertex_count, hidden=hide, notes=tuple(rig.notes), seconds=seconds,
+        hair_vertices=hair.vertex_count, hidden=hide, notes=tuple(rig.notes) + tuple(contact_notes), seconds=seconds,
         guides=tuple(guides), attachments=tuple(attachments), join=join,
     )
