@@ -68,6 +68,7 @@ class RunConfig:
     vmc: dict = field(default_factory=dict)   # [vmc]: divisor, names, role, face, head, delay_ms, hold_s, ease_s
     tryon: dict = field(default_factory=dict)    # [tryon]: style, hide_own_hair, prewarm
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
+    track_ahead: int | None = None     # offline: frames tracked ahead on a worker (None: runtime.pipeline's; 0: serial)
 
     @property
     def hair_style(self) -> str | None:
