@@ -55,6 +55,8 @@ def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
     opts = PoseFilterOptions(head=HeadPoseOptions(mirror=cfg.mirror))
     if cfg.pose_delay_ms is not None:
         opts = replace(opts, delay_ns=int(cfg.pose_delay_ms * 1e6))
+    if "extrapolate" in cfg.filter:      # [filter] extrapolate = true: no interpolation delay needed
+        opts = replace(opts, extrapolate=bool(cfg.filter["extrapolate"]))
     return opts
 
 
