@@ -195,19 +195,24 @@ def _render(args, text: bool) -> dict:
 
 def _tracker(args, text: bool) -> dict:
     from avatars.assets import SELFIE_CLIP, asset_path
-    from tracking.bench import bench_tracker
+    from tracking.bench import bench_tracker_vs_raw
     from tracking.frame_sources import open_source
 
     clip = args.clip or str(asset_path(*SELFIE_CLIP))
     with open_source(clip) as src:
         images = [f.image for _, f in zip(range(args.frames), src)]
-    timings = bench_tracker(images, model_path=args.model, num_faces=args.num_faces)
+    rows = bench_tracker_vs_raw(images, model_path=args.model, num_faces=args.num_faces)
     if text:
-        print(f"tracker on {clip} ({len(images)} frames per size, num_faces={args.num_faces}):")
-        for r in timings:
-            print(f"  {r.width}x{r.height}: median {r.median_ms:.1f} ms, p95 {r.p95_ms:.1f} ms ({r.frames} frames)")
+        print(f"tracker on {clip} ({len(images)} frames per size; ours: num_faces={args.num_faces}, adaptive; "
+              "raw: MediaPipe alone, num_faces=1; fixed: ours, num_faces fixed); ms median / p95:")
+        for r in rows:
+            p = r["policy_frames"]
+            print(f"  {r['width']}x{r['height']}: ours {r['ours_median_ms']} / {r['ours_p95_ms']}, raw "
+                  f"{r['raw_median_ms']} / {r['raw_p95_ms']}, fixed {r['fixed_median_ms']} / {r['fixed_p95_ms']}; "
+                  f"ours - raw per frame (median) {r['ours_minus_raw_median_ms']} ms  "
+                  f"(frames: one face {p['one']}, probes/many {p['many']}, fallbacks {p['fallback']})")
     return {"clip": clip, "frames_per_size": len(images), "num_faces": args.num_faces, "unit": "milliseconds",
-            "sizes": timings}
+            "sizes": rows}
 
 
 def _loop(args, text: bool) -> dict:
