@@ -68,6 +68,7 @@ class RunConfig:
     vmc: dict = field(default_factory=dict)   # [vmc]: divisor, names, role, face, head, delay_ms, hold_s, ease_s
     tryon: dict = field(default_factory=dict)    # [tryon]: style, hide_own_hair, prewarm
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
+    outlines: str = "auto"             # MToon outlines: "auto" (off on llvmpipe), "on", "off" (render.quality)
     track_ahead: int | None = None     # offline: frames tracked ahead on a worker (None: runtime.pipeline's; 0: serial)
 
     @property
@@ -105,7 +106,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
-_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "record",
+_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "record",
             "face_model", "motion_dir", "hair_dir")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
@@ -203,6 +204,8 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} solver: {cfg.solver!r} is not one of {', '.join(SOLVER_NAMES)}")
     if cfg.framing not in FRAMINGS:
         raise ConfigError(f"{where} framing: {cfg.framing!r} is not one of {', '.join(FRAMINGS)}")
+    if cfg.outlines not in ("auto", "on", "off"):
+        raise ConfigError(f"{where} outlines: {cfg.outlines!r} is not one of auto, on, off")
     if cfg.antialias not in ANTIALIAS:
         raise ConfigError(f"{where} antialias: {cfg.antialias!r} is not one of {', '.join(ANTIALIAS)}")
     if cfg.fps is not None and not 1 <= cfg.fps <= 1000:

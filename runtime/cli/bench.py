@@ -85,6 +85,8 @@ def add_parser(sub) -> None:
                    help="MSAA samples (default: 4 with MSAA)")
     r.add_argument("--antialias", choices=("auto", "msaa", "fxaa", "off"), default="auto",
                    help="anti-aliasing (default auto: MSAA on GPUs, off on llvmpipe)")
+    r.add_argument("--outlines", choices=("auto", "on", "off"), default="auto",
+                   help="MToon outlines (default auto: on with GPUs, off on llvmpipe; render.quality)")
     r.add_argument("--background", type=background, default="chroma", metavar="COLOR",
                    help="transparent | green | #rrggbb (default green, the chroma key)")
     r.add_argument("--backend", default="auto", choices=("auto", "egl", "window"),
@@ -186,7 +188,7 @@ def _render(args, text: bool) -> dict:
 
     result = run_render_bench([avatar_path(a) for a in args.avatar or ("default", "layered")],
                               sizes=args.size or DEFAULT_SIZES, frames=args.frames, samples=args.samples,
-                              antialias=args.antialias,
+                              antialias=args.antialias, outlines=args.outlines,
                               background=args.background, backend=args.backend)
     if text:
         print(format_table(result))
