@@ -96,9 +96,11 @@ def run_render_bench(avatars: Sequence[str | Path] = ("default", "layered"), *,
             avatar = load_avatar(path)
             blink = {"blink": 1.0}
             for size in sizes:
-                with Renderer(ctx, tuple(size), samples=samples, antialias=antialias, background=background) as r:
+                with Renderer(ctx, tuple(size), samples=samples, antialias=antialias, background=background,
+                              outlines=outlines) as r:
                     out["samples"] = r.samples
                     out["antialias"] = r.antialias
+                    out["outlines"] = "on" if r.outlines else "off"
                     t0 = time.perf_counter()
                     r.set_avatar(avatar)
                     GL.glFinish()
