@@ -8,7 +8,7 @@ per 640×360 frame here). A single user should pay only MediaPipe's own one-face
 :class:`FaceCountPolicy` decides, per frame, which of two landmarkers runs:
 
 - ``ONE`` (``num_faces = 1``, MediaPipe tracks the face between frames) while one face is
-  in view; every ``probe_every`` frames the ``MANY`` landmarker (``num_faces`` as asked)
+  in view; on the first frame and every ``probe_every`` frames the ``MANY`` landmarker (``num_faces`` as asked)
   runs instead, as a probe for a second face;
 - ``MANY`` from a probe that saw two faces or more, as long as a second face is near; after
   ``settle_frames`` frames in a row with at most one face, back to ``ONE``;
@@ -50,7 +50,7 @@ class FaceCountPolicy:
             raise ValueError(f"{options}: probe_every and settle_frames must be >= 1")
         self.options = options
         self.mode = ONE
-        self._since_probe = 0
+        self._since_probe = options.probe_every - 1     # the first frame is a probe: who is there?
         self._alone = 0
         #: frames run by each landmarker (ONE, MANY), and fallbacks (ONE found none, MANY ran)
         self.counts = {ONE: 0, MANY: 0, "fallback": 0}

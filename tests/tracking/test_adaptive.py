@@ -26,22 +26,22 @@ def run(policy: FaceCountPolicy, faces_in_view) -> list[int]:
 def test_one_face_runs_the_one_face_landmarker_with_a_probe_every_n_frames():
     p = FaceCountPolicy(AdaptiveOptions(probe_every=5, settle_frames=3))
     ran = run(p, [1] * 20)
-    assert ran == [ONE, ONE, ONE, ONE, MANY] * 4
+    assert ran == [MANY] + [ONE, ONE, ONE, ONE, MANY] * 3 + [ONE] * 4     # the first frame probes
     assert p.counts == {ONE: 16, MANY: 4, "fallback": 0}
 
 
 def test_a_second_face_switches_to_many_until_it_has_been_gone_for_settle_frames():
     p = FaceCountPolicy(AdaptiveOptions(probe_every=5, settle_frames=3))
-    ran = run(p, [1] * 4 + [2] * 6 + [1] * 6)
-    # the probe at frame 5 sees two faces: MANY while they are there, and 3 frames more
-    assert ran == [ONE] * 4 + [MANY] * 6 + [MANY] * 3 + [ONE] * 3
+    ran = run(p, [1] * 5 + [2] * 6 + [1] * 6)
+    # the probe at frame 6 sees two faces: MANY while they are there, and 3 frames more
+    assert ran == [MANY] + [ONE] * 4 + [MANY] * 6 + [MANY] * 3 + [ONE] * 3
     assert p.mode == ONE
 
 
 def test_no_face_in_the_one_face_landmarker_runs_the_full_one_on_the_same_frame():
     p = FaceCountPolicy(AdaptiveOptions(probe_every=100, settle_frames=3))
-    ran = run(p, [1, 1, 0, 0, 1])
-    assert ran == [ONE, ONE, MANY, MANY, ONE] and p.counts["fallback"] == 2
+    ran = run(p, [1, 1, 1, 0, 0, 1])
+    assert ran == [MANY, ONE, ONE, MANY, MANY, ONE] and p.counts["fallback"] == 2
 
 
 def test_policy_options_are_checked():
@@ -58,7 +58,7 @@ def test_adaptive_tracker_finds_every_face_the_fixed_one_finds(crowd_gif, selfie
     for clip, frames in ((crowd_gif, 30), (selfie_mp4, 40)):
         with open_source(clip) as src:
             images = [f for _, f in zip(range(frames), src)]
-        with FaceTracker(FaceTrackerOptions(model_path=model_path)) as ours, \
+        with FaceTracker(FaceTrackerOptions(model_path=model_path, adaptive=True)) as ours, \
                 FaceTracker(FaceTrackerOptions(model_path=model_path, adaptive=False)) as fixed:
             counts = []
             for f in images:
@@ -69,7 +69,8 @@ def test_adaptive_tracker_finds_every_face_the_fixed_one_finds(crowd_gif, selfie
         probe = AdaptiveOptions().probe_every
         if clip == crowd_gif:
             assert all(b >= 2 for _, b in counts)
-            assert all(a == b for a, b in counts[probe:])     # from the first probe on: every face
+            assert all(a == b for a, b in counts)     # the first frame probes: every face from the start
+            assert probe
             assert policy.mode == MANY
         else:
             assert all(a == b == 1 for a, b in counts)

@@ -8,7 +8,7 @@ import numpy as np
 
 
 @lru_cache(maxsize=2)
-def tracked_gaze(path, model, *, adaptive: bool = True):
+def tracked_gaze(path, model):
     from tracking.expressions import BLENDSHAPE_INDEX
     from tracking.face_tracker import FaceTracker, FaceTrackerOptions
     from tracking.frame_sources import open_source
@@ -19,7 +19,7 @@ def tracked_gaze(path, model, *, adaptive: bool = True):
     pf = PoseFilter(replace(PoseFilterOptions(), delay_ns=0))
     s = PoseSample()
     gz, blinks = [], []
-    with FaceTracker(FaceTrackerOptions(model_path=model, adaptive=adaptive)) as tr, open_source(path) as src:
+    with FaceTracker(FaceTrackerOptions(model_path=model)) as tr, open_source(path) as src:
         for k, frame in enumerate(src):
             if k >= 120:
                 break
