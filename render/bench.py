@@ -61,7 +61,8 @@ def _stats(values: list[float]) -> dict[str, float]:
 
 def run_render_bench(avatars: Sequence[str | Path] = ("default", "layered"), *,
                      sizes: Sequence[tuple[int, int]] = DEFAULT_SIZES, frames: int = 30, warmup: int = 3,
-                     samples: int | None = None, antialias: str = "auto", background: str = "chroma",
+                     samples: int | None = None, antialias: str = "auto", outlines: str = "auto",
+                     background: str = "chroma",
                      backend: str = "auto") -> dict:
     """Benchmark the renderer (see module doc).
 
@@ -71,6 +72,8 @@ def run_render_bench(avatars: Sequence[str | Path] = ("default", "layered"), *,
         frames: timed frames per case; warmup: untimed frames first.
         samples: MSAA samples (None: the renderer's default for this GPU).
         antialias: "auto", "msaa", "fxaa" or "off" (:mod:`render.antialias`).
+        outlines: MToon outlines "auto" (the runtime's default: off on llvmpipe), "on", "off"
+            (:mod:`render.quality`).
         background: background spec.
         backend: context backend ("auto", "egl", "window").
 
@@ -93,9 +96,11 @@ def run_render_bench(avatars: Sequence[str | Path] = ("default", "layered"), *,
             avatar = load_avatar(path)
             blink = {"blink": 1.0}
             for size in sizes:
-                with Renderer(ctx, tuple(size), samples=samples, antialias=antialias, background=background) as r:
+                with Renderer(ctx, tuple(size), samples=samples, antialias=antialias, background=background,
+                              outlines=outlines) as r:
                     out["samples"] = r.samples
                     out["antialias"] = r.antialias
+                    out["outlines"] = "on" if r.outlines else "off"
                     t0 = time.perf_counter()
                     r.set_avatar(avatar)
                     GL.glFinish()
@@ -135,7 +140,8 @@ def format_table(result: dict) -> str:
     """A plain-text table of :func:`run_render_bench` results."""
     ctx = result.get("context", {})
     lines = [f"{ctx.get('gl_renderer', '?')} ({ctx.get('gl_version', '?')}), anti-aliasing "
-             f"{result.get('antialias', '?')}, MSAA {result.get('samples', '?')}x",
+             f"{result.get('antialias', '?')}, MSAA {result.get('samples', '?')}x, "
+             f"outlines {result.get('outlines', '?')}",
              f"{'avatar':32s} {'size':>10s} {'draw ms':>9s} {'read ms':>9s} {'frame ms':>9s} {'fps':>7s} "
              f"{'draw cpu ms':>11s}"]
     for r in result["results"]:

@@ -2,11 +2,13 @@
 
 Display, in order of preference:
 
-1. Mesa's surfaceless platform (``EGL_MESA_platform_surfaceless``): llvmpipe or a Mesa GPU
+1. A hardware EGL device (``EGL_EXT_platform_device`` + ``EGL_EXT_device_enumeration``, a
+   device without ``EGL_MESA_device_software``): the usual path on NVIDIA GPU servers, tried
+   first so that a machine with both NVIDIA's and Mesa's EGL vendors (glvnd) draws on the
+   GPU, not on llvmpipe through Mesa's surfaceless platform; ``device`` picks one.
+2. Mesa's surfaceless platform (``EGL_MESA_platform_surfaceless``): llvmpipe or a Mesa GPU
    driver without any display server. Plain ``eglGetDisplay`` fails on such machines.
-2. An EGL device (``EGL_EXT_platform_device`` + ``EGL_EXT_device_enumeration``): the usual
-   path on NVIDIA GPU servers; ``device`` picks one.
-3. ``eglGetDisplay(EGL_DEFAULT_DISPLAY)``.
+3. The other (software) EGL devices, then ``eglGetDisplay(EGL_DEFAULT_DISPLAY)``.
 
 The context is made current without a surface (``EGL_KHR_surfaceless_context``), or with a
 1x1 pbuffer where that extension is missing; the renderer draws into FBOs anyway.
@@ -52,30 +54,51 @@ def _initialize(display) -> bool:
         return False
 
 
+def _is_software_device(dev) -> bool:
+    """Mesa marks its software rasteriser's EGL device with ``EGL_MESA_device_software``;
+    a device that cannot be queried counts as software (tried after surfaceless)."""
+    try:
+        from OpenGL.EGL.EXT.device_query import eglQueryDeviceStringEXT
+
+        ext = eglQueryDeviceStringEXT(dev, EGL.EGL_EXTENSIONS)
+    except Exception as exc:  # noqa: BLE001
+        log.debug("eglQueryDeviceStringEXT failed: %s", exc)
+        return True
+    return ext is None or b"EGL_MESA_device_software" in ext
+
+
 def _candidate_displays(device: int | None):
-    """Yield (key, description, display) for each display worth trying."""
+    """Yield (key, description, display) for each display worth trying (module doc's order)."""
     ext = _client_extensions()
     from OpenGL.EGL.EXT.platform_base import eglGetPlatformDisplayEXT
 
-    if device is None and "EGL_MESA_platform_surfaceless" in ext:
-        yield ("surfaceless",), "Mesa surfaceless", lambda: eglGetPlatformDisplayEXT(
-            EGL_PLATFORM_SURFACELESS_MESA, EGL.EGL_DEFAULT_DISPLAY, None)
+    devices = []
     if "EGL_EXT_platform_device" in ext and "EGL_EXT_device_enumeration" in ext:
         from OpenGL.EGL.EXT.device_enumeration import eglQueryDevicesEXT
 
-        devices = (EGL.EGLDeviceEXT * 16)()
+        found = (EGL.EGLDeviceEXT * 16)()
         count = EGL.EGLint()
         try:
-            eglQueryDevicesEXT(16, devices, ctypes.pointer(count))
+            eglQueryDevicesEXT(16, found, ctypes.pointer(count))
         except Exception as exc:  # noqa: BLE001
             log.debug("eglQueryDevicesEXT failed: %s", exc)
             count.value = 0
         order = range(count.value) if device is None else [device] if device < count.value else []
-        for i in order:
-            dev = devices[i]
-            yield ("device", i), f"EGL device {i}", lambda dev=dev: eglGetPlatformDisplayEXT(
-                EGL_PLATFORM_DEVICE_EXT, dev, None)
+        devices = [(i, found[i], _is_software_device(found[i])) for i in order]
+
+    def from_device(i, dev):
+        return ("device", i), f"EGL device {i}", lambda: eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, dev, None)
+
+    for i, dev, software in devices:
+        if not software or device is not None:
+            yield from_device(i, dev)
+    if device is None and "EGL_MESA_platform_surfaceless" in ext:
+        yield ("surfaceless",), "Mesa surfaceless", lambda: eglGetPlatformDisplayEXT(
+            EGL_PLATFORM_SURFACELESS_MESA, EGL.EGL_DEFAULT_DISPLAY, None)
     if device is None:
+        for i, dev, software in devices:
+            if software:
+                yield from_device(i, dev)
         yield ("default",), "default display", lambda: EGL.eglGetDisplay(EGL.EGL_DEFAULT_DISPLAY)
 
 

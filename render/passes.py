@@ -42,7 +42,7 @@ class MeshPass:
         return len(keys)
 
     def draw(self, gpu: GpuAvatar, weights: Sequence[np.ndarray | None] | None, view: np.ndarray,
-             hidden: set[int]) -> tuple[int, int, int]:
+             hidden: set[int], *, outlines: bool = True) -> tuple[int, int, int]:
         """Draw every primitive of ``gpu`` not in a ``hidden`` mesh instance.
 
         Args:
@@ -50,6 +50,7 @@ class MeshPass:
             weights: per mesh instance morph weights (None: mesh defaults).
             view: (4, 4) world -> view matrix, for sorting blended primitives.
             hidden: mesh instance indices to skip.
+            outlines: draw MToon outlines (:mod:`render.quality`).
 
         Returns:
             (opaque and masked draws, outline draws, blended draws).
@@ -60,7 +61,7 @@ class MeshPass:
         opaque = [p for p in prims if p.alpha_mode == "OPAQUE"] + [p for p in prims if p.alpha_mode == "MASK"]
         for p in opaque:
             self._draw(gpu, p, weights, outline=False)
-        outlined = [p for p in opaque if p.outline]
+        outlined = [p for p in opaque if p.outline] if outlines else []
         for p in outlined:
             self._draw(gpu, p, weights, outline=True)
         blended = sort_back_to_front(gpu, [p for p in prims if p.alpha_mode == "BLEND"], view)

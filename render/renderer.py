@@ -29,6 +29,7 @@ from .expressions import ExpressionFrame, expression_frame
 from .gpu import Buffer, Ledger, VertexArray
 from .hud import HudInfo, HudRenderer
 from .antialias import FxaaPass, is_software, resolve_mode
+from .quality import resolve_outlines
 from .lighting import Lighting
 from .overlays import LineRenderer, Overlays
 from .readback import PboReadback, read_pixels
@@ -73,6 +74,8 @@ class Renderer:
             three.js does.
         joint_storage: "auto" (a uniform block when the skeleton fits, else a texture),
             "ubo" or "texture" (see :mod:`render.skinning`).
+        outlines: MToon outlines "on" (as the materials ask), "off", or "auto" (off on
+            software rasterisers, see :mod:`render.quality`); :attr:`outlines` says the result.
 
     Use as a context manager or call :meth:`release`; the context must be current for every call.
     """
@@ -80,7 +83,7 @@ class Renderer:
     def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *,
                  samples: int | None = None, antialias: str = "auto", background: str | Background = "transparent",
                  camera_options: CameraOptions = CameraOptions(), lighting: Lighting = Lighting(),
-                 force_mipmaps: bool = True, joint_storage: str = "auto"):
+                 force_mipmaps: bool = True, joint_storage: str = "auto", outlines: str = "on"):
         self.context = context
         self.ledger = Ledger()
         self.background = Background.parse(background)
@@ -91,6 +94,8 @@ class Renderer:
         self.stats = FrameStats()
         renderer_name = (GL.glGetString(GL.GL_RENDERER) or b"").decode()
         self.antialias, self._samples = resolve_mode(antialias, samples, is_software(renderer_name))
+        #: MToon outlines drawn (the ``outlines`` setting resolved for this backend)
+        self.outlines = resolve_outlines(outlines, is_software(renderer_name))
         self.programs = Programs(self.ledger)
         self._fxaa = FxaaPass(self.ledger) if self.antialias == "fxaa" else None
         self._frame_ubo = Buffer(self.ledger, GL.GL_UNIFORM_BUFFER, size=208, usage=GL.GL_DYNAMIC_DRAW)
@@ -230,7 +235,8 @@ class Renderer:
         GL.glDepthFunc(GL.GL_LEQUAL)
         GL.glDisable(GL.GL_BLEND)
         GL.glFrontFace(GL.GL_CW)  # the projection is flipped vertically (rows top-down)
-        n_opaque, n_outlined, n_blended = self._mesh_pass.draw(gpu, weights, view, set(hide))
+        n_opaque, n_outlined, n_blended = self._mesh_pass.draw(gpu, weights, view, set(hide),
+                                                               outlines=self.outlines)
         if overlays is not None:
             GL.glDisable(GL.GL_DEPTH_TEST)
             GL.glEnable(GL.GL_BLEND)

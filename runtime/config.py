@@ -69,6 +69,8 @@ class RunConfig:
     record_dir: str | None = None      # folder the panel's recordings go to (None: ./recordings)
     tryon: dict = field(default_factory=dict)    # [tryon]: style, hide_own_hair, prewarm
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
+    outlines: str = "auto"             # MToon outlines: "auto" (off on llvmpipe), "on", "off" (render.quality)
+    track_ahead: int | None = None     # offline: frames tracked ahead on a worker (None: runtime.pipeline's; 0: serial)
     expressions: dict = field(default_factory=dict)  # [expressions]: keys {name: key}, mode, fade_ms (the panel)
     calibration: dict = field(default_factory=dict)  # [calibration]: {blendshape: [lo, hi]} per-user ranges
     #: the TOML file this config was read from (set by load_toml, not a setting): where the panel saves
@@ -109,7 +111,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
-_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "record",
+_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
@@ -214,6 +216,8 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} solver: {cfg.solver!r} is not one of {', '.join(SOLVER_NAMES)}")
     if cfg.framing not in FRAMINGS:
         raise ConfigError(f"{where} framing: {cfg.framing!r} is not one of {', '.join(FRAMINGS)}")
+    if cfg.outlines not in ("auto", "on", "off"):
+        raise ConfigError(f"{where} outlines: {cfg.outlines!r} is not one of auto, on, off")
     if cfg.antialias not in ANTIALIAS:
         raise ConfigError(f"{where} antialias: {cfg.antialias!r} is not one of {', '.join(ANTIALIAS)}")
     if cfg.fps is not None and not 1 <= cfg.fps <= 1000:

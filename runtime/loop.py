@@ -52,6 +52,8 @@ class FrameInfo:
         companion_worlds: the same as ``world`` for each companion rig, in order.
         time_s: seconds from the run's first substep to ``draw_t_ns`` (the clock of MToon UV
             animation: replayed runs animate identically at any frame rate).
+        wall_start_ns: the clock's wall time when the frame began (latency by stage).
+        latency_from_ns: the capture time given to :meth:`Loop.frame`, or None.
     """
 
     t_ns: int
@@ -63,6 +65,8 @@ class FrameInfo:
     expressions: dict | None = None
     companion_worlds: tuple[np.ndarray, ...] = ()
     time_s: float = 0.0
+    wall_start_ns: int = 0
+    latency_from_ns: int | None = None
 
 
 def check_rate(rig: AvatarRig, driver: FixedStepDriver) -> None:
@@ -164,6 +168,7 @@ class Loop:
             latency_from_ns: wall-clock capture time of the newest camera frame used (for the
                 capture -> output latency metric), or None.
         """
+        wall_start = self.clock.wall_ns()
         if not self.driver.started:
             self.start(t_ns)
         self.pose_input.pump(t_ns)
@@ -175,7 +180,8 @@ class Loop:
         t_prev = self.driver.substep_time_ns(n - 1) if n > 0 else t_last
         draw_t = t_prev + int(round(adv.alpha * (t_last - t_prev)))
         info = FrameInfo(t_ns=t_ns, substeps=adv.substeps, dropped=adv.dropped, alpha=adv.alpha, draw_t_ns=draw_t,
-                         time_s=(draw_t - self.driver.substep_time_ns(0)) * 1e-9)
+                         time_s=(draw_t - self.driver.substep_time_ns(0)) * 1e-9, wall_start_ns=wall_start,
+                         latency_from_ns=latency_from_ns)
         if self.draw is not None:
             if draw_t != self._draw_sample_t:   # the same draw time (a paused clock): the same pose
                 self.pose_input.sample(draw_t, out=self._draw_sample)

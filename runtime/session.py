@@ -141,7 +141,8 @@ class Session:
                 self.clock = MonotonicClock() if self.live else ReplayClock(status.start_ns)
             self.context = stack.enter_context(create_context(
                 "window" if self._window else "egl", size=cfg.size, vsync=cfg.fps is None, fullscreen=cfg.kiosk))
-            self.renderer = stack.enter_context(Renderer(self.context, cfg.size, antialias=cfg.antialias))
+            self.renderer = stack.enter_context(Renderer(self.context, cfg.size, antialias=cfg.antialias,
+                                                           outlines=cfg.outlines))
             self.renderer.set_background(cfg.background)
             self.drawer = FrameDrawer(self.renderer, self.metrics, framing=cfg.framing,
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)

@@ -86,6 +86,8 @@ def add_parser(sub) -> None:
                    help="MSAA samples (default: 4 with MSAA)")
     r.add_argument("--antialias", choices=("auto", "msaa", "fxaa", "off"), default="auto",
                    help="anti-aliasing (default auto: MSAA on GPUs, off on llvmpipe)")
+    r.add_argument("--outlines", choices=("auto", "on", "off"), default="auto",
+                   help="MToon outlines (default auto: on with GPUs, off on llvmpipe; render.quality)")
     r.add_argument("--background", type=background, default="chroma", metavar="COLOR",
                    help="transparent | green | #rrggbb (default green, the chroma key)")
     r.add_argument("--backend", default="auto", choices=("auto", "egl", "window"),
@@ -109,6 +111,11 @@ def add_parser(sub) -> None:
                     help="a video file (default: the shared selfie clip)")
     add_avatar_option(lp)
     lp.add_argument("--size", type=size, default=(1280, 720), metavar="WxH", help="output size (default 1280x720)")
+    lp.add_argument("--rounds", type=count(1), default=2, metavar="N",
+                    help="offline: rounds of serial / pipelined / pose-track replay runs, alternating (default 2)")
+    lp.add_argument("--no-offline", action="store_true", help="skip the offline runs")
+    lp.add_argument("--no-live", action="store_true", help="skip the live runs")
+    lp.add_argument("--no-table", action="store_true", help="skip the interpolation delay / extrapolation table")
 
     ty = parsers["tryon"] = add_command(
         targets, "tryon", run_target, help="hairstyle try-on: fit + rig s per style, cached reload, a live switch",
@@ -197,7 +204,7 @@ def _render(args, text: bool) -> dict:
 
     result = run_render_bench([avatar_path(a) for a in args.avatar or ("default", "layered")],
                               sizes=args.size or DEFAULT_SIZES, frames=args.frames, samples=args.samples,
-                              antialias=args.antialias,
+                              antialias=args.antialias, outlines=args.outlines,
                               background=args.background, backend=args.backend)
     if text:
         print(format_table(result))
@@ -206,36 +213,60 @@ def _render(args, text: bool) -> dict:
 
 def _tracker(args, text: bool) -> dict:
     from avatars.assets import SELFIE_CLIP, asset_path
-    from tracking.bench import bench_tracker
+    from tracking.bench import bench_tracker_vs_raw
     from tracking.frame_sources import open_source
 
     clip = args.clip or str(asset_path(*SELFIE_CLIP))
     with open_source(clip) as src:
         images = [f.image for _, f in zip(range(args.frames), src)]
-    timings = bench_tracker(images, model_path=args.model, num_faces=args.num_faces)
+    rows = bench_tracker_vs_raw(images, model_path=args.model, num_faces=args.num_faces)
     if text:
-        print(f"tracker on {clip} ({len(images)} frames per size, num_faces={args.num_faces}):")
-        for r in timings:
-            print(f"  {r.width}x{r.height}: median {r.median_ms:.1f} ms, p95 {r.p95_ms:.1f} ms ({r.frames} frames)")
+        print(f"tracker on {clip} ({len(images)} frames per size; ours: num_faces={args.num_faces}, adaptive; "
+              "raw: MediaPipe alone, num_faces=1; fixed: ours, num_faces fixed); ms median / p95:")
+        for r in rows:
+            p = r["policy_frames"]
+            print(f"  {r['width']}x{r['height']}: ours {r['ours_median_ms']} / {r['ours_p95_ms']}, raw "
+                  f"{r['raw_median_ms']} / {r['raw_p95_ms']}, fixed {r['fixed_median_ms']} / {r['fixed_p95_ms']}; "
+                  f"ours - raw per frame (median) {r['ours_minus_raw_median_ms']} ms  "
+                  f"(frames: one face {p['one']}, probes/many {p['many']}, fallbacks {p['fallback']})")
     return {"clip": clip, "frames_per_size": len(images), "num_faces": args.num_faces, "unit": "milliseconds",
-            "sizes": timings}
+            "sizes": rows}
 
 
 def _loop(args, text: bool) -> dict:
     from avatars.assets import SELFIE_CLIP, asset_path
 
-    from ..eval.loop_bench import bench_live, bench_offline
+    from ..eval.loop_bench import bench_live, bench_offline_modes, delay_table
 
     src = args.source or str(asset_path(*SELFIE_CLIP))
     avatar = str(avatar_path(args.avatar)) if args.avatar else None
-    out = {"offline": bench_offline(src, avatar=avatar, size=args.size),
-           "live": bench_live(src, avatar=avatar, size=args.size)}
-    if text:
-        o, lv = out["offline"], out["live"]
-        print(f"offline  {o['size']}: {o['frames']} frames, {o['ms_per_frame']} ms/frame, "
-              f"{o['x_realtime']}x real time")
-        print(f"live     {lv['size']}: fps {lv['fps']}, latency p50 {lv['latency_ms_p50']} ms p95 "
-              f"{lv['latency_ms_p95']} ms, tracker p50 {lv['tracker_ms_p50']} ms, dropped {lv['dropped_frames']}")
+    out: dict = {}
+    if not args.no_offline:
+        o = out["offline"] = bench_offline_modes(src, avatar=avatar, size=args.size, rounds=args.rounds)
+        if text:
+            print(f"offline {args.size[0]}x{args.size[1]}, {args.rounds} runs each (median; slowest x):")
+            print(f"  {'path':<11}{'x real time':>12}{'slowest':>9}{'ms/frame':>10}{'CPU ms/frame':>14}"
+                  f"{'ffmpeg CPU':>12}{'x on 2 idle cores':>19}")
+            for m in ("serial", "pipelined", "replay"):
+                r = o[m]
+                print(f"  {m:<11}{r['x_realtime']:>12}{r['x_realtime_p95_low']:>9}{r['ms_per_frame']:>10}"
+                      f"{r['cpu_ms_per_frame']:>14}{r['ffmpeg_cpu_ms_per_frame']:>12}{r['x_realtime_2_cores']:>19}")
+    if not args.no_live:
+        lives = out["live"] = [bench_live(src, avatar=avatar, size=args.size),
+                               bench_live(src, avatar=avatar, size=args.size, extrapolate=True)]
+        if text:
+            for lv in lives:
+                how = "extrapolate" if lv["extrapolate"] else f"interpolation delay {lv['pose_delay_ms']:.1f} ms"
+                print(f"live {lv['size']} ({how}): fps {lv['fps']}, dropped {lv['dropped_frames']}; ms p50 / p95:")
+                for k, v in lv["stages_ms"].items():
+                    print(f"  {k:<20}{v['p50']!s:>8} / {v['p95']!s:<8}")
+    if not args.no_table:
+        rows = out["delay_table"] = delay_table(src)
+        if text:
+            print("pose filter: interpolation delay vs extrapolation (30 fps camera and render, tracker 12 ms):")
+            print(f"  {'mode':<12}{'delay ms':>9}{'lag ms':>8}{'jitter deg':>12}{'held %':>8}")
+            for r in rows:
+                print(f"  {r['mode']:<12}{r['delay_ms']:>9}{r['lag_ms']:>8}{r['jitter_deg']:>12}{r['held_pct']:>8}")
     return out
 
 

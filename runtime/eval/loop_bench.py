@@ -1,37 +1,219 @@
-"""Loop benchmarks: offline processing speed (× real time) and live latency.
+"""Loop benchmarks: offline processing speed (× real time) and live latency by stage.
 
 - offline: ``swaycam run`` on a file source, every frame tracked, simulated, drawn and
-  encoded; speed = media duration / wall time (> 1 is faster than real time).
+  encoded; speed = media duration / wall time (> 1 is faster than real time). Serial
+  (tracking on the render thread) and pipelined (:mod:`runtime.pipeline`) alternate in one
+  process, then the pose track recorded by the first run is replayed (no tracking). Besides
+  wall time each row has the CPU time per frame of the process and of ffmpeg (all threads,
+  the least disturbed number on a shared machine) and ``x_realtime_2_cores``: the speed if
+  both cores did only this run (media duration / (CPU time / 2)) — the ceiling of a perfect
+  pipeline on an idle 2-core machine.
 - live: the same file played in real time through the live path (tracking thread, newest
-  frame wins, monotonic clock); capture -> output latency p50/p95 per rendered frame, render
-  fps, tracker latency, drops.
+  frame wins, monotonic clock); capture -> output latency p50/p95 broken down by stage:
+  capture -> tracker result (MediaPipe), result -> frame start (waiting for the render
+  thread), frame start -> drawn (substeps, pose, GL), drawn -> handed to the sinks, and
+  the pose filter's delay (the pose shown is that much older than the frame's time).
+- latency table (:func:`delay_table`): the pose filter's interpolation delay against
+  extrapolation, on the clip's tracked observations arriving as they would live: lag,
+  jitter, and how often the render time is past the newest observation (held/extrapolated).
 
 Run it as ``swaycam bench loop`` (its options are declared in runtime/cli/bench.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import resource
+import statistics
 import tempfile
 import time
 
+import numpy as np
+
 from ..config import RunConfig
-from ..session import run
+from ..session import Session, run
 
 
-def bench_offline(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 25.0) -> dict:
+def _cpu_children_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def bench_offline(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 25.0,
+                  track_ahead: int | None = None, record: str | None = None) -> dict:
+    """One offline run of ``source`` into an mp4 (``track_ahead`` 0: serial; None: pipelined).
+    A ``.jsonl`` source is a pose-track replay (no tracking)."""
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(source=source, avatar=avatar, size=size, fps=fps, output=(f"video:{tmp}/b.mp4",))
-        t0 = time.perf_counter()
+        cfg = RunConfig(source=source, avatar=avatar, size=size, fps=fps, output=(f"video:{tmp}/b.mp4",),
+                        track_ahead=track_ahead, record=record)
+        t0, c0, k0 = time.perf_counter(), time.process_time(), _cpu_children_s()
         res = run(cfg, say=lambda s: None)
         wall = time.perf_counter() - t0
+        cpu, ffmpeg = time.process_time() - c0, _cpu_children_s() - k0
     media_s = res.frames / fps
+    n = max(res.frames, 1)
     return {"source": source, "size": f"{size[0]}x{size[1]}", "fps": fps, "frames": res.frames,
-            "media_s": round(media_s, 3), "wall_s": round(wall, 3), "x_realtime": round(media_s / wall, 3),
-            "ms_per_frame": round(1000 * wall / max(res.frames, 1), 2)}
+            "track_ahead": track_ahead, "media_s": round(media_s, 3), "wall_s": round(wall, 3),
+            "x_realtime": round(media_s / wall, 3), "ms_per_frame": round(1000 * wall / n, 2),
+            "cpu_ms_per_frame": round(1000 * cpu / n, 2), "ffmpeg_cpu_ms_per_frame": round(1000 * ffmpeg / n, 2),
+            "x_realtime_2_cores": round(media_s / ((cpu + ffmpeg) / 2), 3)}
 
 
-def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 30.0) -> dict:
+def _median_row(rows: list[dict]) -> dict:
+    keys = ("x_realtime", "ms_per_frame", "cpu_ms_per_frame", "ffmpeg_cpu_ms_per_frame", "x_realtime_2_cores")
+    out = {k: round(statistics.median(r[k] for r in rows), 3) for k in keys}
+    out["x_realtime_p95_low"] = round(min(r["x_realtime"] for r in rows), 3)   # the slowest run
+    out["runs"] = len(rows)
+    return out
+
+
+def bench_offline_modes(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 25.0,
+                        rounds: int = 2) -> dict:
+    """Serial, pipelined and pose-track replay, alternating for ``rounds`` rounds (module doc).
+    Returns {"serial": ..., "pipelined": ..., "replay": ...} medians over the rounds, and
+    ``runs`` (every run)."""
+    runs: dict[str, list[dict]] = {"serial": [], "pipelined": [], "replay": []}
     with tempfile.TemporaryDirectory() as tmp:
-        res = run(RunConfig(source=source, avatar=avatar, size=size, fps=fps, realtime=True,
-                            output=(f"video:{tmp}/b.mp4",)), say=lambda s: None)
-    return {"source": source, "size": f"{size[0]}x{size[1]}", "target_fps": fps, **res.summary}
+        track = f"{tmp}/poses.jsonl"
+        for k in range(rounds):
+            runs["serial"].append(bench_offline(source, avatar=avatar, size=size, fps=fps, track_ahead=0,
+                                                record=track if k == 0 else None))
+            runs["pipelined"].append(bench_offline(source, avatar=avatar, size=size, fps=fps))
+            runs["replay"].append(bench_offline(track, avatar=avatar, size=size, fps=fps))
+    return {**{m: _median_row(r) for m, r in runs.items()}, "runs": runs}
+
+
+class _TimedOutputs:
+    """The session's outputs, with the wall time of each ``send`` (start, end) kept."""
+
+    def __init__(self, outputs, clock):
+        self._outputs, self._clock = outputs, clock
+        self.last: tuple[int, int] = (0, 0)
+
+    def send(self, wall_ns: int) -> None:
+        t0 = self._clock.wall_ns()
+        self._outputs.send(wall_ns)
+        self.last = (t0, self._clock.wall_ns())
+
+    @property
+    def needs_pixels(self) -> bool:
+        return self._outputs.needs_pixels
+
+
+def _pcts(values) -> dict:
+    v = np.asarray([x for x in values if x is not None], np.float64)
+    if not v.size:
+        return {"p50": None, "p95": None}
+    return {"p50": round(float(np.percentile(v, 50)), 2), "p95": round(float(np.percentile(v, 95)), 2)}
+
+
+def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 30.0,
+               pose_delay_ms: float | None = None, extrapolate: bool | None = None) -> dict:
+    """The file played live at ``fps`` into an mp4; telemetry summary plus ``stages_ms``
+    (p50/p95 per stage, module doc; ``shown_pose_age``: capture -> output plus what
+    the pose filter's delay adds when it is longer: how old the shown pose is)."""
+    recs: list[tuple] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = RunConfig(source=source, avatar=avatar, size=size, fps=fps, realtime=True,
+                        output=(f"video:{tmp}/b.mp4",), pose_delay_ms=pose_delay_ms)
+        if extrapolate is not None:
+            cfg = dataclasses.replace(cfg, filter={**cfg.filter, "extrapolate": bool(extrapolate)})
+        with Session(cfg, say=lambda s: None) as session:
+            timed = _TimedOutputs(session.outputs, session.clock)
+            session.outputs = timed
+            inp = session.pose_input
+            delay_ms = inp.filter.options.delay_ns / 1e6
+            extra = bool(inp.filter.options.extrapolate)
+            late = session.outputs.needs_pixels   # PBO readback: the sinks get a frame with the next one
+
+            def on_frame(info, rig):
+                cap = info.latency_from_ns
+                res = None if cap is None else next((r for c, r in reversed(inp.results) if c == cap), None)
+                recs.append((cap, res, info.wall_start_ns, *timed.last))
+
+            session.on_frame = on_frame
+            result = session.run()
+    stages: dict[str, list] = {k: [] for k in ("capture_to_result", "result_to_frame", "draw_calls",
+                                               "raster_readback_sink", "until_next_frame_sent", "capture_to_output",
+                                               "shown_pose_age")}
+    for k, (cap, res, start, send0, send1) in enumerate(recs[:-1] if late else recs):
+        if cap is None:
+            continue
+        out = recs[k + 1][4] if late else send1          # when the sinks had this frame's pixels
+        stages["capture_to_result"].append(None if res is None else (res - cap) / 1e6)
+        stages["result_to_frame"].append(None if res is None else (start - res) / 1e6)
+        stages["draw_calls"].append((send0 - start) / 1e6)
+        stages["raster_readback_sink"].append((send1 - send0) / 1e6)
+        stages["until_next_frame_sent"].append((out - send1) / 1e6)
+        total = (out - cap) / 1e6
+        stages["capture_to_output"].append(total)
+        filt = 0.0 if extra else max(0.0, delay_ms - (start - cap) / 1e6)
+        stages["shown_pose_age"].append(total + filt)
+    return {"source": source, "size": f"{size[0]}x{size[1]}", "target_fps": fps, "pose_delay_ms": delay_ms,
+            "extrapolate": extra, **result.summary, "stages_ms": {k: _pcts(v) for k, v in stages.items()}}
+
+
+def delay_table(source: str, *, delays_ms=(0, 10, 20, 33.3, 40, 50), camera_fps: float = 30.0,
+                render_fps: float = 30.0, tracker_ms: float = 12.0, frames: int = 225,
+                model_path=None, phases: int = 8) -> list[dict]:
+    """The pose filter's interpolation delay against extrapolation (DESIGN §2, live latency
+    rule), on the clip's frames tracked once and fed as a live camera would: frame k captured
+    at k / ``camera_fps`` s (the clip's poses resampled to that rate by frame order), its
+    observation pushed ``tracker_ms`` later; the filter sampled at ``render_fps``.
+
+    Per row (delay d, interpolate or extrapolate): ``lag_ms`` of the shown yaw behind the raw
+    yaw at capture time (:func:`tracking.bench.lag_ms`, plus the tracker's time: the shown
+    pose can only follow what has been tracked), ``jitter_deg``: RMS of the shown yaw's
+    second difference per rendered frame (roughness: steps, holds, overshoot), ``held_pct``:
+    rendered frames whose read time t − d is past the newest observation pushed (held or
+    extrapolated instead of interpolated). Averaged over ``phases`` render-clock phases."""
+    from avatars.math3d import euler_from_quat
+    from tracking.bench import lag_ms
+    from tracking.face_tracker import FaceTracker, FaceTrackerOptions
+    from tracking.frame_sources import open_source
+    from tracking.head_pose import HeadPoseMapper
+    from tracking.pose_filter import PoseFilter, PoseFilterOptions
+    from tracking.pose_track import PoseSample
+
+    cam_ns = int(round(1e9 / camera_fps))
+    obs = []
+    with open_source(source) as src, FaceTracker(FaceTrackerOptions(model_path=model_path)) as tr:
+        for k, f in zip(range(frames), src):
+            o = tr.process(f.image, k * cam_ns, index=k)
+            obs.append(o)
+    base = PoseFilterOptions()
+    mapper = HeadPoseMapper(base.head)
+    found = [o for o in obs if o.found]
+    t_raw = np.array([o.timestamp_ns for o in found], np.float64)
+    raw_yaw = np.degrees([euler_from_quat(mapper.apply(o.rotation, o.translation)[0])[0] for o in found])
+    arrive = [o.timestamp_ns + int(tracker_ms * 1e6) for o in obs]
+    rend_ns = 1e9 / render_fps
+    rows = []
+    modes = [(0.0, True)] + [(d, False) for d in delays_ms]
+    for d, extra in modes:
+        lags, jit, held, n = [], [], 0, 0
+        for phase in range(phases):       # the render clock is not locked to the camera's
+            pf = PoseFilter(dataclasses.replace(base, delay_ns=int(round(d * 1e6)), extrapolate=extra,
+                                                recenter_at_start=False))
+            s, k = PoseSample(), 0
+            t_out, yaw = [], []
+            t = arrive[0] + phase * rend_ns / phases
+            while t < arrive[-1]:
+                while k < len(obs) and arrive[k] <= t:
+                    pf.push(obs[k])
+                    k += 1
+                pf.sample(int(t), out=s)
+                held += (t - d * 1e6) > obs[k - 1].timestamp_ns
+                n += 1
+                t_out.append(t)
+                yaw.append(math.degrees(euler_from_quat(s.rotation)[0]))
+                t += rend_ns
+            t_out, yaw = np.array(t_out), np.array(yaw)
+            shown = np.interp(t_raw, t_out, yaw)          # what was on screen at each capture time
+            lags.append(lag_ms(t_raw.astype(np.int64), raw_yaw, shown))
+            jit.append(float(np.mean(np.diff(yaw, 2) ** 2)))
+        rows.append({"delay_ms": round(d, 1), "mode": "extrapolate" if extra else "interpolate",
+                     "lag_ms": round(float(np.mean(lags)), 1), "jitter_deg": round(math.sqrt(np.mean(jit)), 4),
+                     "held_pct": round(100.0 * held / n, 1)})
+    return rows

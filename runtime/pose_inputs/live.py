@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections import deque
 import threading
 import time
 
@@ -116,6 +117,9 @@ class LiveInput(PoseInput):
         self.source = source if self._played is None else self._played
         self.metrics = metrics
         self.newest_capture_ns: int | None = None
+        #: (capture ns, wall ns when its observation reached the pose filter) of the newest
+        #: observations (latency by stage, ``swaycam bench loop``)
+        self.results: deque[tuple[int, int]] = deque(maxlen=64)
         self.frames = 0
         self.faces = 0
         self._found = False
@@ -128,6 +132,7 @@ class LiveInput(PoseInput):
 
     def _observed(self, obs) -> None:
         """On the tracking thread, per observation."""
+        self.results.append((obs.timestamp_ns, self._clock_ns()))
         self.newest_capture_ns = obs.timestamp_ns
         self.frames += 1
         self.faces += bool(obs.found)

@@ -2,7 +2,10 @@
 
 :class:`OfflineTracking` tracks each source frame as the loop reaches its media time
 (``pump``), reading one source frame ahead so the pose between two frames is interpolated,
-never held. Deterministic; no thread.
+never held. Deterministic. With ``ahead`` > 0 the frames are decoded and tracked on a
+worker thread that runs up to that many frames ahead (:class:`runtime.pipeline.TrackAhead`);
+the pose filter is still fed here, in ``pump``, exactly as without it, so the output is
+bit-identical.
 """
 
 from __future__ import annotations
@@ -47,11 +50,13 @@ class OfflineTracking(PoseInput):
         pose: pose filter options (its delay is set to 0).
         metrics: telemetry to report tracker time and face found to.
         record: path of a ``.jsonl`` pose track to write (one pose per tracked frame), or None.
+        ahead: tracked frames a worker thread may hold ahead of the loop (0: decode and track
+            on the loop's thread, the serial path).
     """
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
                  pose: PoseFilterOptions = PoseFilterOptions(), metrics: Telemetry | None = None,
-                 record: str | None = None):
+                 record: str | None = None, ahead: int = 0):
         self.source = source
         self.filter = PoseFilter(replace(pose, delay_ns=0))
         self.metrics = metrics
@@ -65,17 +70,28 @@ class OfflineTracking(PoseInput):
         self._tracker = FaceTracker(tracker)
         fps = source.info.fps or 25.0
         self._lookahead = int(NS_PER_S / fps) + 1
-        self._next = source.read()
-        self.start_ns = self._next.timestamp_ns if self._next is not None else 0
+        first = source.read()
+        self.start_ns = first.timestamp_ns if first is not None else 0
         self.last_frame_ns = self.start_ns
+        self._ahead = None
+        if ahead > 0 and first is not None:
+            from ..pipeline import TrackAhead
+
+            self._ahead = TrackAhead(source, self._tracker, first=first, depth=ahead)
+            self._next = self._ahead.next()
+        else:
+            self._next = first
 
     def start(self, clock: Clock) -> None:
         self._offset = clock.now_ns() - self.start_ns
 
     def _track(self, frame) -> None:
-        t0 = time.perf_counter()
-        obs = self._tracker.process_frame(frame)
-        ms = (time.perf_counter() - t0) * 1e3   # the tracker's own cost, a measurement (not run time)
+        if self._ahead is not None:     # a TrackedFrame: tracked on the worker already
+            obs, ms = frame.observation, frame.tracker_ms
+        else:
+            t0 = time.perf_counter()
+            obs = self._tracker.process_frame(frame)
+            ms = (time.perf_counter() - t0) * 1e3   # the tracker's own cost, a measurement (not run time)
         self.filter.push(obs)
         self.frames += 1
         self.faces += bool(obs.found)
@@ -92,7 +108,7 @@ class OfflineTracking(PoseInput):
         while self._next is not None and self._next.timestamp_ns <= media + self._lookahead:
             self._track(self._next)
             self.last_frame_ns = self._next.timestamp_ns
-            self._next = self.source.read()
+            self._next = self.source.read() if self._ahead is None else self._ahead.next()
 
     def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
         out = self.filter.sample(t_ns - self._offset, out=out)
@@ -110,6 +126,8 @@ class OfflineTracking(PoseInput):
         if self._closed:
             return
         self._closed = True
+        if self._ahead is not None:
+            self._ahead.close()
         self._tracker.close()
         if self._writer is not None:
             self._writer.close()

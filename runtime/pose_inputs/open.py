@@ -55,6 +55,8 @@ def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
     opts = PoseFilterOptions(head=HeadPoseOptions(mirror=cfg.mirror))
     if cfg.pose_delay_ms is not None:
         opts = replace(opts, delay_ns=int(cfg.pose_delay_ms * 1e6))
+    if "extrapolate" in cfg.filter:      # [filter] extrapolate = true: no interpolation delay needed
+        opts = replace(opts, extrapolate=bool(cfg.filter["extrapolate"]))
     return opts
 
 
@@ -126,9 +128,14 @@ def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | N
         repeat = int(round((cfg.duration or STILL_SECONDS) * STILL_FPS)) if still else 1
         source = open_source(spec, realtime=realtime and not is_cam, repeat=repeat, fps=STILL_FPS)
         kind = LiveInput if is_cam or realtime else OfflineTracking
+        extra = {}
+        if kind is OfflineTracking:
+            from ..pipeline import DEFAULT_DEPTH
+
+            extra["ahead"] = DEFAULT_DEPTH if cfg.track_ahead is None else int(cfg.track_ahead)
         try:
             inp = kind(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg),
-                       metrics=metrics, record=cfg.record)
+                       metrics=metrics, record=cfg.record, **extra)
         except BaseException:
             source.close()   # the tracker (model) or the recording could not be opened
             raise

@@ -101,3 +101,27 @@ def test_platform_is_decided_late_by_the_first_gl_import():
     if out.startswith("nocontext"):
         pytest.skip(out)
     assert out == "egl egl"
+
+
+def test_egl_prefers_a_hardware_device_to_mesa_surfaceless(monkeypatch):
+    """With NVIDIA's and Mesa's EGL vendors both installed, a GPU device comes before Mesa's
+    surfaceless platform (llvmpipe); software devices come after it (this machine: one Mesa
+    software device, so surfaceless stays first)."""
+    pytest.importorskip("OpenGL.EGL")
+    import OpenGL.EGL.EXT.device_enumeration as enum
+    import render.egl as egl
+
+    def query(n, out, count):                 # two devices: 0 software (Mesa), 1 a GPU
+        count.contents.value = 2
+        return True
+
+    seen = iter([True, False])
+
+    monkeypatch.setattr(egl, "_client_extensions", lambda: {"EGL_EXT_platform_device", "EGL_EXT_device_enumeration",
+                                                             "EGL_MESA_platform_surfaceless"})
+    monkeypatch.setattr(enum, "eglQueryDevicesEXT", query)
+    monkeypatch.setattr(egl, "_is_software_device", lambda dev: next(seen))
+    keys = [k for k, _, _ in egl._candidate_displays(None)]
+    assert keys == [("device", 1), ("surfaceless",), ("device", 0), ("default",)]
+    seen = iter([True])
+    assert [k for k, _, _ in egl._candidate_displays(0)] == [("device", 0)]    # asked for: as asked

@@ -191,6 +191,21 @@ def test_outline_width_texture_of_zero_leaves_no_outline_there(make_renderer):
     assert full[:, :150].sum() > 100
 
 
+def test_outlines_setting_off_draws_no_outline_and_on_draws_it(make_renderer):
+    """render.quality: "off" skips the inverted hull (no ring, no outline draw); "on" (the
+    renderer's default) draws it; "auto" is off on llvmpipe, on with a GPU."""
+    on = make_renderer(SIZE, background="#000000")
+    off = make_renderer(SIZE, background="#000000", outlines="off")
+    auto = make_renderer(SIZE, background="#000000", outlines="auto")
+    assert on.outlines is True and off.outlines is False
+    assert _ring(draw(on, [syn.sphere()], [_outlined()])).sum() > 100 and on.stats.outlines == 1
+    assert _ring(draw(off, [syn.sphere()], [_outlined()])).sum() == 0 and off.stats.outlines == 0
+    from render.antialias import is_software
+    from render._gl import GL
+
+    assert auto.outlines is not is_software((GL.glGetString(GL.GL_RENDERER) or b"").decode())
+
+
 @pytest.mark.parametrize("mode", ["worldCoordinates", "screenCoordinates"])
 def test_outline_width_mode(make_renderer, mode):
     """Ring thickness (px, beside the sphere's equator): world metres shrink with distance,

@@ -27,14 +27,17 @@ def test_bench_tracker_json(android_gif, model_path, tmp_path, capsys):
     assert printed == json.loads(out.read_text())
     assert printed["clip"] == str(android_gif) and printed["frames_per_size"] == 8
     assert [(r["width"], r["height"], r["frames"]) for r in printed["sizes"]] == [(640, 360, 3), (1280, 720, 3)]
-    assert all(0 < r["median_ms"] <= r["p95_ms"] for r in printed["sizes"])
+    for r in printed["sizes"]:
+        for name in ("ours", "raw", "fixed"):
+            assert 0 < r[f"{name}_median_ms"] <= r[f"{name}_p95_ms"]
+        assert r["num_faces"] == 4 and sum(r["policy_frames"].values()) >= 8   # every frame ran a landmarker
 
 
 def test_bench_tracker_table(android_gif, model_path, capsys):
     assert main(["bench", "tracker", "--clip", str(android_gif), "--frames", "7", "--model", str(model_path)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"tracker on {android_gif} (7 frames per size, num_faces=4):")
-    assert "640x360: median" in out and "1280x720: median" in out
+    assert out.startswith(f"tracker on {android_gif} (7 frames per size; ours: num_faces=4, adaptive; ")
+    assert "640x360: ours " in out and "1280x720: ours " in out and "ours - raw per frame (median)" in out
 
 
 def test_bench_solver_json(monkeypatch, capsys):
