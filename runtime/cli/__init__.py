@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "runtime.cli.generate",
     "runtime.cli.bench",
     "runtime.cli.hair",
+    "runtime.cli.fuzz",
 )
 
 

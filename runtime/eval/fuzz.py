@@ -21,7 +21,8 @@ any failure is reproduced alone with ``swaycam fuzz --seed s --only i``. The mut
 Each mutant runs (:func:`exercise`) in a worker process: load (``load_avatar``,
 ``load_file`` for clips, ``load_obj`` for hair); an avatar is rigged (:class:`AvatarRig`),
 stepped 30 substeps under the standard head turn at its fastest, posed for drawing and
-skinned on the CPU with its expressions at full weight; a clip is played on a real VRM 1.0
+skinned on the CPU with its expressions at full weight (a plain glTF, which the runtime
+refuses to drive for want of a humanoid head, is skinned at rest); a clip is played on a real VRM 1.0
 avatar the same way; an OBJ hair is fitted and auto-rigged onto the generated default avatar
 (the try-on) and the result stepped the same way. Outcomes:
 
@@ -467,9 +468,7 @@ def _drive(avatar, *, clips=None) -> None:
     """Rig ``avatar`` (playing ``clips``), step :data:`SUBSTEPS` substeps of the head turn at
     its fastest, pose for drawing and skin every primitive with every expression at full
     weight. Raises NonFinite."""
-    from render.expressions import expression_frame
     from solver.eval.head_turn import head_turn_rotation
-    from solver.eval.lbs import joint_matrices, skin_positions
     from tracking.pose_track import PoseSample
 
     from ..rig import AvatarRig, MotionOptions
@@ -495,6 +494,15 @@ def _drive(avatar, *, clips=None) -> None:
             _finite("hair velocities", rig.chains.velocities)
     world = rig.draw_pose(s, 0.5)
     _finite("draw pose", world)
+    _skin(avatar, world)
+
+
+def _skin(avatar, world) -> None:
+    """Skin every primitive of ``avatar`` posed by ``world`` (N, 4, 4) on the CPU, every
+    expression at full weight. Raises NonFinite."""
+    from render.expressions import expression_frame
+    from solver.eval.lbs import joint_matrices, skin_positions
+
     values = {name: 1.0 for name in avatar.expressions}
     frame = expression_frame(avatar, values)
     for k, mi in enumerate(avatar.mesh_instances):
@@ -517,8 +525,14 @@ def exercise(mutant: Mutant, ctx: _Context) -> Outcome:
             from avatars import load_avatar
 
             avatar = load_avatar(mutant.seed, data=mutant.data)
-            stage = "rig"
-            _drive(avatar)
+            if mutant.kind == "gltf" and "head" not in avatar.humanoid:
+                # a plain glTF: the runtime refuses to drive it (RigError); its meshes are
+                # still skinned at rest, as `swaycam inspect` and the hair sources read them
+                stage = "skin"
+                _skin(avatar, avatar.skeleton.rest_world)
+            else:
+                stage = "rig"
+                _drive(avatar)
         elif mutant.kind == "vrma":
             from avatars.clips import load_file
 
