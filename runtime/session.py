@@ -125,8 +125,14 @@ class Session:
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
             self.drawer.set_avatar(rig.avatar, rig.world)
             if cfg.service:
+                from .service_security import make_token
+
+                token = make_token(cfg.service_token)
                 self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir,
-                                            motion_dir=cfg.motion_dir)
+                                            motion_dir=cfg.motion_dir, token=token)
+                if cfg.service_token == "auto":
+                    log.warning("control service token: %s (other clients than the panel send "
+                                "'Authorization: Bearer %s')", token, token)
                 stack.callback(self.service.close)
             self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
                                                             fps=self.fps, live=self.live))

@@ -60,6 +60,9 @@ def add_parser(sub) -> None:
     p.add_argument("--hud", action="store_true", default=None, help="show fps, tracker latency, substeps")
     p.add_argument("--service", action="store_true", default=None, help="start the local control service")
     p.add_argument("--port", type=count(0, 65535), help="control service port on 127.0.0.1 (default 8765)")
+    p.add_argument("--service-token", metavar="TOKEN",
+                   help="require 'Authorization: Bearer TOKEN' from clients other than the panel; 'auto' "
+                   "generates one and prints it")
     p.add_argument("--avatar-dir", type=existing_dir, metavar="DIR", help="folder POST /avatar may load avatars from")
     p.add_argument("--motion-dir", type=existing_dir, metavar="DIR", help="folder POST /motion may load clips from")
     p.add_argument("--face-model", type=existing_file, metavar="PATH",
@@ -73,7 +76,8 @@ def config_from_args(args) -> RunConfig:
     base = load_toml(args.config) if args.config else RunConfig()
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "record", "duration",
-        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir")}
+        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
+        "service_token")}
     motion = dict(base.motion)
     motion.setdefault("in_place", True)          # run: root motion removed unless --no-in-place
     motion.update(motion_values(args))
