@@ -119,12 +119,18 @@ def record(observations: Iterable[FaceObservation | PoseSample], path: str | os.
         return w.count
 
 
+class _NonFinite(TrackFormatError):
+    """A line whose only fault is a NaN/inf number: that observation is rejected and counted."""
+
+
 def _numbers(where: str, key: str, value, n: int) -> list[float]:
     if not isinstance(value, list) or len(value) != n:
         got = f"{len(value)} values" if isinstance(value, list) else type(value).__name__
         raise TrackFormatError(f"{where}: {key} must be a list of {n} numbers, got {got}")
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise _NonFinite(f"{where}: {key} has {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or abs(v) > 1e300:
             raise TrackFormatError(f"{where}: {key} must hold finite numbers, got {v!r}")
     return [float(v) for v in value]
 
@@ -168,7 +174,9 @@ def _parse_line(where: str, line: str, blend_row: np.ndarray):
         i = BLENDSHAPE_INDEX.get(name)
         if i is None:
             raise TrackFormatError(f"{where}: unknown blendshape {name!r}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise _NonFinite(f"{where}: blendshape {name} has {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise TrackFormatError(f"{where}: blendshape {name} must be a finite number, got {v!r}")
         blend_row[i] = v
     conf = rec.get("confidence", 1.0)
@@ -193,6 +201,9 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
 
     A recording cut off mid-write (the process was killed) ends in a partial line with no
     newline; that one line is dropped with a :class:`UserWarning` naming it, the rest loads.
+    An observation holding NaN or inf (JSON's non-standard ``NaN``/``Infinity``) is rejected
+    and counted in the track's ``rejected``, with one warning naming the first such line:
+    it never reaches a sample.
 
     Raises:
         TrackFormatError: the file is missing, empty, has no observations, or a line is
@@ -204,6 +215,7 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
     if not p.is_file():
         raise TrackFormatError(f"pose track {p} is not a regular file")
     header = None
+    rejected, first_rejected = 0, ""
     t_ns, rots, trs, confs, founds, blends = [], [], [], [], [], []
     with open(p, encoding="utf-8", errors="replace") as f:
         for lineno, line in enumerate(f, start=1):
@@ -219,7 +231,12 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
                 warnings.warn(f"{where}: incomplete last line (recording cut off?) dropped", stacklevel=2)
                 break
             row = np.zeros(NUM_BLENDSHAPES)
-            t, rot, tr, conf, found = _parse_line(where, line, row)
+            try:
+                t, rot, tr, conf, found = _parse_line(where, line, row)
+            except _NonFinite as exc:
+                rejected += 1
+                first_rejected = first_rejected or str(exc)
+                continue
             if t_ns and t <= t_ns[-1]:
                 raise TrackFormatError(f"{where}: t_ns {t} is not after the previous {t_ns[-1]}")
             t_ns.append(t), rots.append(rot), trs.append(tr), confs.append(conf), founds.append(found), blends.append(row)
@@ -227,4 +244,9 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
         raise TrackFormatError(f"pose track {p} is empty (expected a header line)")
     if not t_ns:
         raise TrackFormatError(f"pose track {p} has a header but no observations")
-    return PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, header=header)
+    if rejected:
+        warnings.warn(f"pose track {p}: {rejected} observation(s) with NaN/inf rejected (first: {first_rejected})",
+                      stacklevel=2)
+    track = PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, header=header)
+    track.rejected = rejected
+    return track
