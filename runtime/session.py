@@ -354,7 +354,8 @@ class Session:
                              between=self._between_frames, stop=self._stop, dropped=self._dropped_frames)
                 else:
                     run_offline(self.clock, self.fps, self.duration_ns, draw=self.loop.frame,
-                                between=self._between_frames, stop=self._stop, progress=self.progress)
+                                between=self._between_frames, stop=self._stop, progress=self.progress,
+                                pace=self._window)
             except KeyboardInterrupt:
                 result.interrupted = True
                 result.signal = sig.received or signal.SIGINT
