@@ -115,6 +115,33 @@ def _split_glb(data: bytes, issues: Issues) -> tuple[bytes, bytes | None]:
     return json_bytes.rstrip(b" \x00"), bin_chunk
 
 
+def external_file(base: Path, uri: str) -> Path:
+    """The file a relative glTF URI names, inside ``base`` (the glTF file's folder).
+
+    glTF URIs are percent-encoded relative references (glTF 2.0 §3.3.2 "URIs"). Absolute
+    paths, other schemes, NUL bytes and references that leave the folder (``../``) are
+    refused: an avatar loaded through the control service must not read other files.
+
+    Raises:
+        ValueError: the reason, for the caller's message.
+    """
+    from urllib.parse import unquote, urlsplit
+
+    if "\0" in uri:
+        raise ValueError("the URI contains a NUL byte")
+    parts = urlsplit(uri)
+    if parts.scheme or parts.netloc:
+        raise ValueError(f"only relative file URIs are read, not {parts.scheme or parts.netloc}:")
+    rel = unquote(parts.path)
+    if "\0" in rel or not rel or Path(rel).is_absolute():
+        raise ValueError("only relative file URIs inside the glTF file's folder are read")
+    root = base.resolve()
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root):
+        raise ValueError("the URI leaves the glTF file's folder")
+    return target
+
+
 def _resolve_buffers(doc: dict, bin_chunk: bytes | None, base: Path, issues: Issues) -> list[bytes]:
     out = []
     for i, buf in enumerate(doc.get("buffers", []) or []):
@@ -133,11 +160,16 @@ def _resolve_buffers(doc: dict, bin_chunk: bytes | None, base: Path, issues: Iss
             except Exception as exc:  # noqa: BLE001
                 raise issues.error(elem, f"bad data URI: {exc}") from None
         else:
-            target = (base / uri).resolve()
+            try:
+                target = external_file(base, uri)
+            except ValueError as exc:
+                raise issues.error(f"{elem}.uri", f"external buffer {uri[:80]!r} is refused: {exc}") from None
+            if not target.is_file():
+                raise issues.error(f"{elem}.uri", f"external buffer {uri[:80]!r} is not a file")
             try:
                 raw = target.read_bytes()
             except OSError:
-                raise issues.error(elem, f"external buffer {uri!r} cannot be read") from None
+                raise issues.error(elem, f"external buffer {uri[:80]!r} cannot be read") from None
         if len(raw) < length:
             raise issues.error(elem, f"truncated: byteLength {length} but only {len(raw)} bytes present")
         out.append(raw)

@@ -129,3 +129,24 @@ def test_a_vrma_with_a_bad_channel_names_its_path(tmp_path):
     p.write_bytes(join(doc, b))
     with pytest.raises(ClipError, match=r"bad\.vrma: animations\[0\]\.channels\[0\]\.target: expected an object, got 7"):
         load_file(p)
+
+
+@pytest.mark.parametrize("uri,reason", [("../secret.bin", "the URI leaves the glTF file's folder"),
+                                        ("\u0000", "the URI contains a NUL byte"),
+                                        ("/etc/passwd", "only relative file URIs inside the glTF file's folder"),
+                                        ("file:///etc/passwd", "only relative file URIs are read, not file:")])
+def test_external_buffers_stay_inside_the_files_folder(tmp_path, smoke, uri, reason):
+    doc, b = copy.deepcopy(smoke[0]), smoke[1]
+    (tmp_path / "secret.bin").write_bytes(b)
+    d = tmp_path / "avatar"
+    d.mkdir()
+    doc["buffers"] = [{"byteLength": len(b), "uri": uri}]
+    p = d / "a.gltf"
+    p.write_text(__import__("json").dumps(doc))
+    with pytest.raises(AvatarError) as ei:
+        load_avatar(p)
+    assert ei.value.element == "buffers[0].uri" and reason in str(ei.value)
+    doc["buffers"] = [{"byteLength": len(b), "uri": "a%20b.bin"}]     # percent-encoded, inside: read
+    (d / "a b.bin").write_bytes(b)
+    p.write_text(__import__("json").dumps(doc))
+    assert load_avatar(p).skeleton.node_count == len(doc["nodes"])
