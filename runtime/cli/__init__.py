@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "runtime.cli.bench",
     "runtime.cli.hair",
     "runtime.cli.fuzz",
+    "runtime.cli.soak",
 )
 
 
