@@ -66,12 +66,12 @@ def __dir__():
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from .camera import Background, Camera, CameraOptions, body_bounds, frame_camera, head_bounds
-    from .context import ContextError, Event, GLContext, create_context
-    from .expressions import ExpressionFrame, expression_frame, expression_weights
-    from .hud import HudInfo
-    from .overlays import ColliderShape, Overlays, avatar_overlays
-    from .renderer import FrameStats, Lighting, Renderer
+    from .camera import Background, Camera, CameraOptions, body_bounds, frame_camera, head_bounds  # noqa: F401 - names for type checkers (__all__ is built lazily)
+    from .context import ContextError, Event, GLContext, create_context  # noqa: F401 - names for type checkers (__all__ is built lazily)
+    from .expressions import ExpressionFrame, expression_frame, expression_weights  # noqa: F401 - names for type checkers (__all__ is built lazily)
+    from .hud import HudInfo  # noqa: F401 - names for type checkers (__all__ is built lazily)
+    from .overlays import ColliderShape, Overlays, avatar_overlays  # noqa: F401 - names for type checkers (__all__ is built lazily)
+    from .renderer import FrameStats, Lighting, Renderer  # noqa: F401 - names for type checkers (__all__ is built lazily)
     from .sinks import (
-        PngSequenceSink, Sink, VideoFileSink, VirtualCameraSink, VirtualCameraUnavailable, WindowSink, snapshot,
+        PngSequenceSink, Sink, VideoFileSink, VirtualCameraSink, VirtualCameraUnavailable, WindowSink, snapshot,  # noqa: F401 - names for type checkers (__all__ is built lazily)
     )

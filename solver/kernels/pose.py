@@ -32,7 +32,6 @@ def pose_kernel(world, F, I, alpha, out_q):
     """
     st, par, rst, scr, col, ch, g, segi, coli, chi, pairs, aff = _sections(F, I)
     S = I[H_S]
-    M = I[H_M]
     pose = F[I[H_OF_POSE]:I[H_OF_POSE] + S * PF].reshape((S, PF))
     for i in range(S):
         sp = segi[i, SI_SPAR]

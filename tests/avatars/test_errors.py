@@ -195,7 +195,7 @@ def test_out_of_range_spring_parameters_are_clamped_with_warnings(smoke):
 
 
 def test_out_of_range_vrm0_group_parameters_warn_once_per_group(godette_path):
-    from tests.avatars.glb import join, join_raw, split
+    from tests.avatars.glb import join, split
 
     doc, b = split(godette_path.read_bytes())
     doc["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0]["dragForce"] = 3.0

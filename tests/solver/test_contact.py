@@ -65,7 +65,7 @@ def test_strand_falls_onto_a_collider_and_stays_without_bounce(collider):
 
 
 def _normal_speed(cs, collider_row):
-    a, b, r = collider_row[:3], collider_row[3:6], collider_row[6]
+    a, b = collider_row[:3], collider_row[3:6]
     _, u = segment_distance(cs._root_world, cs.tails[0], a, b)
     p = cs._root_world + u * (cs.tails[0] - cs._root_world)
     e = b - a

@@ -18,7 +18,6 @@ import numpy as np
 from numba import njit
 
 from solver import layout as L
-from solver.kernels.affine import qmul
 from solver.kernels.contact import contact, rotate_out_q
 from solver.kernels.resolve import _candidates, _resolve
 
