@@ -248,7 +248,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _dispatch(self, method: str) -> None:
         try:
             try:
-                self.service.policy.check(method, self.headers, self.client_address[0])
+                self.service.policy.check(method, self.headers, self.client_address[0],
+                                          self.path.split("?", 1)[0])
             except Refused as exc:
                 log.info("service: refused %s %s from %s: %s", method, self.path[:80], self.client_address[0], exc)
                 self._json(exc.status, {"error": str(exc)}, exc.headers)

@@ -22,7 +22,8 @@ the browser on this machine (any web page the streamer opens can send requests t
 4. **Token** (optional, ``--service-token TOKEN`` or ``auto``, generated and printed): when
    set, a request that does not come from the panel (no same-origin ``Origin`` or
    ``Sec-Fetch-Site: same-origin``) must carry ``Authorization: Bearer TOKEN`` (or
-   ``X-Swaycam-Token: TOKEN``); otherwise 401. It keeps out local scripts that were not
+   ``X-Swaycam-Token: TOKEN``); otherwise 401. ``GET /`` (the panel page itself, which holds
+   no data) needs no token, so a browser can open it. It keeps out local scripts that were not
    given the token; a local program that forges browser headers is not a web page and is
    outside what the service defends (it runs as the user already).
 5. **Rate**: per client address, a token bucket for every request (:data:`RATE_ALL`) and a
@@ -140,8 +141,9 @@ class SecurityPolicy:
             return origin.strip().lower() in self.allowed_origins()
         return (headers.get("Sec-Fetch-Site") or "").strip().lower() == "same-origin"
 
-    def check(self, method: str, headers, client: str) -> None:
-        """Raise :class:`Refused` unless the request may reach a handler (module doc)."""
+    def check(self, method: str, headers, client: str, path: str = "") -> None:
+        """Raise :class:`Refused` unless the request may reach a handler (module doc);
+        ``path``: the request's path without the query (``GET /`` is the panel page)."""
         hosts = headers.get_all("Host") or []
         if len(hosts) != 1:
             raise Refused(HTTPStatus.FORBIDDEN, "exactly one Host header is required" if hosts
@@ -161,7 +163,8 @@ class SecurityPolicy:
             if ctype != "application/json":
                 raise Refused(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
                               f"{method} needs Content-Type: application/json (got {ctype[:60] or 'none'!r})")
-        if self.token is not None and not self._same_origin(headers):
+        panel_page = method == "GET" and path == "/"
+        if self.token is not None and not panel_page and not self._same_origin(headers):
             given = headers.get("X-Swaycam-Token")
             auth = headers.get("Authorization") or ""
             if auth[:7].lower() == "bearer ":

@@ -286,7 +286,10 @@ def test_the_token_is_needed_by_other_clients_not_by_the_panel():
         assert req(s, "GET", "/status", headers={"Authorization": f"Bearer {token}"})[0] == 200
         assert req(s, "GET", "/status", headers={"X-Swaycam-Token": token})[0] == 200
         assert jreq(s, "POST", "/recenter", headers={"Authorization": f"Bearer {token}"})[0] == 200
-        # the panel (served by the service at GET /): same origin, no token
+        # the panel (served by the service at GET /): the page opens without a token (no such
+        # endpoint here: 404, not 401), its requests are same-origin
+        assert req(s, "GET", "/", headers={"Sec-Fetch-Site": "none"})[0] == 404
+        assert req(s, "GET", "/status", headers={"Sec-Fetch-Site": "none"})[0] == 401
         assert jreq(s, "POST", "/recenter", headers={"Origin": f"http://127.0.0.1:{port}"})[0] == 200
         assert req(s, "GET", "/status", headers={"Sec-Fetch-Site": "same-origin"})[0] == 200
         # a foreign page with the token is still a foreign page
