@@ -150,3 +150,12 @@ def test_external_buffers_stay_inside_the_files_folder(tmp_path, smoke, uri, rea
     (d / "a b.bin").write_bytes(b)
     p.write_text(__import__("json").dumps(doc))
     assert load_avatar(p).skeleton.node_count == len(doc["nodes"])
+
+
+@pytest.mark.parametrize("key,value", [("translation", [0, 0, 1e308]), ("scale", [1, 2e4, 1])])
+def test_a_node_transform_beyond_10_km_is_an_error(smoke, key, value):
+    """The seed-1 fuzz run's one finding: a translation of 1e308 overflowed the FK to inf."""
+    def mutate(d):
+        d["nodes"][16][key] = value
+    with pytest.raises(AvatarError, match=rf"^broken\.vrm: nodes\[16\]\.{key}: has \S+, beyond 10000$"):
+        load(smoke, mutate)
