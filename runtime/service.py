@@ -349,7 +349,7 @@ class _Handler(BaseHTTPRequestHandler):
             from .rig.hair_params import parse_hair
 
             try:
-                parse_hair(params, "params")      # whatever the avatar (with or without springs)
+                parse_hair(params)      # whatever the avatar (with or without springs)
             except ValueError as exc:
                 raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
         try:

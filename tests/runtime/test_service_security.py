@@ -229,9 +229,9 @@ def test_nan_is_not_json_and_is_never_echoed(svc):
 def test_hair_params_are_validated_by_the_service_itself(svc):
     s, ctl = svc
     status, h, b = jreq(s, "POST", "/hair", {"params": {"k": -1}})
-    assert status == 400 and error_of(h, b) == "params.k: -1 is below 0"
+    assert status == 400 and error_of(h, b) == "hair.k: -1 is below 0"
     status, h, b = jreq(s, "POST", "/hair", {"params": {"springs": {"x": {"c": "fast"}}}})
-    assert status == 400 and error_of(h, b) == "params.springs.x.c: 'fast' is not a finite number"
+    assert status == 400 and error_of(h, b) == "hair.springs.x.c: 'fast' is not a finite number"
     assert ctl.calls == []
 
 
