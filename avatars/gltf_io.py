@@ -1,9 +1,11 @@
-"""Read .vrm / .glb / .gltf files with pygltflib, and glTF buffers into bytes.
+"""Read .vrm / .glb / .gltf files, and glTF buffers into bytes.
 
-``pygltflib.GLTF2.load`` picks the format from the file suffix and fails on ``.vrm``; here
-binary files are detected by their ``glTF`` magic (glTF 2.0 spec §4.4 GLB) and the GLB
-header and chunk lengths are validated before pygltflib parses them, so a truncated file
-gets a clear error rather than a struct error.
+Binary files are detected by their ``glTF`` magic (glTF 2.0 spec §4.4 GLB), not the
+suffix, and the GLB header and chunk lengths are validated, so a truncated file gets a
+clear error rather than a struct error. The parsed JSON then goes through the one typed
+reading layer (:func:`avatars.json_shape.check_document`): every builder reads values of
+the types it expects, wrong optional parts are dropped with a warning naming their JSON
+path, wrong required parts raise AvatarError naming it.
 """
 
 from __future__ import annotations
@@ -14,9 +16,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygltflib
-
 from .errors import Issues
+from .json_shape import check_document
 
 GLB_MAGIC = b"glTF"
 CHUNK_JSON = 0x4E4F534A
@@ -25,27 +26,25 @@ CHUNK_BIN = 0x004E4942
 
 @dataclass
 class GltfDocument:
-    """A parsed glTF: the pygltflib object, its raw JSON dict, and resolved buffer bytes."""
+    """A parsed glTF: its JSON (checked against :data:`avatars.json_shape.DOCUMENT`), the
+    resolved buffer bytes, and the file's issues (warnings so far)."""
 
-    gltf: pygltflib.GLTF2 | None
     json: dict
     buffers: list[bytes]
     issues: Issues
 
 
-def read_document(path: str | Path, data: bytes | None = None, *, structure: bool = True) -> GltfDocument:
+def read_document(path: str | Path, data: bytes | None = None) -> GltfDocument:
     """Parse a .vrm/.glb (binary) or .gltf (JSON) file.
 
     Args:
         path: the file; used for messages and for resolving relative buffer URIs.
         data: the file's bytes, when already in memory.
-        structure: also build (and so validate) the pygltflib object; False leaves ``gltf``
-            None (readers of the raw JSON only, e.g. animation clips: pygltflib takes ~40 s
-            on a 2.5 MB animation library).
 
     Raises:
         AvatarError: missing/unreadable file, neither GLB nor JSON, truncated GLB, bad JSON,
-            a buffer that cannot be resolved or is shorter than its byteLength.
+            a buffer that cannot be resolved or is shorter than its byteLength, a required
+            value of the wrong type (module doc).
     """
     issues = Issues(path)
     p = Path(path)
@@ -76,19 +75,14 @@ def read_document(path: str | Path, data: bytes | None = None, *, structure: boo
     except json.JSONDecodeError as exc:
         where = "JSON chunk" if bin_chunk is not None or data[:4] == GLB_MAGIC else "JSON"
         raise issues.error(where, f"bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    if not isinstance(doc, dict) or "asset" not in doc:
+    if not isinstance(doc, dict) or not isinstance(doc.get("asset"), dict):
         raise issues.error("asset", "not a glTF document (no 'asset' object)")
-    version = str(doc.get("asset", {}).get("version", ""))
-    if not version.startswith("2."):
+    version = doc["asset"].get("version", "")
+    if not isinstance(version, str) or not version.startswith("2."):
         raise issues.error("asset.version", f"glTF version {version!r} is not supported (need 2.x)")
-    gltf = None
-    if structure:
-        try:
-            gltf = pygltflib.GLTF2.from_json(json.dumps(doc))
-        except Exception as exc:  # noqa: BLE001 - pygltflib raises assorted types on schema errors
-            raise issues.error("", f"invalid glTF structure: {exc}") from None
+    doc = check_document(doc, issues)
     buffers = _resolve_buffers(doc, bin_chunk, p.parent, issues)
-    return GltfDocument(gltf=gltf, json=doc, buffers=buffers, issues=issues)
+    return GltfDocument(json=doc, buffers=buffers, issues=issues)
 
 
 def _split_glb(data: bytes, issues: Issues) -> tuple[bytes, bytes | None]:
@@ -121,6 +115,33 @@ def _split_glb(data: bytes, issues: Issues) -> tuple[bytes, bytes | None]:
     return json_bytes.rstrip(b" \x00"), bin_chunk
 
 
+def external_file(base: Path, uri: str) -> Path:
+    """The file a relative glTF URI names, inside ``base`` (the glTF file's folder).
+
+    glTF URIs are percent-encoded relative references (glTF 2.0 §3.3.2 "URIs"). Absolute
+    paths, other schemes, NUL bytes and references that leave the folder (``../``) are
+    refused: an avatar loaded through the control service must not read other files.
+
+    Raises:
+        ValueError: the reason, for the caller's message.
+    """
+    from urllib.parse import unquote, urlsplit
+
+    if "\0" in uri:
+        raise ValueError("the URI contains a NUL byte")
+    parts = urlsplit(uri)
+    if parts.scheme or parts.netloc:
+        raise ValueError(f"only relative file URIs are read, not {parts.scheme or parts.netloc}:")
+    rel = unquote(parts.path)
+    if "\0" in rel or not rel or Path(rel).is_absolute():
+        raise ValueError("only relative file URIs inside the glTF file's folder are read")
+    root = base.resolve()
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root):
+        raise ValueError("the URI leaves the glTF file's folder")
+    return target
+
+
 def _resolve_buffers(doc: dict, bin_chunk: bytes | None, base: Path, issues: Issues) -> list[bytes]:
     out = []
     for i, buf in enumerate(doc.get("buffers", []) or []):
@@ -139,11 +160,16 @@ def _resolve_buffers(doc: dict, bin_chunk: bytes | None, base: Path, issues: Iss
             except Exception as exc:  # noqa: BLE001
                 raise issues.error(elem, f"bad data URI: {exc}") from None
         else:
-            target = (base / uri).resolve()
+            try:
+                target = external_file(base, uri)
+            except ValueError as exc:
+                raise issues.error(f"{elem}.uri", f"external buffer {uri[:80]!r} is refused: {exc}") from None
+            if not target.is_file():
+                raise issues.error(f"{elem}.uri", f"external buffer {uri[:80]!r} is not a file")
             try:
                 raw = target.read_bytes()
             except OSError:
-                raise issues.error(elem, f"external buffer {uri!r} cannot be read") from None
+                raise issues.error(elem, f"external buffer {uri[:80]!r} cannot be read") from None
         if len(raw) < length:
             raise issues.error(elem, f"truncated: byteLength {length} but only {len(raw)} bytes present")
         out.append(raw)

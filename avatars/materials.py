@@ -44,7 +44,9 @@ def build_images(doc: GltfDocument) -> tuple[Image, ...]:
             elif "uri" in im:
                 from pathlib import Path
 
-                raw = (Path(doc.issues.path).parent / im["uri"]).read_bytes()
+                from .gltf_io import external_file
+
+                raw = external_file(Path(doc.issues.path).parent, im["uri"]).read_bytes()
             else:
                 raise ValueError("no bufferView and no uri")
             with PILImage.open(io.BytesIO(raw)) as pil:

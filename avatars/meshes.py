@@ -154,8 +154,14 @@ def build_skins(doc: GltfDocument, node_count: int) -> tuple[Skin, ...]:
     return tuple(out)
 
 
-def build_mesh_instances(doc: GltfDocument, n_meshes: int, n_skins: int) -> tuple[MeshInstance, ...]:
-    """Nodes that draw a mesh (and their skin)."""
+def build_mesh_instances(doc: GltfDocument, meshes, skins) -> tuple[MeshInstance, ...]:
+    """Nodes that draw a mesh (and their skin).
+
+    Raises:
+        AvatarError: a mesh or skin that does not exist; a skinned primitive whose JOINTS_0
+            names a joint the skin does not have (the skinning would read outside it).
+    """
+    n_meshes, n_skins = len(meshes), len(skins)
     out = []
     for i, node in enumerate(doc.json.get("nodes", []) or []):
         if "mesh" not in node:
@@ -166,5 +172,12 @@ def build_mesh_instances(doc: GltfDocument, n_meshes: int, n_skins: int) -> tupl
         s = node.get("skin", -1)
         if not isinstance(s, int) or s >= n_skins or s < -1:
             raise doc.issues.error(f"nodes[{i}].skin", f"skin {s} does not exist ({n_skins} skins)")
+        if s >= 0:
+            n_joints = len(skins[s].joints)
+            for j, prim in enumerate(meshes[m].primitives):
+                if prim.joints is not None and prim.joints.size and int(prim.joints.max()) >= n_joints:
+                    raise doc.issues.error(f"meshes[{m}].primitives[{j}].attributes.JOINTS_0",
+                                           f"joint {int(prim.joints.max())} does not exist in skin {s} "
+                                           f"({n_joints} joints; drawn by nodes[{i}])")
         out.append(MeshInstance(node=i, mesh=m, skin=s))
     return tuple(out)

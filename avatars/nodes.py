@@ -8,6 +8,10 @@ from .gltf_io import GltfDocument
 from .math3d import mat_decompose, quat_normalize
 from .skeleton import Skeleton
 
+#: Largest |value| of a node's translation, scale or matrix entry (metres / factor): no
+#: avatar is 10 km wide, and 1e308 would overflow forward kinematics to inf.
+MAX_NODE_VALUE = 1e4
+
 
 def build_skeleton(doc: GltfDocument) -> Skeleton:
     """Parse ``nodes`` into a Skeleton.
@@ -42,6 +46,8 @@ def build_skeleton(doc: GltfDocument) -> Skeleton:
                 raise issues.error(f"{elem}.matrix", f"needs 16 numbers, got {m.size}")
             if not np.all(np.isfinite(m)):
                 raise issues.error(f"{elem}.matrix", "contains NaN or inf")
+            if np.abs(m).max() > MAX_NODE_VALUE:
+                raise issues.error(f"{elem}.matrix", f"has {np.abs(m).max():g}, beyond {MAX_NODE_VALUE:g}")
             ti, ri, si = mat_decompose(m.reshape(4, 4).T)
             t[i], r[i], s[i] = ti, ri, si
         else:
@@ -52,6 +58,8 @@ def build_skeleton(doc: GltfDocument) -> Skeleton:
                         raise issues.error(f"{elem}.{key}", f"needs {size} numbers, got {v.size}")
                     if not np.all(np.isfinite(v)):
                         raise issues.error(f"{elem}.{key}", f"contains NaN or inf: {node[key]}")
+                    if key != "rotation" and np.abs(v).max() > MAX_NODE_VALUE:
+                        raise issues.error(f"{elem}.{key}", f"has {np.abs(v).max():g}, beyond {MAX_NODE_VALUE:g}")
                     arr[i] = v
             if np.linalg.norm(r[i]) < 1e-8:
                 raise issues.error(f"{elem}.rotation", "zero-length quaternion")

@@ -8,9 +8,10 @@ hanging from the branching joint); leaves get a virtual tail 7 cm along their ow
 translation direction; the parameters are per group and the stiffness key is spelled
 ``stiffiness``; collider offsets are left-handed, so z is negated.
 
-Broken required parts (a joint node that does not exist, a joint that is not a descendant
-of the one before it) raise AvatarError; broken optional parts (a collider, a group
-reference, a center) warn and are skipped.
+Broken required parts (a VRM 1.0 joint node that does not exist, a joint that is not a
+descendant of the one before it) raise AvatarError; broken optional parts (a collider, a
+group reference, a center, a VRM 0.x bone-group root that does not exist) warn and are
+skipped — a missing 0.x root skips that root only.
 """
 
 from __future__ import annotations
@@ -226,7 +227,12 @@ def build_springs_0(doc: GltfDocument, sec: dict, skeleton: Skeleton):
         label = str(bg.get("comment") or f"boneGroup{g}")
         for r, root in enumerate(bg.get("bones", []) or []):
             relem = f"{gelem}.bones[{r}]"
-            root = check_node(doc, root, relem)
+            n_nodes = skeleton.node_count
+            if isinstance(root, bool) or not isinstance(root, int) or not 0 <= root < n_nodes:
+                # one broken root refuses nothing else: the group's other roots still simulate
+                doc.issues.warn(relem, f"root node {root!r} does not exist ({n_nodes} nodes); "
+                                f"this root of {label!r} is skipped")
+                continue
             for chain in _expand_chains(skeleton, root):
                 dup = [n for n in chain if n in seen]
                 if dup:

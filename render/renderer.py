@@ -103,6 +103,7 @@ class Renderer:
         self._empty_vao = VertexArray(self.ledger)
         self._lines = LineRenderer(self.ledger)
         self._hud = HudRenderer(self.ledger)
+        self._pane_huds: dict[int, HudRenderer] = {}   # one per viewport x (compare panes): no re-rasterising
         self._mesh_pass = MeshPass(self.programs)
         self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None)
         self._readback = PboReadback(self.ledger, size)
@@ -252,7 +253,8 @@ class Renderer:
             GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.final.id)
             GL.glViewport(x, y, w, h)
             self._empty_vao.bind()
-            self._hud.draw(self.programs.quad, hud, (w, h))
+            hr = self._hud if x == 0 else self._pane_huds.setdefault(x, HudRenderer(self.ledger))
+            hr.draw(self.programs.quad, hud, (w, h))
         GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)
         GL.glBindVertexArray(0)
         st.draws = n_opaque + n_outlined + n_blended
@@ -378,6 +380,9 @@ class Renderer:
         self._hud.release()
         if self._fxaa is not None:
             self._fxaa.release()
+        for hr in self._pane_huds.values():
+            hr.release()
+        self._pane_huds.clear()
         self._empty_vao.release()
         self._frame_ubo.release()
         self.programs.release()

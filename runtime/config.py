@@ -55,6 +55,7 @@ class RunConfig:
     hud: bool = False
     service: bool = False
     port: int = 8765
+    service_token: str | None = None   # None: no token; "auto": generated and printed; else the token
     max_substeps: int = DEFAULT_MAX_SUBSTEPS   # live: substeps per frame before debt is dropped (200 ms)
     pose_delay_ms: float | None = None  # None: one camera frame
     face_model: str | None = None      # None: $SWAYCAM_FACE_MODEL or the cached download
@@ -112,7 +113,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "record",
-            "face_model", "motion_dir", "hair_dir", "record_dir")
+            "face_model", "motion_dir", "hair_dir", "record_dir", "service_token")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
                "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}
@@ -234,6 +235,13 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} max_substeps: {cfg.max_substeps} is outside 1..120")
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"{where} port: {cfg.port} is not a TCP port")
+    if cfg.service_token is not None:
+        from .service_security import make_token
+
+        try:
+            make_token(cfg.service_token)
+        except ValueError as exc:
+            raise ConfigError(f"{where} service_token: {exc}") from None
     parse_background(cfg.background, f"{where} background")
     _check_vmc(cfg, where)
     files = [o.partition(":") for o in cfg.output if o.partition(":")[0] in ("video", "png")]

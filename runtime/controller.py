@@ -197,9 +197,10 @@ class SessionController:
 
 
 def bind_service(controller: SessionController, *, port: int, avatar_dir: str | None,
-                 motion_dir: str | None = None, hair_dirs: list[Path] = (), panel=None):
+                 motion_dir: str | None = None, hair_dirs: list[Path] = (), panel=None, token: str | None = None):
     """A :class:`runtime.service.ControlService` for ``controller``, bound to 127.0.0.1:``port``
     (0: a free port) but not serving yet (``start()``; ``close()`` releases the port).
+    ``token``: the service token (:func:`runtime.service_security.make_token`; None: none).
 
     Raises:
         RunError: the port is taken (the message says which and what to do).
@@ -209,7 +210,7 @@ def bind_service(controller: SessionController, *, port: int, avatar_dir: str | 
     try:
         return ControlService(controller, port=port, avatar_dir=Path(avatar_dir) if avatar_dir else None,
                               motion_dir=Path(motion_dir) if motion_dir else None, hair_dirs=hair_dirs,
-                              panel=panel)
+                              panel=panel, token=token)
     except OSError as exc:
         raise RunError(f"control service: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
                        "choose another --port") from None

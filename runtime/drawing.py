@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -99,7 +99,7 @@ class FrameDrawer:
     def draw(self, info: FrameInfo, rig: AvatarRig, companion: AvatarRig | None = None) -> None:
         """Draw the frame ``info`` (from :meth:`runtime.loop.Loop.frame`) of ``rig``; with a
         ``companion`` (compare mode, ``info.companion_worlds[0]``), the two side by side."""
-        from render import avatar_overlays
+        from render import HudInfo, avatar_overlays
 
         r = self.renderer
         hud = self._hud_info(info, rig) if self.hud else None
@@ -110,9 +110,14 @@ class FrameDrawer:
             left, right = self.panes()
             cw = info.companion_worlds[0]
             ov2 = avatar_overlays(companion.avatar, cw) if self.overlays else None
-            r.draw(info.world, info.expressions, overlays=ov, hud=hud, camera=self._pane_camera, viewport=left,
+            # each pane labelled with its solver (on top of the HUD's lines when it is on)
+            label_l = (("left", rig.solver),)
+            hud_l = replace(hud, extra=label_l + hud.extra) if hud is not None else HudInfo(extra=label_l)
+            hud_r = HudInfo(extra=(("right", companion.solver),))
+            r.draw(info.world, info.expressions, overlays=ov, hud=hud_l, camera=self._pane_camera, viewport=left,
                    time_s=info.time_s)
-            r.draw(cw, info.expressions, overlays=ov2, camera=self._pane_camera, viewport=right, time_s=info.time_s)
+            r.draw(cw, info.expressions, overlays=ov2, hud=hud_r, camera=self._pane_camera, viewport=right,
+                   time_s=info.time_s)
         self.frames += 1
 
     def _hud_info(self, info: FrameInfo, rig: AvatarRig):

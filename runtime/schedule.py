@@ -3,6 +3,9 @@
 - Offline (:func:`run_offline`): frame k at clock time ``start + k·1e9/fps`` (a
   :class:`~runtime.clock.ReplayClock` jumps there, nothing waits) until loop time reaches the
   duration: every frame is drawn, so a video has the source's duration whatever the speed.
+  Into a window (``pace``), frame k is also held until ``k/fps`` seconds of real time after
+  the first, so the clip plays at its own speed on screen (video and PNG outputs alone stay
+  as fast as possible).
 - Live (:func:`run_live`): frames paced to ``fps`` on the clock's wall time (which keeps
   running while paused, so a paused window still redraws); late frames are skipped and
   counted, never queued.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from typing import Callable
 
 from .clock import NS_PER_S, Clock, frame_offset_ns
@@ -28,16 +32,25 @@ def offline_frame_count(fps: float, duration_ns: int) -> int:
 
 def run_offline(clock: Clock, fps: float, duration_ns: int, *, draw: Callable[[int], None],
                 between: Callable[[], None], stop: threading.Event,
-                progress: Callable[[int, int], None] | None = None) -> None:
+                progress: Callable[[int, int], None] | None = None, pace: bool = False,
+                real_ns: Callable[[], int] = time.perf_counter_ns) -> None:
     """Draw frames (``draw(t)``, t = loop time) on the offline schedule; ``progress(k, n)`` is
-    told after every frame drawn (k of about n; the CLI shows a progress line)."""
+    told after every frame drawn (k of about n; the CLI shows a progress line). ``pace``:
+    hold frame k until ``k/fps`` s of real time (``real_ns``) after frame 0, polling
+    ``between()`` (the window's events) at least every :data:`PACE_POLL_S` while waiting."""
     start_wall, t0 = clock.wall_ns(), clock.now_ns()
+    real0 = real_ns()
     n = offline_frame_count(fps, duration_ns)
     k = 0
     while not stop.is_set():
         clock.sleep_until(start_wall + frame_offset_ns(k, fps))
         if clock.now_ns() - t0 >= duration_ns:
             break
+        if pace:
+            due = real0 + frame_offset_ns(k, fps)
+            while not stop.is_set() and (wait := due - real_ns()) > 0:
+                time.sleep(min(wait * 1e-9, PACE_POLL_S))
+                between()
         between()
         if stop.is_set():
             break
@@ -45,6 +58,10 @@ def run_offline(clock: Clock, fps: float, duration_ns: int, *, draw: Callable[[i
         k += 1
         if progress is not None:
             progress(k, n)
+
+
+#: Longest wait between event polls while an offline window run waits for real time (s).
+PACE_POLL_S = 0.02
 
 
 def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callable[[int], bool],

@@ -32,8 +32,14 @@ Endpoints:
                       newer one before it was drawn answers 409
     GET  /frame.png   the last rendered frame
 With a panel (runtime/panel): GET / (the browser panel) and its endpoints (runtime/panel/panel.py).
-Requests from other web pages are refused (runtime/panel/guard.py).
-Bad requests get 4xx with a JSON body ``{"error": "..."}``.
+    OPTIONS (any)     {"allow": [methods]} and an Allow header; no CORS headers, ever
+Bad requests get 4xx with a JSON body ``{"error": "..."}``; so do malformed request lines,
+unknown methods and the rare internal failure (500, one log line, no traceback in the answer).
+
+Before any handler runs, :mod:`runtime.service_security` checks the Host (loopback and this
+port only), the Origin (this service's own only), the content type of state changes
+(``application/json``), the optional token and a per-client rate limit; bodies need a
+Content-Length (no chunked bodies). NaN and Infinity are not JSON and are refused.
 
 The service never touches GL or the solver itself: it calls a :class:`Controller` whose
 methods are made thread-safe by the runtime (they hand work to the loop thread).
@@ -51,11 +57,16 @@ from typing import Protocol
 
 from solver.modes import SOLVER_NAMES
 
+from .service_security import Refused, SecurityPolicy
+
 log = logging.getLogger(__name__)
 
 AVATAR_SUFFIXES = (".vrm", ".glb", ".gltf")
 CLIP_SUFFIXES = (".vrma", ".glb", ".gltf", ".vrm", ".bvh")
-MAX_BODY = 64 * 1024
+#: Connections served at once; more are closed at once (a flood cannot grow threads without bound).
+MAX_CONNECTIONS = 32
+#: Seconds a client may take to send its request (a slow sender cannot hold a thread).
+REQUEST_TIMEOUT_S = 5.0
 
 
 class Controller(Protocol):
@@ -156,12 +167,37 @@ def resolve_style(hair_dirs: list[Path], requested) -> tuple[Path, str]:
                        "(GET /hairstyles lists them)")
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address, handler):
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request, client_address):
+        if not self._slots.acquire(blocking=False):
+            log.debug("service: %d connections open; %s closed", MAX_CONNECTIONS, client_address)
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
 class ControlService:
-    """A ThreadingHTTPServer on 127.0.0.1:``port`` (0 picks a free port) in a daemon thread."""
+    """A ThreadingHTTPServer on 127.0.0.1:``port`` (0 picks a free port) in a daemon thread.
+
+    ``token``: the optional service token (:func:`runtime.service_security.make_token`);
+    ``policy``: the request rules (:class:`runtime.service_security.SecurityPolicy`).
+    """
 
     def __init__(self, controller: Controller, *, port: int = 8765, avatar_dir: Path | None = None,
                  solvers: tuple[str, ...] = SOLVER_NAMES, motion_dir: Path | None = None,
-                 hair_dirs: list[Path] = (), panel=None):
+                 hair_dirs: list[Path] = (), panel=None, token: str | None = None):
         self.controller = controller
         #: the browser panel (runtime.panel.Panel): its page, preview and endpoints; None: none
         self.panel = panel
@@ -170,8 +206,8 @@ class ControlService:
         self.hair_dirs = [Path(d) for d in hair_dirs]
         self.solvers = solvers
         handler = type("Handler", (_Handler,), {"service": self})
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-        self.server.daemon_threads = True
+        self.server = _Server(("127.0.0.1", port), handler)
+        self.policy = SecurityPolicy(port=self.server.server_address[1], token=token)
         self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="swaycam-service", daemon=True)
 
@@ -198,43 +234,88 @@ class ControlService:
         self.close()
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON (numbers must be finite)")
+
+
 class _Handler(BaseHTTPRequestHandler):
     service: ControlService
     server_version = "swaycam"
+    timeout = REQUEST_TIMEOUT_S
 
     def log_message(self, fmt, *args):  # route to logging, not stderr
         log.debug("%s %s", self.address_string(), fmt % args)
 
-    def _send(self, status: HTTPStatus, body: bytes, ctype: str) -> None:
+    def _send(self, status: HTTPStatus, body: bytes, ctype: str, headers: dict | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Cache-Control", "no-store")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        if int(status) >= 400:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
-    def _json(self, status: HTTPStatus, obj) -> None:
-        self._send(status, json.dumps(obj).encode(), "application/json")
+    def _json(self, status: HTTPStatus, obj, headers: dict | None = None) -> None:
+        try:
+            body = json.dumps(obj, allow_nan=False).encode()
+        except (TypeError, ValueError) as exc:   # a value JSON cannot say: never echo invalid JSON
+            log.error("service: answer to %s %s is not JSON (%s)", self.command, self.path[:80], exc)
+            status, body = HTTPStatus.INTERNAL_SERVER_ERROR, b'{"error": "internal error: the answer is not JSON"}'
+        self._send(status, body, "application/json", headers)
+
+    def send_error(self, code, message=None, explain=None):
+        """http.server's own errors (malformed request line, unknown method, header too long)
+        as JSON instead of its HTML page."""
+        try:
+            status = HTTPStatus(code)
+        except ValueError:
+            status = HTTPStatus.BAD_REQUEST
+        self.close_connection = True
+        if not getattr(self, "command", None):
+            self.command = ""
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":   # answer with a status line anyway
+            self.request_version = "HTTP/1.0"
+        self._json(status, {"error": message or status.phrase})
 
     def _body(self) -> dict:
-        n = int(self.headers.get("Content-Length") or 0)
-        if n > MAX_BODY:
-            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {MAX_BODY} bytes")
-        raw = self.rfile.read(n) if n else b"{}"
+        n = self.service.policy.body_length(self.command, self.headers)
         try:
-            obj = json.loads(raw or b"{}")
+            raw = self.rfile.read(n) if n else b""
+        except TimeoutError:
+            raise RequestError(HTTPStatus.REQUEST_TIMEOUT, f"the body of {n} bytes did not arrive within "
+                               f"{self.timeout:g} s") from None
+        if len(raw) < n:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"body ended after {len(raw)} of {n} bytes")
+        try:
+            obj = json.loads(raw or b"{}", parse_constant=_no_constant)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise RequestError(HTTPStatus.BAD_REQUEST, f"malformed JSON: {exc}") from None
+        except (ValueError, RecursionError) as exc:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"malformed JSON: {str(exc)[:200]}") from None
         if not isinstance(obj, dict):
             raise RequestError(HTTPStatus.BAD_REQUEST, "body must be a JSON object")
         return obj
 
     def _dispatch(self, method: str) -> None:
         try:
+            try:
+                self.service.policy.check(method, self.headers, self.client_address[0],
+                                          self.path.split("?", 1)[0])
+            except Refused as exc:
+                log.info("service: refused %s %s from %s: %s", method, self.path[:80], self.client_address[0], exc)
+                self._json(exc.status, {"error": str(exc)}, exc.headers)
+                return
             self._route(method)
-        except (BrokenPipeError, ConnectionResetError) as exc:   # the client went away: nothing to answer
+        except (BrokenPipeError, ConnectionResetError, TimeoutError) as exc:   # the client went away
             log.debug("service: client %s gone (%s)", self.address_string(), exc)
 
-    def _route(self, method: str) -> None:
+    def _routes(self) -> dict:
         routes = {
             ("GET", "/status"): self._status, ("POST", "/recenter"): self._recenter,
             ("POST", "/avatar"): self._avatar, ("POST", "/hair"): self._hair, ("GET", "/frame.png"): self._frame,
@@ -243,24 +324,38 @@ class _Handler(BaseHTTPRequestHandler):
         }
         if self.service.panel is not None:
             routes.update(self.service.panel.routes(self))
+        return routes
+
+    def _route(self, method: str) -> None:
+        routes = self._routes()
         path = self.path.split("?", 1)[0]
         try:
-            from .panel.guard import check_request
-
-            refused = check_request(method, self.headers, self.service.address[1])
-            if refused is not None:
-                raise RequestError(*refused)
+            if method == "OPTIONS":
+                allow = sorted({m for m, p in routes if p == path or path == "*"} | {"OPTIONS"})
+                if len(allow) == 1 and path != "*":
+                    raise RequestError(HTTPStatus.NOT_FOUND, f"no endpoint {path[:80]}")
+                self._json(HTTPStatus.OK, {"allow": allow}, {"Allow": ", ".join(allow)})
+                return
             fn = routes.get((method, path))
             if fn is None:
                 if any(p == path for _, p in routes):
                     raise RequestError(HTTPStatus.METHOD_NOT_ALLOWED, f"{method} not allowed on {path}")
-                raise RequestError(HTTPStatus.NOT_FOUND, f"no endpoint {path}")
+                raise RequestError(HTTPStatus.NOT_FOUND, f"no endpoint {path[:80]}")
             fn()
+        except Refused as exc:
+            self._json(exc.status, {"error": str(exc)}, exc.headers)
         except RequestError as exc:
             self._json(exc.status, {"error": str(exc)})
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            raise
         except Exception as exc:  # noqa: BLE001 - a bad request must never kill the service
-            log.exception("service error on %s %s", method, path)
-            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(exc).__name__}: {exc}"})
+            # one line in the log (the traceback only at debug level), none in the answer
+            log.error("service: internal error on %s %s: %s: %s", method, path[:80], type(exc).__name__, exc)
+            log.debug("service: traceback", exc_info=True)
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal error ({type(exc).__name__})"})
+
+    def do_OPTIONS(self):
+        self._dispatch("OPTIONS")
 
     def do_GET(self):
         self._dispatch("GET")
@@ -311,6 +406,13 @@ class _Handler(BaseHTTPRequestHandler):
         params = body.get("params")          # absent: keep the current settings
         if params is not None and not isinstance(params, dict):
             raise RequestError(HTTPStatus.BAD_REQUEST, "'params' must be an object (k, c, gravity, hit_radius)")
+        if params:
+            from .rig.hair_params import parse_hair
+
+            try:
+                parse_hair(params)      # whatever the avatar (with or without springs)
+            except ValueError as exc:
+                raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
         try:
             result = self.service.controller.set_hair(solver, params)
         except ValueError as exc:
@@ -325,8 +427,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._keys(body, ("clip", "speed", "loop", "layer"))
         clip = resolve_clip(self.service.motion_dir, body["clip"]) if "clip" in body else None
         speed, loop, layer = body.get("speed"), body.get("loop"), body.get("layer")
-        if speed is not None and (isinstance(speed, bool) or not isinstance(speed, (int, float))):
-            raise RequestError(HTTPStatus.BAD_REQUEST, "'speed' must be a number > 0")
+        if speed is not None and (isinstance(speed, bool) or not isinstance(speed, (int, float))
+                                  or not 0 < speed <= 100):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "'speed' must be a number > 0 and <= 100")
         if loop is not None and not isinstance(loop, bool):
             raise RequestError(HTTPStatus.BAD_REQUEST, "'loop' must be true or false")
         if layer is not None and not isinstance(layer, str):

@@ -152,9 +152,15 @@ class Session:
             self.panel = Panel(self)                      # expression hotkeys; with the service, the browser panel
             stack.callback(self.panel.close)              # after the service stops, before the GL context goes
             if cfg.service:
+                from .service_security import make_token
+
+                token = make_token(cfg.service_token)
                 self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir,
                                             motion_dir=cfg.motion_dir, hair_dirs=self.tryon.styles.folders,
-                                            panel=self.panel)
+                                            panel=self.panel, token=token)
+                if cfg.service_token == "auto":
+                    log.warning("control service token: %s (other clients than the panel send "
+                                "'Authorization: Bearer %s')", token, token)
                 stack.callback(self.service.close)
             if cfg.vmc_send:
                 from .vmc import VmcSender, parse_target
@@ -436,7 +442,8 @@ class Session:
                              between=self._between_frames, stop=self._stop, dropped=self._dropped_frames)
                 else:
                     run_offline(self.clock, self.fps, self.duration_ns, draw=self.loop.frame,
-                                between=self._between_frames, stop=self._stop, progress=self.progress)
+                                between=self._between_frames, stop=self._stop, progress=self.progress,
+                                pace=self._window)
             except KeyboardInterrupt:
                 result.interrupted = True
                 result.signal = sig.received or signal.SIGINT

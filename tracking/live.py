@@ -27,6 +27,9 @@ from .frame_sources import FrameSource
 
 log = logging.getLogger(__name__)
 
+#: Seconds of tracking failing on every frame after which the live worker gives up.
+GIVE_UP_S = 30.0
+
 
 class LiveTracking:
     """Owns a tracker and a worker thread feeding ``pose_filter``; a context manager.
@@ -41,6 +44,12 @@ class LiveTracking:
 
     Call :meth:`start`, then sample ``pose_filter`` at any time; :meth:`close` stops the
     worker, then closes the tracker (the source belongs to the caller).
+
+    A frame whose tracking raises counts as a frame without a face (the avatar holds, then
+    eases to neutral, and follows again when tracking works): the first failure is logged
+    with its traceback, later ones are counted in :attr:`errors`. Only when tracking has
+    failed for :data:`GIVE_UP_S` seconds without a success does the worker stop (then
+    :attr:`error` is set and the run ends with it).
     """
 
     def __init__(self, source: FrameSource, *, pose_filter: PoseFilter | None = None, tracker=None,
@@ -57,6 +66,8 @@ class LiveTracking:
         self._thread: threading.Thread | None = None
         self._latencies: list[int] = []
         self.frames = 0
+        self.errors = 0
+        self._failing_since: int | None = None
         self.error: BaseException | None = None
 
     def start(self) -> "LiveTracking":
@@ -73,7 +84,12 @@ class LiveTracking:
                     if live:
                         continue
                     return  # a file source ended
-                obs = self.tracker.process_frame(frame)
+                try:
+                    obs = self.tracker.process_frame(frame)
+                except Exception as exc:  # noqa: BLE001 - a failing frame is a frame without a face
+                    obs = self._failed(exc, frame)
+                else:
+                    self._failing_since = None
                 self.pose_filter.push(obs)
                 self._latencies.append(self._clock() - frame.timestamp_ns)
                 if len(self._latencies) > 1000:
@@ -83,7 +99,22 @@ class LiveTracking:
                     self._on_obs(obs)
         except BaseException as exc:  # noqa: BLE001 - kept for the owner to inspect
             self.error = exc
-            log.exception("live tracking stopped")
+            log.error("live tracking stopped: %s: %s", type(exc).__name__, exc)
+
+    def _failed(self, exc: Exception, frame) -> FaceObservation:
+        """A frame whose tracking raised: logged once, counted, a frame without a face;
+        raises when tracking has failed for GIVE_UP_S without a success."""
+        self.errors += 1
+        now = int(frame.timestamp_ns)     # capture time: failures are timed by the frames they spoil
+        if self._failing_since is None:
+            self._failing_since = now
+        if self.errors == 1:
+            log.warning("tracking a frame failed (%s: %s); the face counts as lost until tracking works again "
+                        "(later failures are counted, not logged)", type(exc).__name__, exc, exc_info=True)
+        if (now - self._failing_since) * 1e-9 > GIVE_UP_S:
+            raise RuntimeError(f"tracking has failed for {GIVE_UP_S:g} s ({self.errors} frames); "
+                               f"last: {type(exc).__name__}: {exc}") from exc
+        return FaceObservation.empty(frame.timestamp_ns, index=getattr(frame, "index", -1))
 
     @property
     def running(self) -> bool:

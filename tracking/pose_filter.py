@@ -21,6 +21,8 @@ pose like a re-acquire, so it never jumps either. Time is whatever the caller pa
 
 from __future__ import annotations
 
+import logging
+import math
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -37,6 +39,8 @@ from .head_pose import HeadPoseMapper, HeadPoseOptions
 from .lost_face import LostFaceOptions, blend_into, ease_to_neutral, ease_weight, reacquire_weight
 from .observation import FaceObservation
 from .pose_track import PoseSample, PoseTrack, TrackHeader
+
+log = logging.getLogger(__name__)
 
 #: Default filter settings, chosen by measurement (tests/tracking/test_real_pipeline.py):
 #: rotation jitter on a still face with sensor noise 0.39° -> 0.12° RMS, lag 42 ms on the
@@ -118,12 +122,21 @@ class PoseFilter:
         self._need_recenter = options.recenter_at_start
         self._tmp = PoseSample()
         self.observations = 0
+        self.rejected = 0
 
     # --- input --------------------------------------------------------------------------
 
     def push(self, obs: FaceObservation) -> None:
-        """Add one observation (time order; older-or-equal timestamps are ignored)."""
+        """Add one observation (time order; older-or-equal timestamps are ignored). A found
+        face with a NaN/inf (or zero-length) rotation, translation, expression weight or
+        confidence is rejected and counted in :attr:`rejected`: it never reaches a sample."""
         o = self.options
+        if obs.found and not _finite_observation(obs):
+            with self._lock:
+                self.rejected += 1
+            if self.rejected == 1:
+                log.warning("a face observation with NaN/inf values was rejected (later ones are counted)")
+            return
         with self._lock:
             t = int(obs.timestamp_ns)
             if self._newest_obs is not None and t <= self._newest_obs:
@@ -294,3 +307,13 @@ def filter_observations(observations: Iterable[FaceObservation], options: PoseFi
         raise ValueError("no observations to filter")
     return PoseTrack(t, rot, tr, np.array(bs), conf, found, np.array(gz), header=header or TrackHeader(frame="avatar"))
 
+
+def _finite_observation(obs: FaceObservation) -> bool:
+    """Every number of ``obs`` a sample reads is finite, and its rotation has a length."""
+    c = obs.confidence
+    if not isinstance(c, (int, float)) or not math.isfinite(c):
+        return False
+    for a in (obs.rotation, obs.translation, obs.blendshapes):
+        if not np.all(np.isfinite(a)):
+            return False
+    return float(np.dot(obs.rotation, obs.rotation)) > 1e-12

@@ -109,6 +109,7 @@ class PoseTrack:
                             else np.asarray(blendshapes, np.float64).reshape(n, NUM_BLENDSHAPES))  # fmt: skip
         self.confidence = np.ones(n) if confidence is None else np.asarray(confidence, np.float64).reshape(n)
         self.found = self.confidence > 0 if found is None else np.asarray(found, dtype=bool).reshape(n)
+        self.rejected = 0   # observations with NaN/inf dropped while reading (track_io.load_track)
         if header.frame not in FRAMES:
             raise ValueError(f"pose track frame must be one of {FRAMES}, got {header.frame!r}")
         self.header = header

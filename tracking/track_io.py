@@ -188,12 +188,18 @@ def record(observations: Iterable[FaceObservation | PoseSample], path: str | os.
         return w.count
 
 
+class _NonFinite(TrackFormatError):
+    """A line whose only fault is a NaN/inf number: that observation is rejected and counted."""
+
+
 def _numbers(where: str, key: str, value, n: int) -> list[float]:
     if not isinstance(value, list) or len(value) != n:
         got = f"{len(value)} values" if isinstance(value, list) else type(value).__name__
         raise TrackFormatError(f"{where}: {key} must be a list of {n} numbers, got {got}")
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise _NonFinite(f"{where}: {key} has {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or abs(v) > 1e300:
             raise TrackFormatError(f"{where}: {key} must hold finite numbers, got {v!r}")
     return [float(v) for v in value]
 
@@ -237,7 +243,9 @@ def _parse_line(where: str, line: str, blend_row: np.ndarray):
         i = BLENDSHAPE_INDEX.get(name)
         if i is None:
             raise TrackFormatError(f"{where}: unknown blendshape {name!r}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise _NonFinite(f"{where}: blendshape {name} has {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise TrackFormatError(f"{where}: blendshape {name} must be a finite number, got {v!r}")
         blend_row[i] = v
     conf = rec.get("confidence", 1.0)
@@ -248,6 +256,14 @@ def _parse_line(where: str, line: str, blend_row: np.ndarray):
         raise TrackFormatError(f"{where}: found must be true or false, got {found!r}")
     gaze = _numbers(where, "gaze", rec.get("gaze", [0.0, 0.0]), 2)
     return t, rot, tr, float(conf), found, gaze, rec.get("body")
+
+
+def _body_rows(n: int) -> dict:
+    """Zeroed whole-body arrays for ``n`` observations (identity bone rotations)."""
+    rows = {"bones": np.zeros((n, NUM_BONES, 4)), "mask": np.zeros((n, NUM_BONES)), "hips": np.zeros((n, 3)),
+            "expressions": np.zeros((n, NUM_EXPRESSIONS)), "flags": np.zeros((n, NUM_FLAGS))}
+    rows["bones"][:, :, 3] = 1.0
+    return rows
 
 
 def _is_json(line: str) -> bool:
@@ -263,6 +279,9 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
 
     A recording cut off mid-write (the process was killed) ends in a partial line with no
     newline; that one line is dropped with a :class:`UserWarning` naming it, the rest loads.
+    An observation holding NaN or inf (JSON's non-standard ``NaN``/``Infinity``) is rejected
+    and counted in the track's ``rejected``, with one warning naming the first such line:
+    it never reaches a sample.
 
     Raises:
         TrackFormatError: the file is missing, empty, has no observations, or a line is
@@ -274,6 +293,7 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
     if not p.is_file():
         raise TrackFormatError(f"pose track {p} is not a regular file")
     header = None
+    rejected, first_rejected = 0, ""
     t_ns, rots, trs, confs, founds, blends, gazes, bodies = [], [], [], [], [], [], [], []
     with open(p, encoding="utf-8", errors="replace") as f:
         for lineno, line in enumerate(f, start=1):
@@ -289,7 +309,14 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
                 warnings.warn(f"{where}: incomplete last line (recording cut off?) dropped", stacklevel=2)
                 break
             row = np.zeros(NUM_BLENDSHAPES)
-            t, rot, tr, conf, found, gaze, body = _parse_line(where, line, row)
+            try:
+                t, rot, tr, conf, found, gaze, body = _parse_line(where, line, row)
+                if body is not None:      # a NaN/inf inside the body rejects the observation too
+                    _parse_body(where, body, _body_rows(1), 0)
+            except _NonFinite as exc:
+                rejected += 1
+                first_rejected = first_rejected or str(exc)
+                continue
             if t_ns and t <= t_ns[-1]:
                 raise TrackFormatError(f"{where}: t_ns {t} is not after the previous {t_ns[-1]}")
             t_ns.append(t), rots.append(rot), trs.append(tr), confs.append(conf), founds.append(found), blends.append(row)
@@ -300,11 +327,13 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
         raise TrackFormatError(f"pose track {p} has a header but no observations")
     body = None
     if any(b is not None for _, b in bodies):
-        n = len(t_ns)
-        body = {"bones": np.zeros((n, NUM_BONES, 4)), "mask": np.zeros((n, NUM_BONES)), "hips": np.zeros((n, 3)),
-                "expressions": np.zeros((n, NUM_EXPRESSIONS)), "flags": np.zeros((n, NUM_FLAGS))}
-        body["bones"][:, :, 3] = 1.0
+        body = _body_rows(len(t_ns))
         for k, (where, b) in enumerate(bodies):
             if b is not None:
                 _parse_body(where, b, body, k)
-    return PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, np.array(gazes), body, header=header)
+    if rejected:
+        warnings.warn(f"pose track {p}: {rejected} observation(s) with NaN/inf rejected (first: {first_rejected})",
+                      stacklevel=2)
+    track = PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, np.array(gazes), body, header=header)
+    track.rejected = rejected
+    return track

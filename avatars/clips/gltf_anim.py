@@ -71,7 +71,7 @@ def _bind_rest(doc, skeleton, bones: dict[str, int]):
 
 def animation_names(path: str | Path, data: bytes | None = None) -> list[str]:
     """The names of the file's animations, in order ("" where unnamed)."""
-    doc = read_document(path, data, structure=False)
+    doc = read_document(path, data)
     return [str(a.get("name") or "") for a in doc.json.get("animations") or []]
 
 
@@ -88,7 +88,7 @@ def load_gltf_clips(path: str | Path, data: bytes | None = None, *, names: list[
             humanoid-looking skeleton, a broken channel (see :mod:`avatars.clips.channels`).
     """
     src = str(path)
-    doc = doc if doc is not None else read_document(path, data, structure=False)
+    doc = doc if doc is not None else read_document(path, data)
     skeleton = build_skeleton(doc)
     anims = doc.json.get("animations") or []
     if not anims:

@@ -79,7 +79,7 @@ def _load_file(path, *, names, bone_map, unit_scale) -> list[Clip]:
         if names and names != [p.stem]:
             raise ClipError(p, "", f"a BVH file holds one clip ({p.stem!r}); no clip named {names[0]!r}")
         return [load_bvh(p, data, unit_scale=unit_scale, bone_map=bone_map)]
-    doc = read_document(p, data, structure=False)
+    doc = read_document(p, data)
     if p.suffix.lower() == ".vrma" or "VRMC_vrm_animation" in (doc.json.get("extensions") or {}):
         from .vrma import load_vrma
 

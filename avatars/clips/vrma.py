@@ -41,7 +41,7 @@ def load_vrma(path: str | Path, data: bytes | None = None, *, doc=None, animate_
     with their tracks, as the file's own pose has them (the world-space truth); False holds
     them at rest, which is what three-vrm-animation plays (it reads humanoid tracks only).
     Raises ClipError (module doc)."""
-    doc = doc if doc is not None else read_document(path, data, structure=False)
+    doc = doc if doc is not None else read_document(path, data)
     src = str(path)
     ext = (doc.json.get("extensions") or {}).get(EXTENSION)
     if not isinstance(ext, dict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -41,9 +42,17 @@ class PngSequenceSink:
         self._closed = False
 
     def _write(self, item) -> None:
+        """One frame, written whole or not at all: to a temporary name, then renamed, so a
+        disk that fills up mid-run leaves only complete PNGs behind."""
         index, rgba = item
-        Image.fromarray(rgba, "RGBA").save(self.directory / self.pattern.format(index=index),
-                                           compress_level=self.compress_level)
+        final = self.directory / self.pattern.format(index=index)
+        tmp = final.with_name(final.name + ".part")
+        try:
+            Image.fromarray(rgba, "RGBA").save(tmp, format="PNG", compress_level=self.compress_level)
+            os.replace(tmp, final)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
     def send(self, rgba: np.ndarray, t_ns: int = 0) -> None:
         """Queue one frame (copied)."""

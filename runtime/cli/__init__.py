@@ -32,6 +32,8 @@ COMMAND_MODULES = (
     "runtime.cli.hair",
     "runtime.cli.compare_render",
     "runtime.cli.calibrate",
+    "runtime.cli.fuzz",
+    "runtime.cli.soak",
 )
 
 

@@ -46,7 +46,7 @@ def _is_clip_file(spec: str, force: bool) -> bool:
         return True
     if suffix not in CLIP_SUFFIXES or suffix == ".vrm":
         return False
-    doc = read_document(p, structure=False)
+    doc = read_document(p)
     ext = doc.json.get("extensions") or {}
     return bool(doc.json.get("animations")) and "VRMC_vrm" not in ext and "VRM" not in ext
 

@@ -64,6 +64,9 @@ def add_parser(sub) -> None:
     p.add_argument("--hud", action="store_true", default=None, help="show fps, tracker latency, substeps")
     p.add_argument("--service", action="store_true", default=None, help="start the local control service")
     p.add_argument("--port", type=count(0, 65535), help="control service port on 127.0.0.1 (default 8765)")
+    p.add_argument("--service-token", metavar="TOKEN",
+                   help="require 'Authorization: Bearer TOKEN' from clients other than the panel; 'auto' "
+                   "generates one and prints it")
     p.add_argument("--avatar-dir", type=existing_dir, metavar="DIR", help="folder POST /avatar may load avatars from")
     p.add_argument("--motion-dir", type=existing_dir, metavar="DIR", help="folder POST /motion may load clips from")
     p.add_argument("--record-dir", metavar="DIR",
@@ -98,7 +101,7 @@ def config_from_args(args) -> RunConfig:
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "antialias", "record", "duration",
         "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
-        "record_dir", "hair_dir", "vmc_listen")}
+        "record_dir", "hair_dir", "vmc_listen", "service_token")}
     if getattr(args, "vmc_send", None):
         values["vmc_send"] = tuple(args.vmc_send)
     motion = dict(base.motion)

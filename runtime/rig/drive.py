@@ -31,6 +31,7 @@ from avatars import Avatar
 from avatars.math3d import mat_decompose, quat_conj, quat_from_vecs, quat_mul
 
 from . import kernels as RK
+from .errors import RigError
 
 IDENTITY_Q = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -53,7 +54,7 @@ class HeadDrive:
     """Writes neck/head local rotations and hips translation into pose arrays.
 
     Raises:
-        ValueError: the avatar has no humanoid head bone (VRM humanoid required).
+        RigError (a ValueError): the avatar has no humanoid head bone (VRM humanoid required).
     """
 
     def __init__(self, avatar: Avatar, *, options: DriveOptions = DriveOptions()):
@@ -61,7 +62,7 @@ class HeadDrive:
         self.options = options
         self.head = avatar.humanoid.get("head", -1)
         if self.head < 0:
-            raise ValueError(f"{avatar.path}: no humanoid head bone; swaycam drives the head of a VRM humanoid")
+            raise RigError(f"{avatar.path}: no humanoid head bone; swaycam drives the head of a VRM humanoid")
         self.neck = avatar.humanoid.get("neck", -1)
         if self.neck >= 0 and int(sk.parents[self.head]) != self.neck:
             self.neck = -1  # a gap between neck and head: drive the head alone

@@ -17,9 +17,15 @@ class Scripted(Session):
 
     script = {3: "c", 6: "p"}
 
+    pressed: set = set()
+
     def handle_events(self) -> None:
-        key = self.script.get(self.drawer.frames)
-        if key:
+        # events are polled several times per frame while a window run waits for real time:
+        # each scripted key is pressed once
+        n = self.drawer.frames
+        key = self.script.get(n)
+        if key and n not in self.pressed:
+            self.pressed.add(n)
             self.keys.press(key)
         super().handle_events()
 

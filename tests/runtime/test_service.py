@@ -123,7 +123,7 @@ def test_malformed_json_is_400(service):
 
 def test_hair(service):
     svc, ctl = service
-    status, body = request(svc, "POST", "/hair", {"solver": "legacy", "params": {"stiffness_scale": 1.5}})
+    status, body = request(svc, "POST", "/hair", {"solver": "legacy", "params": {"k": 60}})
     assert status == 200 and body["solver"] == "legacy"
     assert request(svc, "POST", "/hair", {"solver": "magic"})[0] == 400
     assert request(svc, "POST", "/hair", {"params": ["k"]})[0] == 400
@@ -141,7 +141,8 @@ def test_a_client_that_hangs_up_mid_body_is_no_error(service, capsys, monkeypatc
 
     monkeypatch.setattr(service_module._Handler, "_route", gone)
     with socket.create_connection(svc.address) as s:
-        s.sendall(b"POST /hair HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+        s.sendall(b"POST /hair HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 2\r\n\r\n{}" % svc.address[1])
         s.settimeout(10)
         assert s.recv(100) == b""                   # no answer, connection closed
     monkeypatch.undo()

@@ -87,7 +87,8 @@ def test_keys_switch_pause_screenshot_compare_quit(tmp_path, monkeypatch):
 
 def request(port, method, path, body=None):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
-    conn.request(method, path, body=None if body is None else json.dumps(body))
+    conn.request(method, path, body=None if body is None else json.dumps(body),
+                 headers={"Content-Type": "application/json"} if method == "POST" else {})
     r = conn.getresponse()
     data = r.read()
     conn.close()

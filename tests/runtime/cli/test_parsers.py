@@ -17,7 +17,7 @@ from runtime.cli import main
 
 CLI_DIR = Path(cli.__file__).parent
 COMMANDS = ("run", "track", "replay", "check-fps", "inspect", "metrics", "generate", "bench", "hair",
-            "compare-render", "calibrate")
+            "compare-render", "calibrate", "fuzz", "soak")
 BENCH_TARGETS = ("solver", "render", "tracker", "loop", "tryon", "vmc", "panel", "all")
 
 
