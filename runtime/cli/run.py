@@ -75,7 +75,7 @@ def add_parser(sub) -> None:
                    help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL or the verified "
                    "cached download)")
     p.add_argument("--vmc-send", action="append", metavar="HOST[:PORT]",
-                   help="send the avatar over the VMC protocol to a Marionette (VSeeFace, Warudo, ...; default port "
+                   help="send the avatar over the VMC protocol to a Marionette (VSeeFace, Warudo and others; default port "
                    "39539; repeat for several)")
     p.add_argument("--vmc-listen", nargs="?", const="39539", metavar="[HOST:]PORT",
                    help="receive VMC: on 39539 another app drives the avatar (Marionette), on 39540 its face data "
