@@ -17,10 +17,10 @@ only when both records have it.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
+
+from .track_sampling import slerp4
 
 _TORSO = ["hips", "spine", "chest", "upperChest", "neck", "head", "leftEye", "rightEye", "jaw"]
 _LIMBS = [f"{s}{p}" for s in ("left", "right")
@@ -129,29 +129,14 @@ def _locate(t, times, n, cursor):
 
 @njit(inline="always", cache=True)
 def _slerp_row(qa, qb, u, out):
-    """slerp(qa, qb, u), shortest arc, normalised (the arithmetic of
-    :func:`tracking.track_sampling._slerp`); two equal records give that record exactly."""
+    """slerp(qa, qb, u) (:func:`tracking.track_sampling.slerp4`); two equal records give that
+    record exactly."""
     ax, ay, az, aw = qa[0], qa[1], qa[2], qa[3]
     bx, by, bz, bw = qb[0], qb[1], qb[2], qb[3]
     if ax == bx and ay == by and az == bz and aw == bw:   # a held pose: exactly that pose
         out[0], out[1], out[2], out[3] = ax, ay, az, aw
         return
-    d = ax * bx + ay * by + az * bz + aw * bw
-    sign = 1.0
-    if d < 0.0:
-        d, sign = -d, -1.0
-    if d > 0.9995:
-        ka, kb = 1.0 - u, u * sign
-    else:
-        th = math.acos(d)
-        st = math.sin(th)
-        ka, kb = math.sin((1.0 - u) * th) / st, sign * math.sin(u * th) / st
-    x, y, z, w = ka * ax + kb * bx, ka * ay + kb * by, ka * az + kb * bz, ka * aw + kb * bw
-    nn = math.sqrt(x * x + y * y + z * z + w * w)
-    out[0] = x / nn
-    out[1] = y / nn
-    out[2] = z / nn
-    out[3] = w / nn
+    slerp4(ax, ay, az, aw, bx, by, bz, bw, u, out)
 
 
 @njit(cache=True, _nrt=False)

@@ -74,8 +74,14 @@ def sample_kernel(t_ns, offset_ns, times, rotations, translations, blendshapes, 
 @njit(inline="always", cache=True)
 def _slerp(q, k, u, out):
     """slerp(q[k], q[k+1], u) for 0 < u < 1 into ``out`` (4,) (:func:`avatars.math3d.quat_slerp_scalar`)."""
-    ax, ay, az, aw = q[k, 0], q[k, 1], q[k, 2], q[k, 3]
-    bx, by, bz, bw = q[k + 1, 0], q[k + 1, 1], q[k + 1, 2], q[k + 1, 3]
+    slerp4(q[k, 0], q[k, 1], q[k, 2], q[k, 3], q[k + 1, 0], q[k + 1, 1], q[k + 1, 2], q[k + 1, 3], u, out)
+
+
+@njit(inline="always", cache=True)
+def slerp4(ax, ay, az, aw, bx, by, bz, bw, u, out):
+    """slerp(a, b, u) of two unit quaternions given as (x, y, z, w) scalars, shortest arc,
+    normalised, into ``out`` (4,): the one slerp of the compiled track samplers (pose
+    tracks here, whole-body records in :mod:`tracking.body`)."""
     d = ax * bx + ay * by + az * bz + aw * bw
     sign = 1.0
     if d < 0.0:
