@@ -57,7 +57,8 @@ class RunConfig:
     port: int = 8765
     service_token: str | None = None   # None: no token; "auto": generated and printed; else the token
     max_substeps: int = DEFAULT_MAX_SUBSTEPS   # live: substeps per frame before debt is dropped (200 ms)
-    pose_delay_ms: float | None = None  # None: one camera frame
+    pose_delay_ms: float | None = None  # None: one camera frame, or the tracker's latency while frames follow poses
+    frame_lock: bool = True            # live: draw when a tracked pose arrives (camera at the frame rate)
     face_model: str | None = None      # None: $SWAYCAM_FACE_MODEL or the cached download
     filter: dict = field(default_factory=dict)
     drive: dict = field(default_factory=dict)
@@ -111,7 +112,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
-_BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
+_BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service", "frame_lock")
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir", "service_token")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).

@@ -163,8 +163,11 @@ class Outputs:
     one, the sinks are only closed.
     """
 
-    def __init__(self, sinks: list, names: list[str], renderer):
+    def __init__(self, sinks: list, names: list[str], renderer, *, immediate: bool = False):
         self.sinks = list(sinks)
+        #: deliver each frame as it is drawn (waits for the raster) instead of one frame late
+        #: through the PBO double buffer: the live latency path (issue 20)
+        self.immediate = bool(immediate)
         self.names = list(names)
         self.renderer = renderer
         self._shown = [(s, n) for s, n in zip(self.sinks, self.names) if not s.needs_pixels]
@@ -204,7 +207,7 @@ class Outputs:
     def send(self, wall_ns: int) -> None:
         """Hand the frame just drawn to every sink: windows present it now; the others get
         the previous frame from the PBO double buffer (``wall_ns``, the frame's wall-clock
-        time, travels with it).
+        time, travels with it), or this frame when :attr:`immediate`.
 
         Raises:
             RunError: a sink failed (naming the output).
@@ -215,6 +218,8 @@ class Outputs:
             got = self.renderer.read_rgba_async(tag=wall_ns, out=self._buffer())
             if got is not None:
                 self._deliver(*got)
+            if self.immediate:
+                self.flush()
 
     def flush(self) -> None:
         """Deliver the frames still in the PBOs (the last drawn frame). Raises RunError."""
@@ -277,7 +282,9 @@ class Outputs:
         self.close(flush=exc_type is None, raise_errors=exc_type is None)
 
 
-def open_outputs(outputs: list[OutputSpec], *, context, renderer, fps: float, live: bool) -> Outputs:
-    """:func:`open_sinks` for ``outputs`` at the renderer's size, as :class:`Outputs`."""
+def open_outputs(outputs: list[OutputSpec], *, context, renderer, fps: float, live: bool,
+                 immediate: bool | None = None) -> Outputs:
+    """:func:`open_sinks` for ``outputs`` at the renderer's size, as :class:`Outputs`
+    (``immediate`` readback: None = for live runs, where latency counts)."""
     sinks = open_sinks(outputs, context=context, renderer=renderer, fps=fps, size=renderer.size, live=live)
-    return Outputs(sinks, [o.name for o in outputs], renderer)
+    return Outputs(sinks, [o.name for o in outputs], renderer, immediate=live if immediate is None else immediate)

@@ -8,7 +8,8 @@
   as fast as possible).
 - Live (:func:`run_live`): frames paced to ``fps`` on the clock's wall time (which keeps
   running while paused, so a paused window still redraws); late frames are skipped and
-  counted, never queued.
+  counted, never queued. A tracked live input's frames follow its poses instead while the
+  camera delivers at the frame rate (:mod:`runtime.pose_lock`).
 
 Between frames, ``between()`` handles the control service's work and the window's events.
 Both stop at ``stop``; SIGTERM and SIGHUP are turned into KeyboardInterrupt around them by
@@ -23,6 +24,7 @@ import time
 from typing import Callable
 
 from .clock import NS_PER_S, Clock, frame_offset_ns
+from .pose_lock import PoseArrivals, locks, wait_for_pose
 
 
 def offline_frame_count(fps: float, duration_ns: int) -> int:
@@ -65,10 +67,13 @@ PACE_POLL_S = 0.02
 
 
 def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callable[[int], bool],
-             between: Callable[[], None], stop: threading.Event, dropped: Callable[[int], None]) -> None:
+             between: Callable[[], None], stop: threading.Event, dropped: Callable[[int], None],
+             arrivals: PoseArrivals | None = None) -> None:
     """Draw frames (``draw(t)``, t = loop time; it returns False when the source ended) paced
     to ``fps`` until ``duration_ns`` of loop time (None: until the source ends or ``stop``).
-    ``dropped(n)`` is told of the n frames skipped after a late one."""
+    ``dropped(n)`` is told of the n frames skipped after a late one. With ``arrivals`` (a
+    tracked live input), frames follow the tracked poses while the camera delivers at the
+    frame rate (:mod:`runtime.pose_lock`), else the clock."""
     frame_ns = int(NS_PER_S / fps)
     t0 = clock.now_ns()
     next_wall = clock.wall_ns()
@@ -78,8 +83,16 @@ def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callabl
         between()
         if stop.is_set():
             break
+        seen = arrivals.seq if arrivals is not None else 0
+        start = clock.wall_ns()
         if not draw(clock.now_ns()):
             break
+        if locks(arrivals, frame_ns, clock.wall_ns()):
+            wait_for_pose(clock, arrivals, seen, start, frame_ns)
+            next_wall = clock.wall_ns()
+            if next_wall - start >= 2 * frame_ns:     # a frame period with no frame (as below)
+                dropped((next_wall - start - frame_ns) // frame_ns)
+            continue
         next_wall += frame_ns
         now = clock.wall_ns()
         if next_wall < now:

@@ -439,7 +439,8 @@ class Session:
                     if self._window:
                         self.say(f"live: {KEY_HELP}" if not self.cfg.kiosk else "kiosk mode: q/esc quits")
                     run_live(self.clock, self.fps, self.duration_ns, draw=self._live_frame,
-                             between=self._between_frames, stop=self._stop, dropped=self._dropped_frames)
+                             between=self._between_frames, stop=self._stop, dropped=self._dropped_frames,
+                             arrivals=self.pose_input.arrivals if self.cfg.frame_lock else None)
                 else:
                     run_offline(self.clock, self.fps, self.duration_ns, draw=self.loop.frame,
                                 between=self._between_frames, stop=self._stop, progress=self.progress,

@@ -27,6 +27,7 @@ from .args import (
     count,
     existing_file,
     json_text,
+    positive,
     print_json,
     size,
 )
@@ -115,6 +116,8 @@ def add_parser(sub) -> None:
                     help="offline: rounds of serial / pipelined / pose-track replay runs, alternating (default 2)")
     lp.add_argument("--no-offline", action="store_true", help="skip the offline runs")
     lp.add_argument("--no-live", action="store_true", help="skip the live runs")
+    lp.add_argument("--camera-fps", type=positive(240), default=30.0, metavar="FPS",
+                    help="live: the clip's frames delivered as a camera at this rate (default 30, the output rate)")
     lp.add_argument("--no-table", action="store_true", help="skip the interpolation delay / extrapolation table")
 
     ty = parsers["tryon"] = add_command(
@@ -252,14 +255,21 @@ def _loop(args, text: bool) -> dict:
                 print(f"  {m:<11}{r['x_realtime']:>12}{r['x_realtime_p95_low']:>9}{r['ms_per_frame']:>10}"
                       f"{r['cpu_ms_per_frame']:>14}{r['ffmpeg_cpu_ms_per_frame']:>12}{r['x_realtime_2_cores']:>19}")
     if not args.no_live:
-        lives = out["live"] = [bench_live(src, avatar=avatar, size=args.size),
-                               bench_live(src, avatar=avatar, size=args.size, extrapolate=True)]
-        if text:
-            for lv in lives:
-                how = "extrapolate" if lv["extrapolate"] else f"interpolation delay {lv['pose_delay_ms']:.1f} ms"
-                print(f"live {lv['size']} ({how}): fps {lv['fps']}, dropped {lv['dropped_frames']}; ms p50 / p95:")
+        modes = {"default (frames follow poses, readback as drawn, filter read at the newest pose)": {},
+                 "clock schedule, PBO readback, interpolation delay 33.3 ms (before)":
+                     {"frame_lock": False, "immediate": False, "pose_delay_ms": 33.3},
+                 "frames follow poses, PBO readback": {"immediate": False},
+                 "clock schedule, readback as drawn": {"frame_lock": False},
+                 "default + extrapolation": {"extrapolate": True}}
+        lives = out["live"] = []
+        for name, kw in modes.items():
+            lv = bench_live(src, avatar=avatar, size=args.size, camera_fps=args.camera_fps, **kw)
+            lives.append({"mode": name, **lv})
+            if text:
+                print(f"live {lv['size']}, {lv['camera_fps'] or 'clip-rate'} fps camera, {name}: fps {lv['fps']}, "
+                      f"dropped {lv['dropped_frames']}, locked {lv['locked_pct']} %; ms p50 / p95:")
                 for k, v in lv["stages_ms"].items():
-                    print(f"  {k:<20}{v['p50']!s:>8} / {v['p95']!s:<8}")
+                    print(f"  {k:<22}{v['p50']!s:>8} / {v['p95']!s:<8}")
     if not args.no_table:
         rows = out["delay_table"] = delay_table(src)
         if text:

@@ -108,36 +108,68 @@ def _pcts(values) -> dict:
     return {"p50": round(float(np.percentile(v, 50)), 2), "p95": round(float(np.percentile(v, 95)), 2)}
 
 
+def retimed_clip(source: str, fps: float, folder: str) -> str:
+    """``source``'s frames as a ``fps`` camera would deliver them (same frames, one every
+    1/fps s): an MJPEG .avi in ``folder`` (cheap to decode). A live 30 fps benchmark of the
+    25 fps selfie clip plays this, so the camera delivers at the output rate."""
+    import cv2
+
+    from tracking.frame_sources import open_source
+
+    path = f"{folder}/camera_{fps:g}fps.avi"
+    writer = None
+    with open_source(source) as src:
+        for f in src:
+            img = cv2.cvtColor(f.image, cv2.COLOR_RGB2BGR)
+            if writer is None:
+                writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"MJPG"), fps, (img.shape[1], img.shape[0]))
+            writer.write(img)
+    if writer is None:
+        raise ValueError(f"{source}: no frames")
+    writer.release()
+    return path
+
+
 def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 30.0,
-               pose_delay_ms: float | None = None, extrapolate: bool | None = None) -> dict:
-    """The file played live at ``fps`` into an mp4; telemetry summary plus ``stages_ms``
-    (p50/p95 per stage, module doc; ``shown_pose_age``: capture -> output plus what
-    the pose filter's delay adds when it is longer: how old the shown pose is)."""
+               pose_delay_ms: float | None = None, extrapolate: bool | None = None,
+               frame_lock: bool = True, immediate: bool = True, camera_fps: float | None = None) -> dict:
+    """The file played live (as a ``camera_fps`` camera when given, see :func:`retimed_clip`)
+    at ``fps`` into an mp4; telemetry summary plus ``stages_ms`` (p50/p95 per stage, module
+    doc; ``shown_pose_age``: capture -> output plus what the pose filter's read delay adds
+    when it reads older than the newest observation: how old the shown pose is).
+    ``frame_lock``: frames follow the tracked poses (:mod:`runtime.pose_lock`);
+    ``immediate``: each frame read back as drawn (False: the PBO double buffer, one frame
+    late); ``locked_pct``: frames drawn while locked."""
     recs: list[tuple] = []
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(source=source, avatar=avatar, size=size, fps=fps, realtime=True,
-                        output=(f"video:{tmp}/b.mp4",), pose_delay_ms=pose_delay_ms)
+        if camera_fps:
+            source_run = retimed_clip(source, camera_fps, tmp)
+        else:
+            source_run = source
+        cfg = RunConfig(source=source_run, avatar=avatar, size=size, fps=fps, realtime=True,
+                        output=(f"video:{tmp}/b.mp4",), pose_delay_ms=pose_delay_ms, frame_lock=frame_lock)
         if extrapolate is not None:
             cfg = dataclasses.replace(cfg, filter={**cfg.filter, "extrapolate": bool(extrapolate)})
         with Session(cfg, say=lambda s: None) as session:
+            session.outputs.immediate = bool(immediate)
             timed = _TimedOutputs(session.outputs, session.clock)
             session.outputs = timed
             inp = session.pose_input
-            delay_ms = inp.filter.options.delay_ns / 1e6
             extra = bool(inp.filter.options.extrapolate)
-            late = session.outputs.needs_pixels   # PBO readback: the sinks get a frame with the next one
+            arrivals = inp.arrivals
+            late = timed.needs_pixels and not immediate   # PBO readback: the sinks get a frame with the next one
 
             def on_frame(info, rig):
                 cap = info.latency_from_ns
                 res = None if cap is None else next((r for c, r in reversed(inp.results) if c == cap), None)
-                recs.append((cap, res, info.wall_start_ns, *timed.last))
+                recs.append((cap, res, info.wall_start_ns, *timed.last, inp.read_delay_ns / 1e6, arrivals.locked))
 
             session.on_frame = on_frame
             result = session.run()
     stages: dict[str, list] = {k: [] for k in ("capture_to_result", "result_to_frame", "draw_calls",
                                                "raster_readback_sink", "until_next_frame_sent", "capture_to_output",
-                                               "shown_pose_age")}
-    for k, (cap, res, start, send0, send1) in enumerate(recs[:-1] if late else recs):
+                                               "read_delay", "shown_pose_age")}
+    for k, (cap, res, start, send0, send1, delay_ms, _) in enumerate(recs[:-1] if late else recs):
         if cap is None:
             continue
         out = recs[k + 1][4] if late else send1          # when the sinks had this frame's pixels
@@ -148,10 +180,14 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
         stages["until_next_frame_sent"].append((out - send1) / 1e6)
         total = (out - cap) / 1e6
         stages["capture_to_output"].append(total)
+        stages["read_delay"].append(0.0 if extra else delay_ms)
         filt = 0.0 if extra else max(0.0, delay_ms - (start - cap) / 1e6)
         stages["shown_pose_age"].append(total + filt)
-    return {"source": source, "size": f"{size[0]}x{size[1]}", "target_fps": fps, "pose_delay_ms": delay_ms,
-            "extrapolate": extra, **result.summary, "stages_ms": {k: _pcts(v) for k, v in stages.items()}}
+    locked = [r[6] for r in recs]
+    return {"source": source, "camera_fps": camera_fps, "size": f"{size[0]}x{size[1]}", "target_fps": fps,
+            "frame_lock": frame_lock, "immediate": immediate, "extrapolate": extra,
+            "pose_delay_ms": pose_delay_ms, "locked_pct": round(100.0 * sum(locked) / max(len(locked), 1), 1),
+            **result.summary, "stages_ms": {k: _pcts(v) for k, v in stages.items()}}
 
 
 def delay_table(source: str, *, delays_ms=(0, 10, 20, 33.3, 40, 50), camera_fps: float = 30.0,

@@ -62,7 +62,13 @@ class PoseInput(Protocol):
 
     Implementations subclass this protocol explicitly, which gives them the context-manager
     methods below; ``close`` is idempotent.
+
+    Attributes:
+        arrivals: a live tracked input's :class:`runtime.pose_lock.PoseArrivals` (its frames
+            may follow the poses), else None.
     """
+
+    arrivals = None
 
     def start(self, clock: Clock) -> None:
         """Begin: loop time ``clock.now_ns()`` is the input's start (threads and playback

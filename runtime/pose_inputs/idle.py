@@ -41,6 +41,10 @@ class IdlePose(PoseInput):
         self._last_t = -(1 << 62)
         self._new_faces = 0                # faces that arrived after a loss (kiosk recenter)
 
+    @property
+    def arrivals(self):
+        return self.inner.arrivals
+
     def start(self, clock: Clock) -> None:
         self.inner.start(clock)
 

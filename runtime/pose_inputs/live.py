@@ -21,6 +21,7 @@ from tracking.pose_track import PoseSample
 from tracking.track_io import PoseTrackWriter
 
 from ..clock import Clock
+from ..pose_lock import PoseArrivals, ReadDelay
 from ..telemetry import Telemetry
 from .base import InputStatus, PoseInput
 from .offline import track_header
@@ -104,11 +105,19 @@ class LiveInput(PoseInput):
         metrics: telemetry to report tracker latency and face found to.
         record: path of a ``.jsonl`` pose track to write (one pose per observation), or None.
         clock_ns: the wall clock of the capture timestamps (latency statistics, playback).
+        follow_newest: read the filter at the newest observation while frames are locked to
+            the arrivals (:mod:`runtime.pose_lock`): the read delay eases to the tracker's
+            latency (capture -> filter) instead of ``pose.delay_ns`` (which stays the delay
+            while frames are on the clock schedule).
+
+    Attributes:
+        arrivals: the observations reaching the filter (:class:`runtime.pose_lock.PoseArrivals`);
+            the live schedule sets its ``locked``.
     """
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
                  pose: PoseFilterOptions = PoseFilterOptions(), metrics: Telemetry | None = None,
-                 record: str | None = None, clock_ns=time.perf_counter_ns):
+                 record: str | None = None, clock_ns=time.perf_counter_ns, follow_newest: bool = False):
         from tracking.live import LiveTracking
 
         self._clock_ns = clock_ns
@@ -129,10 +138,14 @@ class LiveInput(PoseInput):
         self.tracking = LiveTracking(self.source, tracker_options=tracker, pose_options=pose, clock_ns=clock_ns,
                                      on_observation=self._observed)
         self.filter = self.tracking.pose_filter
+        self.arrivals = PoseArrivals()
+        self._read_delay = ReadDelay(self.filter.options.delay_ns, self.arrivals) if follow_newest else None
 
     def _observed(self, obs) -> None:
         """On the tracking thread, per observation."""
-        self.results.append((obs.timestamp_ns, self._clock_ns()))
+        now = self._clock_ns()
+        self.results.append((obs.timestamp_ns, now))
+        self.arrivals.arrived(obs.timestamp_ns, now)
         self.newest_capture_ns = obs.timestamp_ns
         self.frames += 1
         self.faces += bool(obs.found)
@@ -168,9 +181,16 @@ class LiveInput(PoseInput):
 
     def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
         wall = t_ns if self._clock is None else self._clock.to_wall_ns(t_ns)
+        if self._read_delay is not None:     # the filter's own delay is then the configured one
+            wall += self.filter.options.delay_ns - self._read_delay.at(t_ns)
         out = self.filter.sample(wall, out=out)
         out.t_ns = t_ns
         return out
+
+    @property
+    def read_delay_ns(self) -> int:
+        """How far behind the wall time the filter is read now, ns (module doc, ``follow_newest``)."""
+        return self.filter.options.delay_ns if self._read_delay is None else int(self._read_delay.delay_ns)
 
     def recenter(self) -> None:
         self.filter.recenter()

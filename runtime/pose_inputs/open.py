@@ -133,6 +133,8 @@ def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | N
             from ..pipeline import DEFAULT_DEPTH
 
             extra["ahead"] = DEFAULT_DEPTH if cfg.track_ahead is None else int(cfg.track_ahead)
+        else:   # no delay asked for: read the newest pose while frames follow the camera
+            extra["follow_newest"] = cfg.pose_delay_ms is None and not cfg.filter.get("extrapolate")
         try:
             inp = kind(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg),
                        metrics=metrics, record=cfg.record, **extra)

@@ -287,6 +287,50 @@ def test_flush_readback_returns_the_last_queued_frame_and_reads_are_counted(make
     assert r.pixel_reads == 6                                  # 3 synchronous + 3 queued; flushing reads none
 
 
+class _Collect:
+    needs_pixels = True
+
+    def __init__(self):
+        self.frames = []
+
+    def send(self, rgba, t_ns):
+        self.frames.append((rgba.copy(), t_ns))
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("immediate", [True, False])
+def test_outputs_deliver_each_frame_as_drawn_when_immediate(make_renderer, immediate):
+    """The live latency path (issue 20): with ``immediate`` a sink has frame k's pixels when
+    ``send`` for frame k returns; through the PBO double buffer it gets them with frame k + 1
+    (and the last one at the flush). Same pixels, same order either way."""
+    from runtime.outputs import Outputs
+
+    r = make_renderer((64, 36))
+    av = syn.avatar([syn.quad(joint=0)], [syn.unlit()], skin_joints=[0])
+    r.set_avatar(av)
+    sink = _Collect()
+    out = Outputs([sink], ["video:x.mp4"], r, immediate=immediate)
+    expected, delivered_after_send = [], []
+    for k in range(4):
+        world = av.skeleton.rest_world.copy()
+        world[0][:3, 3] = [0.1 * k, 0.0, 0.0]
+        r.draw(world, camera=syn.CAMERA)
+        expected.append(r.read_rgba())
+        out.send(1000 + k)
+        delivered_after_send.append([t for _, t in sink.frames])
+    out.close()
+    if immediate:
+        assert delivered_after_send == [[1000], [1000, 1001], [1000, 1001, 1002], [1000, 1001, 1002, 1003]]
+    else:
+        assert delivered_after_send == [[], [1000], [1000, 1001], [1000, 1001, 1002]]
+    assert [t for _, t in sink.frames] == [1000, 1001, 1002, 1003]
+    assert len({e.tobytes() for e in expected}) == 4                 # the frames differ
+    for (img, t), e in zip(sink.frames, expected):
+        assert np.array_equal(img, e)
+
+
 def test_viewport_panes_share_one_framebuffer(make_renderer):
     """Two panes side by side: each is exactly what a renderer of the pane's size draws."""
     av = syn.avatar([syn.quad(joint=0)], [syn.unlit()], skin_joints=[0])
