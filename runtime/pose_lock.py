@@ -11,7 +11,9 @@ the filter can read right at that observation instead of a frame behind it.
   counter of observations that reached the filter, the capture interval and the tracker's
   latency (capture -> filter), both as exponential moving averages.
 - :func:`locks` decides per frame: the capture interval is within :data:`LOCK_TOLERANCE` of
-  the frame period and an observation came lately. Otherwise (a 25 fps clip into 30 fps
+  a whole number m of frame periods (a 30 fps camera into 30 or 60 fps output) and an
+  observation came lately; a frame starts at each arrival, the m − 1 others follow it on
+  the clock. Otherwise (a 25 fps clip into 30 fps
   output, a 60 fps camera, a camera gone quiet) the clock schedule stays, so the output rate
   is the one asked for.
 - :class:`ReadDelay`: the filter's read delay (the tracker's latency while locked, the
@@ -30,7 +32,9 @@ from __future__ import annotations
 
 import threading
 
-#: the capture interval must be within this fraction of the frame period to lock
+#: frames drawn per camera frame at most while locked (the others on the clock in between)
+MAX_FRAMES_PER_POSE = 4
+#: the capture interval must be within this fraction of m frame periods to lock
 LOCK_TOLERANCE = 0.1
 #: a locked frame starts no earlier than this many frame periods after the previous one
 EARLIEST_PERIODS = 0.5
@@ -84,18 +88,22 @@ class PoseArrivals:
             return self._cond.wait_for(lambda: self.seq > seq, max(timeout_s, 0.0))
 
 
-def locks(arrivals: PoseArrivals | None, frame_ns: int, now_ns: int) -> bool:
-    """True when frames should follow the arrivals: the camera delivers at the frame rate
-    (capture interval within :data:`LOCK_TOLERANCE` of ``frame_ns``) and did so lately (an
-    arrival within :data:`LATEST_PERIODS` + 1 frame periods of wall time ``now_ns``); stored
-    as ``arrivals.locked``."""
-    if arrivals is None:
-        return False
-    on = (arrivals.interval_ns is not None and abs(arrivals.interval_ns / frame_ns - 1.0) <= LOCK_TOLERANCE
-          and arrivals.last_arrival_ns is not None
-          and now_ns - arrivals.last_arrival_ns <= (LATEST_PERIODS + 1.0) * frame_ns)
-    arrivals.locked = on
-    return on
+def locks(arrivals: PoseArrivals | None, frame_ns: int, now_ns: int) -> int:
+    """How many frames per camera frame when frames should follow the arrivals, else 0: the
+    capture interval is m frame periods (m = 1..:data:`MAX_FRAMES_PER_POSE`, within
+    :data:`LOCK_TOLERANCE`; a 30 fps camera into 30 fps output: 1, into 60 fps: 2) and an
+    observation arrived lately (within :data:`LATEST_PERIODS` + 1 camera frames of wall time
+    ``now_ns``). Stored as ``arrivals.locked`` (True when m > 0)."""
+    m = 0
+    if arrivals is not None and arrivals.interval_ns is not None and arrivals.last_arrival_ns is not None:
+        ratio = arrivals.interval_ns / frame_ns
+        k = round(ratio)
+        if (1 <= k <= MAX_FRAMES_PER_POSE and abs(ratio / k - 1.0) <= LOCK_TOLERANCE
+                and now_ns - arrivals.last_arrival_ns <= (LATEST_PERIODS + 1.0) * k * frame_ns):
+            m = k
+    if arrivals is not None:
+        arrivals.locked = m > 0
+    return m
 
 
 class ReadDelay:
@@ -138,5 +146,5 @@ def wait_for_pose(clock, arrivals: PoseArrivals, seen: int, start_ns: int, frame
     return came
 
 
-__all__ = ["EARLIEST_PERIODS", "LATEST_PERIODS", "LOCK_TOLERANCE", "MAX_SLEW", "PoseArrivals", "ReadDelay", "locks",
+__all__ = ["EARLIEST_PERIODS", "LATEST_PERIODS", "LOCK_TOLERANCE", "MAX_FRAMES_PER_POSE", "MAX_SLEW", "PoseArrivals", "ReadDelay", "locks",
            "wait_for_pose"]

@@ -77,22 +77,30 @@ def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callabl
     frame_ns = int(NS_PER_S / fps)
     t0 = clock.now_ns()
     next_wall = clock.wall_ns()
+    seen, since_pose = 0, 0       # arrivals seen by the last frame an arrival started; frames since
     while not stop.is_set():
         if duration_ns is not None and clock.now_ns() - t0 > duration_ns:
             break
         between()
         if stop.is_set():
             break
-        seen = arrivals.seq if arrivals is not None else 0
+        if since_pose == 0 and arrivals is not None:
+            seen = arrivals.seq
         start = clock.wall_ns()
         if not draw(clock.now_ns()):
             break
-        if locks(arrivals, frame_ns, clock.wall_ns()):
-            wait_for_pose(clock, arrivals, seen, start, frame_ns)
+        m = locks(arrivals, frame_ns, clock.wall_ns())
+        if m:
+            since_pose += 1
+            if since_pose < m:                        # the frames between two camera frames: on the clock
+                clock.sleep_until(start + frame_ns)
+            else:
+                since_pose = 0 if wait_for_pose(clock, arrivals, seen, start, frame_ns) else since_pose - 1
             next_wall = clock.wall_ns()
             if next_wall - start >= 2 * frame_ns:     # a frame period with no frame (as below)
                 dropped((next_wall - start - frame_ns) // frame_ns)
             continue
+        since_pose = 0
         next_wall += frame_ns
         now = clock.wall_ns()
         if next_wall < now:

@@ -81,6 +81,19 @@ def test_a_camera_at_the_frame_rate_starts_each_frame_at_its_pose():
     assert gaps == {FRAME_30} or gaps <= {FRAME_30, FRAME_30 + 1, FRAME_30 - 1}
 
 
+def test_a_camera_at_half_the_frame_rate_starts_every_other_frame_at_its_pose():
+    frame_60 = int(1e9 / 60)
+    captures = [k * FRAME_30 + 5 * MS for k in range(60)]           # a 30 fps camera into 60 fps output
+    starts, newest, drops, arr = _run(captures, latency=12 * MS, fps=60.0, n_frames=80)
+    arrivals = {c + 12 * MS for c in captures}
+    tail = starts[10:]
+    at_pose = [s in arrivals for s in tail]
+    assert arr.locked and drops == 0
+    assert at_pose == [at_pose[0], not at_pose[0]] * (len(tail) // 2) + [at_pose[0]] * (len(tail) % 2)
+    gaps = [b - a for a, b in zip(tail, tail[1:])]
+    assert all(abs(g - frame_60) <= 1 * MS for g in gaps)             # 60 fps held
+
+
 def test_a_clip_camera_at_another_rate_keeps_the_clock_schedule():
     captures = [k * 40 * MS for k in range(80)]                      # 25 fps into 30 fps output
     starts, _, drops, arr = _run(captures, latency=12 * MS)
@@ -114,9 +127,10 @@ def test_locks_needs_an_interval_near_the_frame_period():
     a.arrived(0, 10 * MS)
     a.arrived(FRAME_30, FRAME_30 + 10 * MS)
     now = FRAME_30 + 12 * MS
-    assert locks(a, FRAME_30, now) and a.locked
-    assert not locks(a, int(1e9 / 60), now) and not a.locked         # a 60 fps output: clock schedule
-    assert not locks(a, FRAME_30, now + 3 * FRAME_30)                # a camera gone quiet
+    assert locks(a, FRAME_30, now) == 1 and a.locked
+    assert locks(a, int(1e9 / 60), now) == 2                         # a 60 fps output: every other frame
+    assert locks(a, int(1e9 / 45), now) == 0 and not a.locked        # 1.5 frames per pose: the clock
+    assert locks(a, FRAME_30, now + 3 * FRAME_30) == 0               # a camera gone quiet
     assert a.latency_ns == pytest.approx(10 * MS)
 
 
