@@ -118,6 +118,9 @@ def add_parser(sub) -> None:
     lp.add_argument("--no-live", action="store_true", help="skip the live runs")
     lp.add_argument("--camera-fps", type=positive(240), default=30.0, metavar="FPS",
                     help="live: the clip's frames delivered as a camera at this rate (default 30, the output rate)")
+    lp.add_argument("--live-output", choices=("video", "vcam"), default="video",
+                    help="live: into an mp4 (x264 in its own process) or a virtual camera (a backend converting "
+                    "to I420 as a v4l2loopback device costs the sender; default video)")
     lp.add_argument("--no-table", action="store_true", help="skip the interpolation delay / extrapolation table")
 
     ty = parsers["tryon"] = add_command(
@@ -263,10 +266,12 @@ def _loop(args, text: bool) -> dict:
                  "default + extrapolation": {"extrapolate": True}}
         lives = out["live"] = []
         for name, kw in modes.items():
-            lv = bench_live(src, avatar=avatar, size=args.size, camera_fps=args.camera_fps, **kw)
+            lv = bench_live(src, avatar=avatar, size=args.size, camera_fps=args.camera_fps, output=args.live_output,
+                            **kw)
             lives.append({"mode": name, **lv})
             if text:
-                print(f"live {lv['size']}, {lv['camera_fps'] or 'clip-rate'} fps camera, {name}: fps {lv['fps']}, "
+                print(f"live {lv['size']} into {lv['output']}, {lv['camera_fps'] or 'clip-rate'} fps camera, {name}: "
+                      f"fps {lv['fps']}, "
                       f"dropped {lv['dropped_frames']}, locked {lv['locked_pct']} %; ms p50 / p95:")
                 for k, v in lv["stages_ms"].items():
                     print(f"  {k:<22}{v['p50']!s:>8} / {v['p95']!s:<8}")

@@ -108,6 +108,53 @@ def _pcts(values) -> dict:
     return {"p50": round(float(np.percentile(v, 50)), 2), "p95": round(float(np.percentile(v, 95)), 2)}
 
 
+class LoopbackLikeBackend:
+    """A pyvirtualcam backend that does what a v4l2loopback device costs the sender: the
+    frame converted to I420 (the device's format; OpenCV) into one reused buffer, then dropped.
+    Registered as :data:`VCAM_BACKEND` for ``bench loop --live-output vcam`` (this machine
+    has no /dev/video device)."""
+
+    def __init__(self, *, width, height, fps, fourcc, device, **kw):
+        self._buf = np.empty((height * 3 // 2, width), np.uint8)
+        self._shape = (height, width, 3)
+        self.frames = 0
+
+    def send(self, frame):
+        import cv2
+
+        cv2.cvtColor(frame.reshape(self._shape), cv2.COLOR_RGB2YUV_I420, dst=self._buf)   # pyvirtualcam flattens it
+        self.frames += 1
+
+    def close(self):
+        pass
+
+    def device(self):
+        return "swaycam-bench"
+
+    def native_fourcc(self):
+        return None
+
+
+#: the pyvirtualcam backend name of :class:`LoopbackLikeBackend`
+VCAM_BACKEND = "swaycam-bench"
+
+
+def _live_output(kind: str, tmp: str) -> str:
+    """``video``: an mp4 (x264 in its own process); ``vcam``: a virtual camera on
+    :class:`LoopbackLikeBackend`."""
+    if kind == "video":
+        return f"video:{tmp}/b.mp4"
+    if kind == "vcam":
+        import os
+
+        import pyvirtualcam
+
+        pyvirtualcam.register_backend(VCAM_BACKEND, LoopbackLikeBackend)
+        os.environ["SWAYCAM_VCAM_BACKEND"] = VCAM_BACKEND
+        return "vcam"
+    raise ValueError(f"live output {kind!r}: 'video' or 'vcam'")
+
+
 def retimed_clip(source: str, fps: float, folder: str) -> str:
     """``source``'s frames as a ``fps`` camera would deliver them (same frames, one every
     1/fps s): an MJPEG .avi in ``folder`` (cheap to decode). A live 30 fps benchmark of the
@@ -132,14 +179,16 @@ def retimed_clip(source: str, fps: float, folder: str) -> str:
 
 def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 30.0,
                pose_delay_ms: float | None = None, extrapolate: bool | None = None,
-               frame_lock: bool = True, immediate: bool = True, camera_fps: float | None = None) -> dict:
+               frame_lock: bool = True, immediate: bool = True, camera_fps: float | None = None,
+               output: str = "video") -> dict:
     """The file played live (as a ``camera_fps`` camera when given, see :func:`retimed_clip`)
-    at ``fps`` into an mp4; telemetry summary plus ``stages_ms`` (p50/p95 per stage, module
+    at ``fps`` into ``output``; telemetry summary plus ``stages_ms`` (p50/p95 per stage, module
     doc; ``shown_pose_age``: capture -> output plus what the pose filter's read delay adds
     when it reads older than the newest observation: how old the shown pose is).
     ``frame_lock``: frames follow the tracked poses (:mod:`runtime.pose_lock`);
     ``immediate``: each frame read back as drawn (False: the PBO double buffer, one frame
-    late); ``locked_pct``: frames drawn while locked."""
+    late); ``locked_pct``: frames drawn while locked. ``output``: "video" (an mp4) or "vcam"
+    (:class:`LoopbackLikeBackend`)."""
     recs: list[tuple] = []
     with tempfile.TemporaryDirectory() as tmp:
         if camera_fps:
@@ -147,7 +196,7 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
         else:
             source_run = source
         cfg = RunConfig(source=source_run, avatar=avatar, size=size, fps=fps, realtime=True,
-                        output=(f"video:{tmp}/b.mp4",), pose_delay_ms=pose_delay_ms, frame_lock=frame_lock)
+                        output=(_live_output(output, tmp),), pose_delay_ms=pose_delay_ms, frame_lock=frame_lock)
         if extrapolate is not None:
             cfg = dataclasses.replace(cfg, filter={**cfg.filter, "extrapolate": bool(extrapolate)})
         with Session(cfg, say=lambda s: None) as session:
@@ -184,7 +233,7 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
         filt = 0.0 if extra else max(0.0, delay_ms - (start - cap) / 1e6)
         stages["shown_pose_age"].append(total + filt)
     locked = [r[6] for r in recs]
-    return {"source": source, "camera_fps": camera_fps, "size": f"{size[0]}x{size[1]}", "target_fps": fps,
+    return {"source": source, "camera_fps": camera_fps, "output": output, "size": f"{size[0]}x{size[1]}", "target_fps": fps,
             "frame_lock": frame_lock, "immediate": immediate, "extrapolate": extra,
             "pose_delay_ms": pose_delay_ms, "locked_pct": round(100.0 * sum(locked) / max(len(locked), 1), 1),
             **result.summary, "stages_ms": {k: _pcts(v) for k, v in stages.items()}}
