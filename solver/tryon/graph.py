@@ -85,3 +85,19 @@ def build_graph(positions: np.ndarray, triangles: np.ndarray, weld: np.ndarray) 
     nc, comp = connected_components(mat, directed=False)
     return HairGraph(node=node, points=points, edges=e, lengths=length, matrix=mat, component=comp,
                      component_count=int(nc), triangles=t)
+
+
+def loose_regions(graph: HairGraph, loose: np.ndarray) -> np.ndarray:
+    """(N,) label of the connected region of ``loose`` nodes (an (N,) bool mask: hair
+    farther from the head than the attachment band) each node lies in, through edges
+    between loose nodes only; −1 for the other nodes. A layer of hair laid over the head
+    and falling on both sides is one piece but two loose regions (its band over the head
+    joins them); the labels are the pieces' own regions, never shared between pieces."""
+    loose = np.asarray(loose, bool)
+    n = graph.node_count
+    e = graph.edges[loose[graph.edges].all(axis=1)]
+    mat = csr_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    _, lab = connected_components(mat, directed=False)
+    out = np.full(n, -1, np.int64)
+    _, out[loose] = np.unique(lab[loose], return_inverse=True)
+    return out

@@ -17,6 +17,15 @@ never open), then copied to the render vertices. Three ingredients:
   distance; a piece with no chain of its own follows the two chains nearest to it *as a
   whole* (one share for all its nodes, each node at its own u), so it moves coherently and
   does not tear. Pieces held by no attached or joined guide are rigid on the head.
+  The same holds for a *loose region* (:func:`~solver.tryon.graph.loose_regions`: the
+  piece's hair beyond the attachment band, split where the piece lies on the head) that
+  none of its piece's chains runs through: a layer laid over the head and falling on both
+  sides whose one chain hangs on the other side. The region follows the ``follow``
+  chain(s) nearest to it on average, whichever piece they belong to, as a whole (before,
+  long01's far sides were skinned to their own chain 15–25 cm away across the head; their
+  offset turned with the chain and swept through the shoulders). One chain by default: the
+  two nearest chains of a layered style can pass on either side of a shoulder, and hair
+  halfway between them would then lie inside it.
 
 The free nodes then minimise the screened Dirichlet energy
 
@@ -50,7 +59,7 @@ import numpy as np
 from scipy.sparse import coo_matrix, diags
 from scipy.sparse.linalg import splu
 
-from .graph import HairGraph
+from .graph import HairGraph, loose_regions
 from .head import HeadModel
 from .rig import Chain
 
@@ -66,6 +75,7 @@ class WeightOptions:
     screen: float = 0.01
     screen_u: float = 0.05
     screen_head: float = 0.1
+    follow: int = 1
 
 
 def _smoothstep(x: np.ndarray) -> np.ndarray:
@@ -136,10 +146,17 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
             arc[:, k] = np.interp(uc, np.arange(len(c.curve), dtype=float), seg)
         starts = np.cumsum([1] + [len(c.nodes) for c in chains])[:-1]
         owners: dict[int, list[int]] = {}
+        region = loose_regions(graph, out_dist > o.band * H)
+        region_owned = np.zeros(int(region.max(initial=-1)) + 1, bool)
         for k, c in enumerate(chains):
             beyond = c.path[out_dist[c.path] > o.band * H]
             for q in np.unique(comp[beyond]):
                 owners.setdefault(int(q), []).append(k)
+            region_owned[region[beyond][region[beyond] >= 0]] = True
+        # loose regions of an owned piece that no chain of theirs runs through (the far side of
+        # a layer laid over the head) follow the nearest chains as a whole, like pieces without
+        # a chain: their own chain hangs on the other side of the head
+        follower = np.zeros(n, bool)
         alpha = np.zeros_like(dist)
         for q in range(graph.component_count):
             nodes = np.nonzero(comp == q)[0]
@@ -154,6 +171,16 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
                 a = np.zeros_like(d)
                 np.put_along_axis(a, nn, inv, axis=1)
                 alpha[np.ix_(nodes, own)] = a / a.sum(axis=1, keepdims=True)
+                for r in np.unique(region[nodes]):
+                    if r < 0 or region_owned[r]:
+                        continue
+                    part = nodes[region[nodes] == r]
+                    md = dist[part].mean(axis=0)
+                    nn = np.argsort(md)[:o.follow]
+                    inv = 1.0 / (md[nn] ** 2 + (o.blend * H) ** 2)
+                    alpha[part] = 0.0
+                    alpha[np.ix_(part, nn)] = inv / inv.sum()
+                    follower[part] = True
             else:     # a piece without a chain follows the nearest ones as a whole (coherently)
                 loose = nodes[band_rigid[nodes] < 1.0]
                 probe = loose if loose.size else nodes
@@ -164,7 +191,7 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
         # rigid near a chain's root (by arc length along it), not wherever hair comes near the head
         root_rigid = (alpha * (1.0 - _smoothstep(arc / (o.band_blend * H)))).sum(axis=1)
         owned = np.isin(comp, list(owners))
-        rigid = np.where(owned, root_rigid, np.maximum(root_rigid, band_rigid))
+        rigid = np.where(owned & ~follower, root_rigid, np.maximum(root_rigid, band_rigid))
         for k, c in enumerate(chains):
             m = len(c.nodes)
             prior[:, starts[k]:starts[k] + m] = alpha[:, k:k + 1] * chain_joint_weights(us[:, k], m)
@@ -181,7 +208,7 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
             fixed_w[path] = 0.0
             fixed_w[path, starts[k]:starts[k] + m] = chain_joint_weights(us[path, k], m)
         # pieces without a chain keep their coherent prior exactly
-        orphan = ~owned & ~fixed
+        orphan = (~owned | follower) & ~fixed
         fixed[orphan] = True
         fixed_w[orphan] = prior[orphan]
         fixed_w[orphan, 0] += rigid[orphan]

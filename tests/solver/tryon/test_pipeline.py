@@ -103,3 +103,45 @@ def test_hair_nowhere_near_a_head_is_reported(target_avatars):
     far = replace(pony, positions=pony.positions + [3.0, 0.0, 0.0])
     res = try_on(av, far, TryOnSettings(placement="keep"))
     assert res.avatar is None and "nowhere near the head" in res.fit.problems[0]
+
+
+def test_far_side_of_a_layer_follows_a_chain_on_its_own_side(fitted):
+    """long01 is layers laid over the head, each falling on both sides, with 24 chains for
+    31 loose regions: a side whose layer's chain hangs on the other side of the head follows
+    the chain nearest to it (solver/tryon/weights.py). Skinned to its own chain 15–25 cm away
+    (before), its offset turned with that chain and swept through the shoulders."""
+    from solver.tryon import build_head
+    from solver.tryon.graph import build_graph, loose_regions
+    from solver.tryon.weights import closest_on_polyline
+
+    res = fitted("default", "long01")
+    av = res.avatar
+    hair = load_hair(asset("hair", "long01", "long01.obj"))
+    prim = av.meshes[av.mesh_instances[res.hair_instance].mesh].primitives[0]
+    graph = build_graph(prim.positions.astype(np.float64), hair.triangles, hair.weld)
+    head = build_head(av, hide=(res.hair_instance,))
+    H = float(head.size[1])
+    region = loose_regions(graph, -head.envelope.depth(graph.points) > 0.1 * H)
+    owned = {int(r) for c in res.chains for r in region[c.path] if r >= 0}
+    joints = av.skins[av.mesh_instances[res.hair_instance].skin].joints
+    col = {int(n): k for k, c in enumerate(res.chains) for n in c.nodes}
+    chain_of = np.array([col.get(int(n), -1) for n in joints])
+    share = np.zeros((prim.vertex_count, len(res.chains)))
+    for j in range(4):
+        k = chain_of[prim.joints[:, j].astype(np.int64)]
+        ok = k >= 0
+        np.add.at(share, (np.nonzero(ok)[0], k[ok]), prim.weights[ok, j])
+    followers = 0
+    for r in range(int(region.max()) + 1):
+        if r in owned:
+            continue
+        nodes = np.nonzero(region == r)[0]
+        verts = np.nonzero(np.isin(graph.node, nodes))[0]
+        mean = np.array([closest_on_polyline(graph.points[nodes], c.curve)[0].mean() for c in res.chains])
+        dominant = np.argmax(share[verts], axis=1)
+        assert np.all(dominant == np.argmin(mean)), r
+        piece = graph.component[nodes[0]]
+        own = [k for k, c in enumerate(res.chains) if piece in c.piece_ids]
+        assert mean.min() < 0.5 * mean[own].min()
+        followers += 1
+    assert followers >= 5      # 7 layer sides have no chain of their own with 24 chains

@@ -24,8 +24,10 @@ from .conftest import AVATARS, STYLES
 DEPTH_LIMIT = 1e-3
 #: What stays (count, mm) where a hair sheet passes through a shoulder capsule deeper than
 #: the push reaches (FULL_DEPTH of the radius onto the surface, less beyond: a deeper full push
-#: tore the sheet apart, an edge +852 %). long01 on the default avatar only.
-RESIDUAL = {("default", "long01"): (67, 42.8)}
+#: tore the sheet apart, an edge +852 %). long01 on the default avatar only: its back sheet
+#: (one piece, one chain) swings its far side into the right shoulder capsule (67 up to 42.8 mm
+#: before the far sides of its layers followed a chain on their own side).
+RESIDUAL = {("default", "long01"): (29, 42.6)}
 #: |envelope lookup - RadialEnvelope.radius|, metres (the same formula, float32 grid).
 ENVELOPE_TOLERANCE = 1e-6
 
@@ -93,6 +95,8 @@ def test_no_penetration_at_120_fps_either(fitted, avatar, style):
     head = build_head(res.avatar, hide=(res.hair_instance,))
     run = measure_tryon(res, head=head, still_s=0.5, sample_hz=120)
     assert run.head_inside == 0 and run.collider_inside == 0
+    if (avatar, style) == ("default", "ponytail01"):
+        return   # since pipeline version 2 its weights keep it out without the correction too
     # the correction is what keeps them out: without it the same run finds them
     mi = list(res.avatar.mesh_instances)
     mi[res.hair_instance] = replace(mi[res.hair_instance], contact=None)
