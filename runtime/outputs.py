@@ -58,38 +58,19 @@ def needs_window(outputs: list[OutputSpec]) -> bool:
     return any(o.kind == "window" for o in outputs)
 
 
-def _probe_file(p: Path) -> None:
-    """Open ``p`` for appending (creates nothing lasting, truncates nothing): catches what
-    permission bits do not (/proc, /sys, read-only mounts, running as root)."""
-    existed = p.exists()
-    with open(p, "ab"):
-        pass
-    if not existed:
-        p.unlink()
-
-
 def check_writable(outputs: list[OutputSpec]) -> list[str]:
     """Create output folders and check they can be written, before anything runs.
 
     Returns notes for the user (stale PNG frames removed). Raises OSError naming the path.
     """
+    from .writable import check_file, check_folder
+
     notes = []
     for o in outputs:
         if o.kind == "video":
-            p = Path(o.target)
-            if p.is_dir():
-                raise IsADirectoryError(21, "is a folder, not a video file", str(p))
-            p.parent.mkdir(parents=True, exist_ok=True)
-            if not os.access(p.parent, os.W_OK):
-                raise PermissionError(13, "folder is not writable", str(p.parent))
-            _probe_file(p)
+            check_file(o.target, folder_reason="is a folder, not a video file")
         elif o.kind == "png":
-            d = Path(o.target)
-            if d.exists() and not d.is_dir():
-                raise NotADirectoryError(20, "exists and is not a folder", str(d))
-            d.mkdir(parents=True, exist_ok=True)
-            if not os.access(d, os.W_OK):
-                raise PermissionError(13, "folder is not writable", str(d))
+            d = check_folder(o.target)
             stale = sorted(d.glob("frame_[0-9][0-9][0-9][0-9][0-9][0-9].png"))
             for f in stale:
                 f.unlink()

@@ -345,6 +345,29 @@ def cannot_write(path, exc: OSError) -> CommandError:
     return CommandError(f"cannot write {path}: {exc.strerror or exc}")
 
 
+def writable_file(path, **options) -> Path:
+    """``path`` checked before a command's work starts (:func:`runtime.writable.check_file`:
+    not a folder, its folder created and writable); a CommandError in :func:`cannot_write`'s
+    words otherwise, so a bad output path never waits for the work to be done."""
+    from ..writable import check_file
+
+    try:
+        return check_file(path, **options)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+
+
+def writable_folder(path) -> Path:
+    """The folder ``path`` created and checked writable before a command's work starts
+    (:func:`runtime.writable.check_folder`), or a CommandError as :func:`writable_file`."""
+    from ..writable import check_folder
+
+    try:
+        return check_folder(path)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+
+
 class Progress:
     """A one-line progress bar on a terminal stream; silent when it is not a terminal."""
 

@@ -20,6 +20,7 @@ from .args import (
     existing_file,
     motion_setup,
     number,
+    writable_folder,
 )
 
 
@@ -127,6 +128,7 @@ def run(args) -> int:
 
     if args.track and args.motion not in (None, "none"):
         raise UsageError("--track and --motion: a motion row keeps the head still; give one of them")
+    writable_folder(args.out)      # before the measurements: a bad --out fails now, not after them
 
     avatars, attachments = _avatars(args.avatar, args.gravity, styles=args.hair or (), hair_dir=args.hair_dir,
                                     keep_own_hair=args.keep_own_hair)
