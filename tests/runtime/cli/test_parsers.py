@@ -110,6 +110,7 @@ def test_no_command_prints_the_command_list_and_exits_2(capsys):
     (["check-fps", "turn-test", "--avatar", "medium"], "swaycam check-fps", "argument --avatar: 'medium' does not exist"),
     (["inspect", "/no/such.vrm"], "swaycam inspect", "argument AVATAR: '/no/such.vrm' does not exist"),
     (["metrics", "--gravity", "inf"], "swaycam metrics", "argument --gravity: inf is not a finite number"),
+    (["metrics", "--gravity", "-5"], "swaycam metrics", "argument --gravity: -5 is outside >= 0"),
     (["metrics", "--track", "{tmp}"], "swaycam metrics", "is not a file"),
     (["generate", "extra"], "swaycam generate", "unrecognized arguments: extra"),
     (["bench"], "swaycam bench", "the following arguments are required: TARGET"),
@@ -143,6 +144,14 @@ def test_runtime_failures_are_one_line_and_exit_1(argv, prog, message, tmp_path,
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1, err
     assert err.startswith(f"{prog}: ") and message in err, err
+
+
+def test_metrics_gravity_is_a_magnitude():
+    """--gravity G pulls straight down (the rows use (0, -G, 0)): 0 is allowed, a negative G
+    is refused above, so a plot name never drops a sign."""
+    ap = cli.build_parser()
+    assert ap.parse_args(["metrics", "--gravity", "0"]).gravity == 0.0
+    assert ap.parse_args(["metrics", "--gravity", "9.81"]).gravity == 9.81
 
 
 def test_inspect_json_is_one_document(capsys):
