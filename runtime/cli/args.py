@@ -187,14 +187,26 @@ def existing_dir(text: str) -> str:
     return str(p)
 
 
+def _file_or_name(text: str, names: tuple[str, ...]) -> str:
+    """``text`` when it is one of ``names``, else an existing file; a missing one close to a
+    name says so (``'turn-tset' does not exist (did you mean 'turn-test'?)``)."""
+    if text in names:
+        return text
+    if not Path(text).expanduser().exists():
+        from avatars.errors import did_you_mean
+
+        raise argparse.ArgumentTypeError(f"{text!r} does not exist{did_you_mean(text, names)}")
+    return existing_file(text)
+
+
 def avatar_spec(text: str) -> str:
     """An avatar: ``default`` / ``layered`` (the generated ones) or an existing file."""
-    return text if text in BUILTIN_AVATARS else existing_file(text)
+    return _file_or_name(text, BUILTIN_AVATARS)
 
 
 def track_spec(text: str) -> str:
     """A pose track: ``turn-test`` (the standard head turn) or an existing ``.jsonl`` file."""
-    return text if text == TURN_TEST else existing_file(text)
+    return _file_or_name(text, (TURN_TEST,))
 
 
 # ---------------------------------------------------------------------------- shared options

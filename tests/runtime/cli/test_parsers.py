@@ -187,7 +187,8 @@ def test_size_and_path_types(tmp_path):
     assert _rejects(cli_args.existing_dir, str(f)) == f"{str(f)!r} is not a folder"
     assert cli_args.avatar_spec("layered") == "layered" and cli_args.avatar_spec(str(f)) == str(f)
     assert cli_args.track_spec("turn-test") == "turn-test"
-    assert _rejects(cli_args.track_spec, "turn") == "'turn' does not exist"
+    assert _rejects(cli_args.track_spec, "turn") == "'turn' does not exist (did you mean 'turn-test'?)"
+    assert _rejects(cli_args.track_spec, "poses.jsonl") == "'poses.jsonl' does not exist"
 
 
 def test_json_text_handles_dataclasses_paths_and_numpy():
