@@ -82,19 +82,22 @@ def check_writable(outputs: list[OutputSpec]) -> list[str]:
 def plan_outputs(specs: tuple[str, ...] | list[str], *, background: str, display: bool, say) -> list[OutputSpec]:
     """The outputs of a run (``specs`` as given to ``--output``; none: :func:`default_outputs`),
     checked before anything opens: a window needs a display, files must be writable
-    (:func:`check_writable`). Notes for the user (no alpha in mp4, stale PNG frames removed)
-    go to ``say``.
+    (:func:`check_writable`), a transparent background only into outputs that keep alpha.
+    Notes for the user (stale PNG frames removed) go to ``say``.
 
     Raises:
-        RunError: a window without a display. OSError: an output cannot be written (naming it).
+        RunError: a window without a display, a transparent background into the default
+            video. OSError: an output cannot be written (naming it).
     """
     outputs = parse_outputs(specs) if specs else default_outputs(display)
     if needs_window(outputs) and not display:
         raise RunError("--output window needs a display (DISPLAY / WAYLAND_DISPLAY is not set); "
                        "use video:PATH.mp4, png:DIR or vcam instead")
     if background.strip().lower() == "transparent" and any(o.kind in ("video", "vcam") for o in outputs):
-        say("note: mp4 and virtual cameras have no alpha; the transparent background shows as black "
-            "there (png:DIR keeps alpha, --background green gives a chroma key)")
+        from .config import NO_ALPHA      # (a RunConfig refuses such explicit outputs already)
+
+        names = ", ".join(o.name for o in outputs if o.kind in ("video", "vcam"))
+        raise RunError(f"output {names}{'' if specs else ' (the default without a display)'}: {NO_ALPHA}")
     for note in check_writable(outputs):
         say(note)
     return outputs

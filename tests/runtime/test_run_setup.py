@@ -1,0 +1,61 @@
+"""`swaycam run` says what it does with its options (issue 16's CLI findings): a transparent
+background is refused where it would come out black, and --json keeps stdout for the JSON."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from runtime.cli import main
+
+SMALL = ["--size", "160x90", "--duration", "0.2", "--fps", "10"]
+NO_ALPHA = ("H.264 video and virtual cameras have no alpha, so the transparent background would come out black "
+            "(use png:DIR to keep alpha, or background green for a chroma key)")
+
+
+@pytest.fixture
+def no_display(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+
+
+# ---------------------------------------------------------------------------- transparent background
+
+@pytest.mark.parametrize("output", ["video:{tmp}/a.mp4", "video:{tmp}/a.mov", "video:{tmp}/a.mkv", "vcam"])
+def test_transparent_into_an_opaque_output_is_refused(output, tmp_path, capsys):
+    output = output.format(tmp=tmp_path)
+    assert main(["run", *SMALL, "--source", "turn-test", "--background", "transparent", "--output", output]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"swaycam run: option output: {output!r}: {NO_ALPHA}\n"
+    assert list(tmp_path.iterdir()) == []                      # nothing was written
+
+
+def test_transparent_into_the_default_video_is_refused(tmp_path, monkeypatch, no_display, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", *SMALL, "--source", "turn-test", "--background", "transparent"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("swaycam run: output video:out/swaycam-") and err.count("\n") == 1
+    assert err.endswith(f".mp4 (the default without a display): {NO_ALPHA}\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_transparent_into_png_keeps_alpha(tmp_path, capsys):
+    frames = tmp_path / "f"
+    assert main(["run", *SMALL, "--source", "turn-test", "--background", "transparent", "--output",
+                 f"png:{frames}"]) == 0
+    from PIL import Image
+
+    rgba = np.asarray(Image.open(frames / "frame_000000.png"))
+    assert rgba.shape == (90, 160, 4) and rgba[0, 0, 3] == 0 and rgba[..., 3].max() == 255
+
+
+# ---------------------------------------------------------------------------- --json
+
+def test_json_stdout_is_one_document_with_a_video_output(tmp_path, capsys):
+    video = tmp_path / "a.mp4"
+    assert main(["run", *SMALL, "--source", "turn-test", "--output", f"video:{video}", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["outputs"] == [f"video:{video}"]   # stdout is the JSON document alone
+    assert f"writing video to {video}\n" in err
