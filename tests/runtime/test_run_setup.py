@@ -1,14 +1,20 @@
 """`swaycam run` says what it does with its options (issue 16's CLI findings): a transparent
-background is refused where it would come out black, and --json keeps stdout for the JSON."""
+background is refused where it would come out black, options the run would ignore are
+warned about, a text file named .mp4 is one clear line, the window title and the HUD say
+the real frame pacing, and --no-recenter keeps the tracker's neutral pose."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from runtime.cli import main
+from tests.conftest import REPO
 
 SMALL = ["--size", "160x90", "--duration", "0.2", "--fps", "10"]
 NO_ALPHA = ("H.264 video and virtual cameras have no alpha, so the transparent background would come out black "
@@ -59,3 +65,21 @@ def test_json_stdout_is_one_document_with_a_video_output(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert json.loads(out)["outputs"] == [f"video:{video}"]   # stdout is the JSON document alone
     assert f"writing video to {video}\n" in err
+
+
+# ---------------------------------------------------------------------------- a text file named .mp4
+
+def test_a_text_file_named_mp4_is_one_line(tmp_path, model_path):
+    """OpenCV's FFmpeg backend prints its own "[mov,mp4,... @ 0x...] moov atom not found" on
+    descriptor 2 (not Python's stderr) unless told otherwise before it first opens a video:
+    a process of its own, as a user runs it."""
+    fake = tmp_path / "clip.mp4"
+    fake.write_text("not a video\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENCV_FFMPEG_LOGLEVEL", "OPENCV_FFMPEG_DEBUG")}
+    env["PYTHONPATH"] = str(REPO)
+    res = subprocess.run([sys.executable, "-m", "runtime.cli", "track", str(fake), "--out", str(tmp_path / "p.jsonl"),
+                          "--model", str(model_path)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert (res.returncode, res.stdout) == (1, "")
+    assert res.stderr == (f"swaycam track: video file {fake}: not a readable video (OpenCV could not open it; "
+                          "ffmpeg: Could not load meta information)\n")
