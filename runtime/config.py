@@ -51,6 +51,7 @@ class RunConfig:
     duration: float | None = None      # seconds; None: the source's own length (turn-test: 12 s)
     realtime: bool | None = None       # None: live for webcams, offline for files
     kiosk: bool = False
+    recenter: bool = True              # the first tracked face (and in kiosk mode each new one) is the neutral pose
     overlays: bool = False
     hud: bool = False
     service: bool = False
@@ -111,7 +112,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
-_BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service")
+_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service")
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir", "service_token")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).

@@ -470,11 +470,11 @@ class Session:
 
     def _between_frames(self) -> None:
         """The control service's work, a hairstyle ready to swap in, the window's events, the
-        kiosk's recenter on a new face."""
+        kiosk's recenter on a new face (unless ``--no-recenter``)."""
         self.commands.drain()
         self.tryon.poll()
         self.handle_events()
-        if self.cfg.kiosk:
+        if self.cfg.kiosk and self.cfg.recenter:
             new_faces = self.pose_input.status().new_faces
             if new_faces > self._faces_seen:
                 self._faces_seen = new_faces

@@ -60,6 +60,9 @@ def add_parser(sub) -> None:
                    help="play a file source live, in real time (default: offline, every frame)")
     p.add_argument("--kiosk", action="store_true", default=None,
                    help="fullscreen, no overlays, recenter on a new face, idle pose when nobody is there")
+    p.add_argument("--no-recenter", dest="recenter", action="store_false", default=None,
+                   help="keep the tracker's neutral pose (facing the camera) instead of taking the first "
+                   "tracked face as neutral, and in kiosk mode each new one (r and POST /recenter still recenter)")
     p.add_argument("--overlays", action="store_true", default=None, help="show springs, colliders, head axes")
     p.add_argument("--hud", action="store_true", default=None, help="show fps, tracker latency, substeps")
     p.add_argument("--service", action="store_true", default=None, help="start the local control service")
@@ -100,7 +103,7 @@ def config_from_args(args) -> RunConfig:
     base = load_toml(args.config) if args.config else RunConfig()
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "antialias", "record", "duration",
-        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
+        "realtime", "kiosk", "recenter", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
         "record_dir", "hair_dir", "vmc_listen", "service_token")}
     if getattr(args, "vmc_send", None):
         values["vmc_send"] = tuple(args.vmc_send)

@@ -53,7 +53,7 @@ def webcam_available(index: int = 0) -> bool:
 
 
 def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
-    opts = PoseFilterOptions(head=HeadPoseOptions(mirror=cfg.mirror))
+    opts = PoseFilterOptions(head=HeadPoseOptions(mirror=cfg.mirror), recenter_at_start=cfg.recenter)
     if cfg.pose_delay_ms is not None:
         opts = replace(opts, delay_ns=int(cfg.pose_delay_ms * 1e6))
     if "extrapolate" in cfg.filter:      # [filter] extrapolate = true: no interpolation delay needed

@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from runtime.cli import main
+from runtime.config import RunConfig
 from tests.conftest import REPO
+from tracking.track_io import load_track
 
 SMALL = ["--size", "160x90", "--duration", "0.2", "--fps", "10"]
 NO_ALPHA = ("H.264 video and virtual cameras have no alpha, so the transparent background would come out black "
@@ -83,3 +85,45 @@ def test_a_text_file_named_mp4_is_one_line(tmp_path, model_path):
     assert (res.returncode, res.stdout) == (1, "")
     assert res.stderr == (f"swaycam track: video file {fake}: not a readable video (OpenCV could not open it; "
                           "ffmpeg: Could not load meta information)\n")
+
+
+# ---------------------------------------------------------------------------- --no-recenter
+
+def test_no_recenter_keeps_the_trackers_neutral(astronaut_png, tmp_path, capsys):
+    """The astronaut's head is turned about 15 degrees: recentered, the first recorded pose is
+    the identity; with --no-recenter it is the head as the camera sees it."""
+    rotations = {}
+    for flag in ([], ["--no-recenter"]):
+        rec = tmp_path / f"poses{len(flag)}.jsonl"
+        assert main(["run", *SMALL, "--source", str(astronaut_png), "--record", str(rec), "--output",
+                     f"png:{tmp_path / 'f'}", *flag]) == 0
+        track = load_track(rec)
+        assert track.header.settings["pose"]["recenter_at_start"] is (not flag)
+        rotations[bool(flag)] = track.rotations[0]
+    capsys.readouterr()
+    assert np.allclose(rotations[False], [0, 0, 0, 1], atol=1e-12)
+    angle = np.degrees(2 * np.arccos(min(1.0, abs(rotations[True][3]))))
+    assert 10 < angle < 20
+
+
+def test_kiosk_recenters_on_a_new_face_unless_no_recenter():
+    from types import SimpleNamespace
+
+    from runtime.session import Session
+
+    for recenter, expected in ((True, 1), (False, 0)):
+        session = Session(RunConfig(kiosk=True, recenter=recenter))
+        calls = []
+        session.pose_input = SimpleNamespace(status=lambda: SimpleNamespace(new_faces=1),
+                                             recenter=lambda: calls.append(1))
+        session.context = SimpleNamespace(poll_events=lambda: [])
+        session._between_frames()                  # a new visitor arrived
+        assert len(calls) == expected
+
+
+def test_recenter_is_a_config_setting(tmp_path):
+    from runtime.config import load_toml
+
+    p = tmp_path / "run.toml"
+    p.write_text("recenter = false\n")
+    assert load_toml(p).recenter is False and RunConfig().recenter is True
