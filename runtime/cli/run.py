@@ -16,6 +16,7 @@ from .args import (
     add_motion_options,
     add_solver_option,
     background,
+    cannot_write,
     count,
     existing_dir,
     existing_file,
@@ -128,6 +129,23 @@ def config_from_args(args) -> RunConfig:
     return merge(base, values)
 
 
+def preflight(cfg: RunConfig) -> None:
+    """Before anything loads: a warning on stderr for each option this run would ignore
+    (:func:`runtime.preflight.ignored_options`); a CommandError for a ``--record`` file that
+    cannot be written."""
+    from render.platform import has_display
+
+    from ..pose_inputs.open import webcam_available
+    from ..preflight import check_run_files, ignored_options
+
+    for note in ignored_options(cfg, display=has_display(), webcam=webcam_available):
+        print(f"swaycam run: warning: {note}", file=sys.stderr, flush=True)
+    try:
+        check_run_files(cfg)
+    except OSError as exc:
+        raise cannot_write(cfg.record, exc) from None
+
+
 def run(args) -> int:
     from avatars import AvatarError
     from tracking.errors import TrackingError
@@ -136,6 +154,7 @@ def run(args) -> int:
         cfg = config_from_args(args)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    preflight(cfg)
     from ..session import RunError, Session
 
     try:

@@ -15,6 +15,7 @@ import pytest
 
 from runtime.cli import main
 from runtime.config import RunConfig
+from runtime.preflight import ignored_options
 from tests.conftest import REPO
 from tracking.track_io import load_track
 
@@ -67,6 +68,46 @@ def test_json_stdout_is_one_document_with_a_video_output(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert json.loads(out)["outputs"] == [f"video:{video}"]   # stdout is the JSON document alone
     assert f"writing video to {video}\n" in err
+
+
+# ---------------------------------------------------------------------------- ignored options
+
+def test_options_the_run_would_ignore_are_warnings(tmp_path, no_display, capsys):
+    model = str(REPO / "pyproject.toml")           # any existing file: a pose track never reads it
+    argv = ["run", *SMALL, "--source", "turn-test", "--output", f"png:{tmp_path / 'f'}", "--avatar-dir",
+            str(tmp_path), "--face-model", model, "--kiosk", "--no-recenter"]
+    assert main(argv) == 0
+    warnings = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("swaycam run: warning: ")]
+    assert warnings == [
+        "swaycam run: warning: --avatar-dir is ignored without --service (only the control service uses it)",
+        "swaycam run: warning: --face-model is ignored: the source 'turn-test' is a pose track (already tracked); "
+        "the face model tracks webcams, videos and images",
+        "swaycam run: warning: --no-recenter is ignored: the source 'turn-test' is a pose track (already tracked), "
+        "its poses are played as recorded",
+        "swaycam run: warning: --kiosk without a window (no display: DISPLAY / WAYLAND_DISPLAY is not set): nothing "
+        "is shown fullscreen (the kiosk's idle pose when nobody is there still applies)",
+    ]
+
+
+def test_ignored_options_cases():
+    def notes(display=False, webcam=False, **kw):
+        return ignored_options(RunConfig(**kw), display=display, webcam=lambda: webcam)
+
+    assert notes() == [] and notes(service=True, avatar_dir="/tmp", port=9000) == []
+    assert notes(motion_dir="/tmp", record_dir="r", port=9000) == [
+        "--motion-dir, --record-dir, --port are ignored without --service (only the control service uses them)"]
+    # no --source: the webcam when there is one (the face model is used), else the head turn
+    assert notes(face_model="m.task", webcam=True) == []
+    assert notes(face_model="m.task", webcam=False) == [
+        "--face-model is ignored: without a webcam the source is 'turn-test', a pose track (already tracked); "
+        "the face model tracks webcams, videos and images"]
+    assert notes(face_model="m.task", source="clip.mp4", recenter=False) == []
+    assert notes(face_model="m.task", source="poses.jsonl")[0].startswith(
+        "--face-model is ignored: the source 'poses.jsonl' is a pose track")
+    assert notes(kiosk=True, display=True) == []
+    assert notes(kiosk=True, display=True, output=("png:f",)) == [
+        "--kiosk without a window (no window output): nothing is shown fullscreen (the kiosk's idle pose when "
+        "nobody is there still applies)"]
 
 
 # ---------------------------------------------------------------------------- a text file named .mp4

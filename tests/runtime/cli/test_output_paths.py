@@ -83,6 +83,13 @@ def test_hair_fit_out_is_checked_before_fitting(monkeypatch, tmp_path, capsys):
     assert err == "swaycam hair fit: cannot write /proc/x.vrm: No such file or directory"
 
 
+def test_run_record_is_checked_before_anything_loads(monkeypatch, blocker, capsys):
+    monkeypatch.setattr("runtime.session.Session.open", _forbidden)
+    err = _fails_first(["run", "--source", "0", "--record", f"{blocker}/poses.jsonl", "--output",
+                        f"png:{blocker.parent / 'frames'}"], capsys)
+    assert err == f"swaycam run: cannot write {blocker}/poses.jsonl: {blocker} is a file, not a folder"
+
+
 # ---------------------------------------------------------------------------- runtime.writable
 
 def test_check_file_creates_its_folder_and_leaves_nothing(tmp_path):
