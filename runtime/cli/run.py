@@ -41,7 +41,9 @@ def add_parser(sub) -> None:
                    ".jsonl, or 'turn-test' (default: webcam 0 if present, else turn-test)")
     p.add_argument("--output", action="append", metavar="OUT",
                    help="window | vcam[:DEVICE] | video:PATH.mp4 | png:DIR (repeat for several)")
-    p.add_argument("--fps", type=number(1, 1000), help="render rate, 1..1000 (default: vsync/60 live, 30 offline)")
+    p.add_argument("--fps", type=number(1, 1000),
+                   help="render rate, 1..1000 (default 60 live, synced to the display in a window, and 30 offline, "
+                   "a file source played as fast as possible or, into a window, at its own speed)")
     p.add_argument("--size", type=size, metavar="WxH", help="output size in pixels (default 1280x720)")
     p.add_argument("--background", type=background, metavar="COLOR",
                    help="transparent | green | #rrggbb (default #202430)")

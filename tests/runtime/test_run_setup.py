@@ -16,6 +16,7 @@ import pytest
 from runtime.cli import main
 from runtime.config import RunConfig
 from runtime.preflight import ignored_options
+from runtime.schedule import pacing_text
 from tests.conftest import REPO
 from tracking.track_io import load_track
 
@@ -126,6 +127,44 @@ def test_a_text_file_named_mp4_is_one_line(tmp_path, model_path):
     assert (res.returncode, res.stdout) == (1, "")
     assert res.stderr == (f"swaycam track: video file {fake}: not a readable video (OpenCV could not open it; "
                           "ffmpeg: Could not load meta information)\n")
+
+
+# ---------------------------------------------------------------------------- pacing
+
+def test_pacing_text():
+    assert pacing_text(live=True, fps=60, window=True, vsync=True) == "live, 60 fps, vsync"
+    assert pacing_text(live=True, fps=30, window=True, vsync=False) == "live, 30 fps"
+    assert pacing_text(live=True, fps=60, window=False, vsync=True) == "live, 60 fps"
+    assert pacing_text(live=False, fps=30, window=True, vsync=True) == "offline, 30 fps, paced to the clip's time"
+    assert pacing_text(live=False, fps=12.5, window=False, vsync=False) == "offline, 12.5 fps, as fast as possible"
+    # the HUD's line, short enough for a compare-mode pane
+    assert pacing_text(live=True, fps=60, window=True, vsync=True, short=True) == "60 fps vsync"
+    assert pacing_text(live=True, fps=30, window=True, vsync=False, short=True) == "30 fps live"
+    assert pacing_text(live=False, fps=30, window=True, vsync=True, short=True) == "30 fps offline"
+
+
+def test_the_title_and_the_hud_say_the_pacing(tmp_path, monkeypatch):
+    """The context is asked for a title naming the real rate, and the HUD shows it."""
+    import render
+
+    from runtime.config import merge
+    from runtime.session import Session
+
+    titles, huds = [], []
+    real = render.create_context
+
+    def create_context(*args, **kwargs):
+        titles.append(kwargs.get("title"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(render, "create_context", create_context)
+    cfg = merge(RunConfig(), {"source": "turn-test", "fps": 10.0, "duration": 0.2, "size": (160, 90), "hud": True,
+                              "output": (f"png:{tmp_path / 'f'}",)})
+    with Session(cfg, say=lambda s: None,
+                 on_frame=lambda info, rig: huds.append(session.drawer._hud_info(info, rig).lines())) as session:
+        session.run()
+    assert titles == ["swaycam (offline, 10 fps, as fast as possible)"]
+    assert huds and all("rate 10 fps offline" in lines for lines in huds)
 
 
 # ---------------------------------------------------------------------------- --no-recenter
