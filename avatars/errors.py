@@ -50,3 +50,12 @@ class Issues:
 
     def warn(self, element: str, reason: str) -> None:
         self.warnings.append(AvatarWarning(element, reason))
+
+
+def did_you_mean(name: str, choices) -> str:
+    """`` (did you mean 'X'?)`` for the choice closest to a mistyped ``name`` (difflib), or ""
+    when none is close: the tail of an "unknown name" message."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -51,6 +51,7 @@ class RunConfig:
     duration: float | None = None      # seconds; None: the source's own length (turn-test: 12 s)
     realtime: bool | None = None       # None: live for webcams, offline for files
     kiosk: bool = False
+    recenter: bool = True              # the first tracked face (and in kiosk mode each new one) is the neutral pose
     overlays: bool = False
     hud: bool = False
     service: bool = False
@@ -112,13 +113,16 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
-_BOOLS = ("mirror", "realtime", "kiosk", "overlays", "hud", "service", "frame_lock")
+_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock")
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir", "service_token")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
                "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
+#: Why a transparent background cannot go into a video file or a virtual camera (both opaque).
+NO_ALPHA = ("H.264 video and virtual cameras have no alpha, so the transparent background would come out "
+            "black (use png:DIR to keep alpha, or background green for a chroma key)")
 #: [tryon] keys and their types (see :func:`tryon_settings`).
 TRYON_KEYS = {"style": str, "hide_own_hair": bool, "prewarm": bool}
 
@@ -259,10 +263,12 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
             raise ConfigError(f"{where} output: {out!r} is not window, vcam[:DEVICE], video:PATH or png:DIR")
         if kind in ("video", "png") and not target:
             raise ConfigError(f"{where} output: {out!r} needs a path ({kind}:PATH)")
+        if kind == "video" and Path(target).suffix.lower() not in VIDEO_SUFFIXES:
+            raise ConfigError(f"{where} output: {target!r}: video files are H.264 in "
+                              f"{'/'.join(VIDEO_SUFFIXES)} (use png:DIR to keep alpha)")
+        if kind in ("video", "vcam") and cfg.background.strip().lower() == "transparent":
+            raise ConfigError(f"{where} output: {out!r}: {NO_ALPHA}")
         if kind == "video":
-            if Path(target).suffix.lower() not in VIDEO_SUFFIXES:
-                raise ConfigError(f"{where} output: {target!r}: video files are H.264 in "
-                                  f"{'/'.join(VIDEO_SUFFIXES)} (use png:DIR to keep alpha)")
             if cfg.size[0] % 2 or cfg.size[1] % 2:
                 raise ConfigError(f"{where} size: {cfg.size[0]}x{cfg.size[1]}: H.264 video needs an even "
                                   "width and height")

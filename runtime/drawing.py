@@ -43,6 +43,7 @@ class FrameDrawer:
         framing: camera framing, "bust" or "full" (:class:`render.CameraOptions`).
         overlays: draw springs, colliders and head axes.
         hud: draw fps, tracker latency, substeps and the solver top-left.
+        pacing: the HUD's rate line (:func:`runtime.schedule.pacing_text`, short).
 
     Attributes:
         overlays, hud: toggled by the window keys.
@@ -50,7 +51,7 @@ class FrameDrawer:
     """
 
     def __init__(self, renderer, metrics: Telemetry, *, framing: str = "bust", overlays: bool = False,
-                 hud: bool = False):
+                 hud: bool = False, pacing: str | None = None):
         from render import CameraOptions
 
         self.renderer = renderer
@@ -58,6 +59,7 @@ class FrameDrawer:
         self.camera_options = CameraOptions(framing=framing)
         self.overlays = overlays
         self.hud = hud
+        self.pacing = pacing
         self.frames = 0
         self._pane_camera = None
 
@@ -126,6 +128,8 @@ class FrameDrawer:
         s = self.metrics
         lat = s.latency_ms.pct(50)
         extra = (("solver", rig.solver),)
+        if self.pacing:
+            extra = (("rate", self.pacing),) + extra
         if lat is not None:
             extra += (("latency", f"{lat:.0f} ms p50, {s.latency_ms.pct(95):.0f} ms p95"),)
         return HudInfo(fps=s.fps(), tracker_latency_ms=s.tracker_ms.pct(50), substeps=info.substeps, extra=extra)

@@ -58,38 +58,19 @@ def needs_window(outputs: list[OutputSpec]) -> bool:
     return any(o.kind == "window" for o in outputs)
 
 
-def _probe_file(p: Path) -> None:
-    """Open ``p`` for appending (creates nothing lasting, truncates nothing): catches what
-    permission bits do not (/proc, /sys, read-only mounts, running as root)."""
-    existed = p.exists()
-    with open(p, "ab"):
-        pass
-    if not existed:
-        p.unlink()
-
-
 def check_writable(outputs: list[OutputSpec]) -> list[str]:
     """Create output folders and check they can be written, before anything runs.
 
     Returns notes for the user (stale PNG frames removed). Raises OSError naming the path.
     """
+    from .writable import check_file, check_folder
+
     notes = []
     for o in outputs:
         if o.kind == "video":
-            p = Path(o.target)
-            if p.is_dir():
-                raise IsADirectoryError(21, "is a folder, not a video file", str(p))
-            p.parent.mkdir(parents=True, exist_ok=True)
-            if not os.access(p.parent, os.W_OK):
-                raise PermissionError(13, "folder is not writable", str(p.parent))
-            _probe_file(p)
+            check_file(o.target, folder_reason="is a folder, not a video file")
         elif o.kind == "png":
-            d = Path(o.target)
-            if d.exists() and not d.is_dir():
-                raise NotADirectoryError(20, "exists and is not a folder", str(d))
-            d.mkdir(parents=True, exist_ok=True)
-            if not os.access(d, os.W_OK):
-                raise PermissionError(13, "folder is not writable", str(d))
+            d = check_folder(o.target)
             stale = sorted(d.glob("frame_[0-9][0-9][0-9][0-9][0-9][0-9].png"))
             for f in stale:
                 f.unlink()
@@ -101,19 +82,22 @@ def check_writable(outputs: list[OutputSpec]) -> list[str]:
 def plan_outputs(specs: tuple[str, ...] | list[str], *, background: str, display: bool, say) -> list[OutputSpec]:
     """The outputs of a run (``specs`` as given to ``--output``; none: :func:`default_outputs`),
     checked before anything opens: a window needs a display, files must be writable
-    (:func:`check_writable`). Notes for the user (no alpha in mp4, stale PNG frames removed)
-    go to ``say``.
+    (:func:`check_writable`), a transparent background only into outputs that keep alpha.
+    Notes for the user (stale PNG frames removed) go to ``say``.
 
     Raises:
-        RunError: a window without a display. OSError: an output cannot be written (naming it).
+        RunError: a window without a display, a transparent background into the default
+            video. OSError: an output cannot be written (naming it).
     """
     outputs = parse_outputs(specs) if specs else default_outputs(display)
     if needs_window(outputs) and not display:
         raise RunError("--output window needs a display (DISPLAY / WAYLAND_DISPLAY is not set); "
                        "use video:PATH.mp4, png:DIR or vcam instead")
     if background.strip().lower() == "transparent" and any(o.kind in ("video", "vcam") for o in outputs):
-        say("note: mp4 and virtual cameras have no alpha; the transparent background shows as black "
-            "there (png:DIR keeps alpha, --background green gives a chroma key)")
+        from .config import NO_ALPHA      # (a RunConfig refuses such explicit outputs already)
+
+        names = ", ".join(o.name for o in outputs if o.kind in ("video", "vcam"))
+        raise RunError(f"output {names}{'' if specs else ' (the default without a display)'}: {NO_ALPHA}")
     for note in check_writable(outputs):
         say(note)
     return outputs

@@ -45,14 +45,23 @@ class HairStates:
     def save(self, path) -> Path:
         """Write an .npz (the suffix is added when missing, as numpy does); returns the path
         written. Raises IsADirectoryError for a folder, OSError when it cannot be written."""
-        p = Path(path)
-        if p.is_dir():
-            raise IsADirectoryError(21, "is a folder; give a file name such as states.npz", str(p))
-        if p.suffix.lower() != ".npz":
-            p = p.with_name(p.name + ".npz")
+        p = npz_path(path)
         np.savez_compressed(p, t_ns=self.t_ns, tails=self.tails, velocities=self.velocities,
                             frames=np.int64(self.frames))
         return p
+
+
+#: Why a folder is not a ``--dump`` file name.
+FOLDER_REASON = "is a folder; give a file name such as states.npz"
+
+
+def npz_path(path) -> Path:
+    """The file :meth:`HairStates.save` writes for ``path``: ``.npz`` added when missing.
+    Raises IsADirectoryError for a folder."""
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(21, FOLDER_REASON, str(p))
+    return p if p.suffix.lower() == ".npz" else p.with_name(p.name + ".npz")
 
 
 def replay(avatar: Avatar, track: PoseTrack, fps: float, *, solver: str = "rest-shape", jitter: float = 0.0,

@@ -62,6 +62,19 @@ def run_offline(clock: Clock, fps: float, duration_ns: int, *, draw: Callable[[i
             progress(k, n)
 
 
+def pacing_text(*, live: bool, fps: float, window: bool, vsync: bool, short: bool = False) -> str:
+    """How a run's frames are paced, in a few words (the window title says it, so a window
+    never claims another rate than the one it runs at): ``live, 60 fps, vsync``, ``offline,
+    30 fps, paced to the clip's time`` (into a window), ``offline, 30 fps, as fast as
+    possible`` (files only). ``short``: the HUD's line, which fits a compare-mode pane:
+    ``60 fps vsync``, ``30 fps live``, ``30 fps offline``."""
+    if short:
+        return f"{fps:g} fps " + ("vsync" if live and window and vsync else "live" if live else "offline")
+    if live:
+        return f"live, {fps:g} fps" + (", vsync" if window and vsync else "")
+    return f"offline, {fps:g} fps, " + ("paced to the clip's time" if window else "as fast as possible")
+
+
 #: Longest wait between event polls while an offline window run waits for real time (s).
 PACE_POLL_S = 0.02
 

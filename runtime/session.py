@@ -44,12 +44,11 @@ from .outputs import Outputs, OutputSpec, needs_window, open_outputs, plan_outpu
 from .pose_inputs import PoseInput, open_pose_input
 from .results import RunError, RunResult
 from .rig import AvatarRig, DriveOptions, MotionSetup, load_motion
-from .schedule import run_live, run_offline, sigterm_as_interrupt
+from .schedule import pacing_text, run_live, run_offline, sigterm_as_interrupt
 from .telemetry import Telemetry
 from .tryon import BaseAvatar, HairStyles, StyleError, StyleSwitcher, fit_style
 
 log = logging.getLogger(__name__)
-
 
 
 class Session:
@@ -85,6 +84,8 @@ class Session:
         self.duration_ns: int | None = None
         self.live = False
         self.fps = 0.0
+        #: how frames are paced (runtime.schedule.pacing_text): the window title; the HUD has it short
+        self.pacing = ""
         self.rig: AvatarRig | None = None
         self.companion: AvatarRig | None = None
         self.compare = False
@@ -139,12 +140,16 @@ class Session:
             self.fps = cfg.fps or (60.0 if self.live else 30.0)
             if self.clock is None:
                 self.clock = MonotonicClock() if self.live else ReplayClock(status.start_ns)
+            pace = dict(live=self.live, fps=self.fps, window=self._window, vsync=cfg.fps is None)
+            self.pacing = pacing_text(**pace)
             self.context = stack.enter_context(create_context(
-                "window" if self._window else "egl", size=cfg.size, vsync=cfg.fps is None, fullscreen=cfg.kiosk))
+                "window" if self._window else "egl", size=cfg.size, vsync=cfg.fps is None, fullscreen=cfg.kiosk,
+                title=f"swaycam ({self.pacing})"))
             self.renderer = stack.enter_context(Renderer(self.context, cfg.size, antialias=cfg.antialias,
                                                            outlines=cfg.outlines))
             self.renderer.set_background(cfg.background)
             self.drawer = FrameDrawer(self.renderer, self.metrics, framing=cfg.framing,
+                                      pacing=pacing_text(**pace, short=True),
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
             self.drawer.set_avatar(rig.avatar, rig.world)
             from .panel import Panel
@@ -471,11 +476,11 @@ class Session:
 
     def _between_frames(self) -> None:
         """The control service's work, a hairstyle ready to swap in, the window's events, the
-        kiosk's recenter on a new face."""
+        kiosk's recenter on a new face (unless ``--no-recenter``)."""
         self.commands.drain()
         self.tryon.poll()
         self.handle_events()
-        if self.cfg.kiosk:
+        if self.cfg.kiosk and self.cfg.recenter:
             new_faces = self.pose_input.status().new_faces
             if new_faces > self._faces_seen:
                 self._faces_seen = new_faces

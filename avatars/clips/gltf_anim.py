@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..accessors import read_matrices
+from ..errors import did_you_mean
 from ..gltf_io import read_document
 from ..humanoid import build_humanoid
 from ..math3d import mat_decompose, quat_normalize
@@ -127,7 +128,7 @@ def load_gltf_clips(path: str | Path, data: bytes | None = None, *, names: list[
         for nm in names:
             if nm not in all_names:
                 raise ClipError(src, "animations", f"no animation named {nm!r} (the file has: "
-                                f"{', '.join(repr(x) for x in all_names)})")
+                                f"{', '.join(repr(x) for x in all_names)})" + did_you_mean(nm, all_names))
             picks.append(all_names.index(nm))
     stem = Path(src).stem
     clips = []

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import AvatarError
+from ..errors import AvatarError, did_you_mean
 from ..gltf_io import read_document
 from .model import Clip, ClipError
 
@@ -90,7 +90,7 @@ def _load_file(path, *, names, bone_map, unit_scale) -> list[Clip]:
         missing = [n for n in names if n not in by]
         if missing:
             raise ClipError(p, "animations", f"no animation named {missing[0]!r} (the file has: "
-                            f"{', '.join(repr(c.name) for c in clips)})")
+                            f"{', '.join(repr(c.name) for c in clips)})" + did_you_mean(missing[0], by))
         return [by[n] for n in names]
     from .gltf_anim import load_gltf_clips
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..assets import assets_dir
+from ..errors import did_you_mean
 from ..loader import load_avatar
 from ..model import Avatar
 from .model import AvatarOrigin, HairError, HairMesh, check_mesh
@@ -50,7 +51,7 @@ def find_style(name: str, folders: list[Path] | None = None) -> Path:
                     return cand
     known = sorted({p.stem for f in folders if f.is_dir() for p in f.rglob("*") if p.suffix in STYLE_SUFFIXES})
     raise HairError(name, "", f"no hair style named {name!r} in {', '.join(str(f) for f in folders)}"
-                    + (f" (styles: {', '.join(known)})" if known else ""))
+                    + (f" (styles: {', '.join(known)})" if known else "") + did_you_mean(name, known))
 
 
 def list_styles(folders: list[Path] | None = None) -> dict[str, Path]:

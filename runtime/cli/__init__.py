@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         # OpenCV prints several lines of backend warnings before our one-line camera error
         os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
+        # ...and its FFmpeg backend a raw libav line ("[mov,mp4,... @ 0x...] moov atom not found")
+        # before our one-line "not a readable video" error (-8: AV_LOG_QUIET; read when
+        # OpenCV first opens a video, so it must be set before that)
+        os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):

@@ -187,14 +187,26 @@ def existing_dir(text: str) -> str:
     return str(p)
 
 
+def _file_or_name(text: str, names: tuple[str, ...]) -> str:
+    """``text`` when it is one of ``names``, else an existing file; a missing one close to a
+    name says so (``'turn-tset' does not exist (did you mean 'turn-test'?)``)."""
+    if text in names:
+        return text
+    if not Path(text).expanduser().exists():
+        from avatars.errors import did_you_mean
+
+        raise argparse.ArgumentTypeError(f"{text!r} does not exist{did_you_mean(text, names)}")
+    return existing_file(text)
+
+
 def avatar_spec(text: str) -> str:
     """An avatar: ``default`` / ``layered`` (the generated ones) or an existing file."""
-    return text if text in BUILTIN_AVATARS else existing_file(text)
+    return _file_or_name(text, BUILTIN_AVATARS)
 
 
 def track_spec(text: str) -> str:
     """A pose track: ``turn-test`` (the standard head turn) or an existing ``.jsonl`` file."""
-    return text if text == TURN_TEST else existing_file(text)
+    return _file_or_name(text, (TURN_TEST,))
 
 
 # ---------------------------------------------------------------------------- shared options
@@ -343,6 +355,29 @@ def _plain(obj):
 def cannot_write(path, exc: OSError) -> CommandError:
     """The one wording of a failed write: ``cannot write PATH: reason``."""
     return CommandError(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def writable_file(path, **options) -> Path:
+    """``path`` checked before a command's work starts (:func:`runtime.writable.check_file`:
+    not a folder, its folder created and writable); a CommandError in :func:`cannot_write`'s
+    words otherwise, so a bad output path never waits for the work to be done."""
+    from ..writable import check_file
+
+    try:
+        return check_file(path, **options)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+
+
+def writable_folder(path) -> Path:
+    """The folder ``path`` created and checked writable before a command's work starts
+    (:func:`runtime.writable.check_folder`), or a CommandError as :func:`writable_file`."""
+    from ..writable import check_folder
+
+    try:
+        return check_folder(path)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
 
 
 class Progress:

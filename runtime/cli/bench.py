@@ -30,6 +30,7 @@ from .args import (
     positive,
     print_json,
     size,
+    writable_file,
 )
 
 _DESCRIPTION = """Measurements, not tests: medians and p95 on whatever machine runs them.
@@ -398,6 +399,8 @@ def _write(path: Path | None, result: dict) -> None:
 
 
 def run_target(args) -> int:
+    if args.out is not None:       # before the benchmark: a bad --out fails now, not after it
+        writable_file(args.out)
     result = _measure(args.target, args)
     if args.json:
         print_json(result)
@@ -409,6 +412,8 @@ def run_all(args) -> int:
     from avatars import AvatarError
     from tracking.errors import TrackingError
 
+    if args.out is not None:
+        writable_file(args.out)
     results, rc = {}, 0
     for target in TARGETS:
         if not args.json:

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import sys
 
-from .args import CommandError, UsageError, add_command, add_face_model_options, add_json_option, positive, print_json
+from .args import (
+    CommandError,
+    UsageError,
+    add_command,
+    add_face_model_options,
+    add_json_option,
+    positive,
+    print_json,
+    writable_file,
+)
 
 _DESCRIPTION = """Measure your blink and mouth ranges, as the panel's Calibrate card does: look straight and
 relax, then blink, then open the mouth wide. The ranges ([calibration] blendshape = [lo, hi]) are
@@ -119,6 +128,8 @@ def calibrate(args, say) -> dict:
 def run(args) -> int:
     from ..panel.config_file import save_tables
 
+    if not args.no_save:        # before collecting: a config that cannot be written fails now
+        writable_file(args.config)
     out = calibrate(args, say=lambda s: print(s, file=sys.stderr, flush=True))
     if not args.no_save:
         try:

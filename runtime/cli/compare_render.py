@@ -14,6 +14,7 @@ from .args import (
     number,
     print_json,
     size,
+    writable_file,
 )
 
 _DESCRIPTION = """Draw AVATAR at rest with swaycam (headless EGL) and with pixiv's three-vrm 3.5.5
@@ -62,6 +63,7 @@ def run(args) -> int:
         raise CommandError(str(exc)) from None
     if not Path(case.path).is_file():
         raise CommandError(f"{case.path} does not exist")
+    out = writable_file(args.out.replace("AVATAR", case.label))   # before drawing: a bad --out fails now
     if args.framing:
         case = replace(case, framing=args.framing)
     if args.time:
@@ -78,9 +80,7 @@ def run(args) -> int:
     import numpy as np
 
     picture = np.concatenate([result.side_by_side(k) for k in range(len(case.times))], axis=0)
-    out = Path(args.out.replace("AVATAR", case.label))
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
         Image.fromarray(picture).save(out)
     except OSError as exc:
         raise cannot_write(out, exc) from None

@@ -91,7 +91,15 @@ def run_fit(args) -> int:
     from solver.tryon import try_on
     from solver.tryon.cache import cached_try_on
 
+    from ..writable import check_file
+
     t0 = time.perf_counter()
+    try:
+        if args.out:           # before the fit: a bad --out fails now, naming it
+            check_file(args.out)
+    except OSError as exc:
+        print(f"swaycam hair fit: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     try:
         settings = _settings(args)
         avatar_path = _avatar_path(args.avatar)
@@ -103,11 +111,15 @@ def run_fit(args) -> int:
             result, hit = cached_try_on(avatar_path, style, settings, use_cache=not args.no_cache)
         if result.avatar is None:
             raise ValueError("; ".join(result.fit.problems) or "the hair could not be fitted")
-        if args.out:
-            save_vrm1(result.avatar, args.out)
     except (AvatarError, ValueError, OSError) as exc:
         print(f"swaycam hair fit: {exc}", file=sys.stderr)
         return 1
+    if args.out:
+        try:
+            save_vrm1(result.avatar, args.out)
+        except OSError as exc:
+            print(f"swaycam hair fit: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     summary = result.summary()
     summary.update(seconds=round(time.perf_counter() - t0, 4), fit_seconds=round(result.seconds, 4), cached=hit,
                    out=str(args.out) if args.out else None)

@@ -20,6 +20,7 @@ from .args import (
     existing_file,
     motion_setup,
     number,
+    writable_folder,
 )
 
 
@@ -36,8 +37,9 @@ def add_parser(sub) -> None:
     p.add_argument("--track", type=existing_file, metavar="POSES.jsonl",
                    help="a pose track instead of the standard head turn")
     add_out_option(p, what="the report and plots into DIR", default="out/metrics")
-    p.add_argument("--gravity", type=number(), metavar="G",
-                   help="gravity in m/s² (straight down) for every spring instead of each file's own; "
+    p.add_argument("--gravity", type=number(0.0), metavar="G",
+                   help="gravity in m/s², a magnitude >= 0 pulling straight down, for every spring instead of "
+                   "each file's own; "
                    "without --avatar the default set already adds a Godette run at 9.81")
     p.add_argument("--no-fps-check", action="store_true", help="skip the frame-rate consistency replays")
     add_motion_options(p, default="none", in_place_default=False)
@@ -127,6 +129,7 @@ def run(args) -> int:
 
     if args.track and args.motion not in (None, "none"):
         raise UsageError("--track and --motion: a motion row keeps the head still; give one of them")
+    writable_folder(args.out)      # before the measurements: a bad --out fails now, not after them
 
     avatars, attachments = _avatars(args.avatar, args.gravity, styles=args.hair or (), hair_dir=args.hair_dir,
                                     keep_own_hair=args.keep_own_hair)

@@ -17,6 +17,7 @@ from .args import (
     motion_setup,
     positive,
     track_spec,
+    writable_file,
 )
 
 #: The body motion of replays and the frame-rate check unless --motion says otherwise.
@@ -45,8 +46,13 @@ def load_inputs(args):
 
 
 def run(args) -> int:
-    from ..replay import replay
+    from ..replay import FOLDER_REASON, npz_path, replay
 
+    if args.dump:      # checked before the replay: a bad path fails now, not after it
+        try:
+            writable_file(npz_path(args.dump), folder_reason=FOLDER_REASON)
+        except IsADirectoryError as exc:
+            raise cannot_write(args.dump, exc) from None
     avatar, track = load_inputs(args)
     motion = motion_setup(args, default=DEFAULT_MOTION, in_place_default=False)
     try:

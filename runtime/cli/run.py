@@ -16,6 +16,7 @@ from .args import (
     add_motion_options,
     add_solver_option,
     background,
+    cannot_write,
     count,
     existing_dir,
     existing_file,
@@ -40,7 +41,9 @@ def add_parser(sub) -> None:
                    ".jsonl, or 'turn-test' (default: webcam 0 if present, else turn-test)")
     p.add_argument("--output", action="append", metavar="OUT",
                    help="window | vcam[:DEVICE] | video:PATH.mp4 | png:DIR (repeat for several)")
-    p.add_argument("--fps", type=number(1, 1000), help="render rate, 1..1000 (default: vsync/60 live, 30 offline)")
+    p.add_argument("--fps", type=number(1, 1000),
+                   help="render rate, 1..1000 (default 60 live, synced to the display in a window, and 30 offline, "
+                   "a file source played as fast as possible or, into a window, at its own speed)")
     p.add_argument("--size", type=size, metavar="WxH", help="output size in pixels (default 1280x720)")
     p.add_argument("--background", type=background, metavar="COLOR",
                    help="transparent | green | #rrggbb (default #202430)")
@@ -60,6 +63,9 @@ def add_parser(sub) -> None:
                    help="play a file source live, in real time (default: offline, every frame)")
     p.add_argument("--kiosk", action="store_true", default=None,
                    help="fullscreen, no overlays, recenter on a new face, idle pose when nobody is there")
+    p.add_argument("--no-recenter", dest="recenter", action="store_false", default=None,
+                   help="keep the tracker's neutral pose (facing the camera) instead of taking the first "
+                   "tracked face as neutral, and in kiosk mode each new one (r and POST /recenter still recenter)")
     p.add_argument("--overlays", action="store_true", default=None, help="show springs, colliders, head axes")
     p.add_argument("--hud", action="store_true", default=None, help="show fps, tracker latency, substeps")
     p.add_argument("--service", action="store_true", default=None, help="start the local control service")
@@ -100,7 +106,7 @@ def config_from_args(args) -> RunConfig:
     base = load_toml(args.config) if args.config else RunConfig()
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "antialias", "record", "duration",
-        "realtime", "kiosk", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
+        "realtime", "kiosk", "recenter", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
         "record_dir", "hair_dir", "vmc_listen", "service_token")}
     if getattr(args, "vmc_send", None):
         values["vmc_send"] = tuple(args.vmc_send)
@@ -125,6 +131,23 @@ def config_from_args(args) -> RunConfig:
     return merge(base, values)
 
 
+def preflight(cfg: RunConfig) -> None:
+    """Before anything loads: a warning on stderr for each option this run would ignore
+    (:func:`runtime.preflight.ignored_options`); a CommandError for a ``--record`` file that
+    cannot be written."""
+    from render.platform import has_display
+
+    from ..pose_inputs.open import webcam_available
+    from ..preflight import check_run_files, ignored_options
+
+    for note in ignored_options(cfg, display=has_display(), webcam=webcam_available):
+        print(f"swaycam run: warning: {note}", file=sys.stderr, flush=True)
+    try:
+        check_run_files(cfg)
+    except OSError as exc:
+        raise cannot_write(cfg.record, exc) from None
+
+
 def run(args) -> int:
     from avatars import AvatarError
     from tracking.errors import TrackingError
@@ -133,6 +156,7 @@ def run(args) -> int:
         cfg = config_from_args(args)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    preflight(cfg)
     from ..session import RunError, Session
 
     try:

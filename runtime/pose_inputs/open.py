@@ -16,7 +16,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from tracking.errors import TrackingError
+from avatars.errors import did_you_mean
+from tracking.errors import SourceError, TrackingError
 from tracking.face_tracker import FaceTrackerOptions
 from tracking.head_pose import HeadPoseOptions
 from tracking.pose_filter import PoseFilterOptions
@@ -52,7 +53,7 @@ def webcam_available(index: int = 0) -> bool:
 
 
 def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
-    opts = PoseFilterOptions(head=HeadPoseOptions(mirror=cfg.mirror))
+    opts = PoseFilterOptions(head=HeadPoseOptions(mirror=cfg.mirror), recenter_at_start=cfg.recenter)
     if cfg.pose_delay_ms is not None:
         opts = replace(opts, delay_ns=int(cfg.pose_delay_ms * 1e6))
     if "extrapolate" in cfg.filter:      # [filter] extrapolate = true: no interpolation delay needed
@@ -126,7 +127,13 @@ def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | N
         realtime = bool(cfg.realtime) if cfg.realtime is not None else is_cam
         still = Path(spec).suffix.lower() in IMAGE_SUFFIXES
         repeat = int(round((cfg.duration or STILL_SECONDS) * STILL_FPS)) if still else 1
-        source = open_source(spec, realtime=realtime and not is_cam, repeat=repeat, fps=STILL_FPS)
+        try:
+            source = open_source(spec, realtime=realtime and not is_cam, repeat=repeat, fps=STILL_FPS)
+        except SourceError as exc:    # 'turn-tset': a mistyped built-in name rather than a file
+            hint = "" if is_cam or Path(spec).exists() else did_you_mean(Path(spec).name, (TURN_TEST,))
+            if hint:
+                raise SourceError(f"{exc}{hint}") from None
+            raise
         kind = LiveInput if is_cam or realtime else OfflineTracking
         extra = {}
         if kind is OfflineTracking:

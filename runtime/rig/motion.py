@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
 from avatars import Avatar
-from avatars.clips import Clip
+from avatars.clips import Clip, ClipError
+from avatars.errors import did_you_mean
 from avatars.clips.idle import idle_clip
 
 from . import kernels as RK
@@ -49,6 +51,8 @@ log = logging.getLogger(__name__)
 
 LAYERS = ("additive", "override")
 AFTER = ("idle", "rest", "hold")
+#: The ``--motion`` values that name no file.
+MOTION_KEYWORDS = ("idle", "rest", "none")
 #: "no event pending" (ns)
 NEVER = 1 << 62
 
@@ -137,7 +141,13 @@ def load_motion(spec: str | None, *, options: MotionOptions = MotionOptions(), b
         return None
     if spec in ("idle", "rest"):
         return MotionSetup(spec, options, loop, spec)
-    clips = load_clips(spec, bone_map=bone_map, unit_scale=bvh_scale)
+    try:
+        clips = load_clips(spec, bone_map=bone_map, unit_scale=bvh_scale)
+    except ClipError as exc:          # 'idel': a mistyped keyword rather than a file
+        hint = "" if Path(spec).exists() else did_you_mean(spec, MOTION_KEYWORDS)
+        if hint:
+            raise ClipError(exc.path, exc.element, exc.reason + hint) from None
+        raise
     return MotionSetup(tuple(clips), options, loop, "+".join(c.name for c in clips))
 
 

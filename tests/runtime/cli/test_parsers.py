@@ -110,6 +110,7 @@ def test_no_command_prints_the_command_list_and_exits_2(capsys):
     (["check-fps", "turn-test", "--avatar", "medium"], "swaycam check-fps", "argument --avatar: 'medium' does not exist"),
     (["inspect", "/no/such.vrm"], "swaycam inspect", "argument AVATAR: '/no/such.vrm' does not exist"),
     (["metrics", "--gravity", "inf"], "swaycam metrics", "argument --gravity: inf is not a finite number"),
+    (["metrics", "--gravity", "-5"], "swaycam metrics", "argument --gravity: -5 is outside >= 0"),
     (["metrics", "--track", "{tmp}"], "swaycam metrics", "is not a file"),
     (["generate", "extra"], "swaycam generate", "unrecognized arguments: extra"),
     (["bench"], "swaycam bench", "the following arguments are required: TARGET"),
@@ -145,6 +146,14 @@ def test_runtime_failures_are_one_line_and_exit_1(argv, prog, message, tmp_path,
     assert err.startswith(f"{prog}: ") and message in err, err
 
 
+def test_metrics_gravity_is_a_magnitude():
+    """--gravity G pulls straight down (the rows use (0, -G, 0)): 0 is allowed, a negative G
+    is refused above, so a plot name never drops a sign."""
+    ap = cli.build_parser()
+    assert ap.parse_args(["metrics", "--gravity", "0"]).gravity == 0.0
+    assert ap.parse_args(["metrics", "--gravity", "9.81"]).gravity == 9.81
+
+
 def test_inspect_json_is_one_document(capsys):
     assert main(["inspect", "default", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -178,7 +187,8 @@ def test_size_and_path_types(tmp_path):
     assert _rejects(cli_args.existing_dir, str(f)) == f"{str(f)!r} is not a folder"
     assert cli_args.avatar_spec("layered") == "layered" and cli_args.avatar_spec(str(f)) == str(f)
     assert cli_args.track_spec("turn-test") == "turn-test"
-    assert _rejects(cli_args.track_spec, "turn") == "'turn' does not exist"
+    assert _rejects(cli_args.track_spec, "turn") == "'turn' does not exist (did you mean 'turn-test'?)"
+    assert _rejects(cli_args.track_spec, "poses.jsonl") == "'poses.jsonl' does not exist"
 
 
 def test_json_text_handles_dataclasses_paths_and_numpy():
