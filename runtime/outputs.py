@@ -61,8 +61,12 @@ def needs_window(outputs: list[OutputSpec]) -> bool:
 def check_writable(outputs: list[OutputSpec]) -> list[str]:
     """Create output folders and check they can be written, before anything runs.
 
-    Returns notes for the user (stale PNG frames removed). Raises OSError naming the path.
+    Returns notes for the user (frames of an earlier run that the first frame will replace:
+    they are removed by the sink then, so a run that fails before it loses nothing). Raises
+    OSError naming the path.
     """
+    from render.sinks.png import earlier_frames
+
     from .writable import check_file, check_folder
 
     notes = []
@@ -71,11 +75,9 @@ def check_writable(outputs: list[OutputSpec]) -> list[str]:
             check_file(o.target, folder_reason="is a folder, not a video file")
         elif o.kind == "png":
             d = check_folder(o.target)
-            stale = sorted(d.glob("frame_[0-9][0-9][0-9][0-9][0-9][0-9].png"))
-            for f in stale:
-                f.unlink()
+            stale = earlier_frames(d)
             if stale:
-                notes.append(f"removed {len(stale)} frames of an earlier run from {d}")
+                notes.append(f"{len(stale)} frames of an earlier run in {d} are replaced once the first frame is drawn")
     return notes
 
 
@@ -83,7 +85,7 @@ def plan_outputs(specs: tuple[str, ...] | list[str], *, background: str, display
     """The outputs of a run (``specs`` as given to ``--output``; none: :func:`default_outputs`),
     checked before anything opens: a window needs a display, files must be writable
     (:func:`check_writable`), a transparent background only into outputs that keep alpha.
-    Notes for the user (stale PNG frames removed) go to ``say``.
+    Notes for the user (earlier PNG frames to be replaced) go to ``say``.
 
     Raises:
         RunError: a window without a display, a transparent background into the default

@@ -22,12 +22,36 @@ def snapshot(path: str | Path, rgba: np.ndarray, *, compress_level: int = 6) -> 
     return path
 
 
+#: the names of a sequence's frames (``pattern``'s default)
+FRAME_GLOB = "frame_[0-9][0-9][0-9][0-9][0-9][0-9].png"
+
+
+def earlier_frames(directory: str | Path) -> list[Path]:
+    """Frames of an earlier sequence in ``directory`` (sorted)."""
+    return sorted(Path(directory).glob(FRAME_GLOB))
+
+
+def remove_earlier_frames(directory: str | Path) -> int:
+    """Remove :func:`earlier_frames`; returns how many (logged)."""
+    stale = earlier_frames(directory)
+    for f in stale:
+        f.unlink(missing_ok=True)
+    if stale:
+        log.info("removed %d frames of an earlier run from %s", len(stale), directory)
+    return len(stale)
+
+
 class PngSequenceSink:
     """Numbered RGBA PNGs in ``directory`` (``pattern`` formatted with ``index``), written on
     a background thread. Use it when the alpha channel must survive (H.264 has none).
 
+    Frames of an earlier run in the folder (names of :data:`FRAME_GLOB`) are removed when the
+    first frame arrives, not before: a run that fails before drawing anything leaves them
+    as they were.
+
     Attributes:
         frames: frames accepted so far.
+        replaced: earlier frames removed at the first frame.
     """
 
     needs_pixels = True
@@ -38,6 +62,7 @@ class PngSequenceSink:
         self.pattern = pattern
         self.compress_level = compress_level
         self.frames = 0
+        self.replaced = 0
         self._writer = BackgroundWriter(self._write, name="png-sequence")
         self._closed = False
 
@@ -58,6 +83,8 @@ class PngSequenceSink:
         """Queue one frame (copied)."""
         if self._closed:
             raise RuntimeError("sink is closed")
+        if self.frames == 0:
+            self.replaced = remove_earlier_frames(self.directory)
         self._writer.put((self.frames, np.array(check_frame(rgba), copy=True)))
         self.frames += 1
 

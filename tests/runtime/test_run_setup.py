@@ -207,3 +207,26 @@ def test_recenter_is_a_config_setting(tmp_path):
     p = tmp_path / "run.toml"
     p.write_text("recenter = false\n")
     assert load_toml(p).recenter is False and RunConfig().recenter is True
+
+
+# ---------------------------------------------------------------------------- earlier PNG frames
+
+def test_earlier_png_frames_survive_a_run_that_fails_and_are_replaced_by_one_that_draws(tmp_path, capsys):
+    """Nothing is lost: a mistyped source used to delete the earlier run's frames before it
+    failed. Now they go only when the new run's first frame is drawn."""
+    frames = tmp_path / "f"
+    frames.mkdir()
+    for k in range(5):
+        (frames / f"frame_{k:06d}.png").write_bytes(b"earlier")
+    (frames / "keep.txt").write_text("not a frame")
+    assert main(["run", *SMALL, "--source", "turn-tset", "--output", f"png:{frames}"]) != 0
+    err = capsys.readouterr().err
+    assert "did you mean" in err
+    assert sorted(p.name for p in frames.iterdir()) == [f"frame_{k:06d}.png" for k in range(5)] + ["keep.txt"]
+    assert all((frames / f"frame_{k:06d}.png").read_bytes() == b"earlier" for k in range(5))
+    assert main(["run", *SMALL, "--source", "turn-test", "--output", f"png:{frames}"]) == 0
+    out, err = capsys.readouterr()
+    assert f"5 frames of an earlier run in {frames} are replaced once the first frame is drawn" in out + err
+    names = sorted(p.name for p in frames.iterdir())
+    assert names == [f"frame_{k:06d}.png" for k in range(2)] + ["keep.txt"]    # 0.2 s at 10 fps
+    assert all((frames / n).read_bytes()[:4] == b"\x89PNG" for n in names if n.endswith(".png"))
