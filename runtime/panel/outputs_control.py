@@ -60,6 +60,23 @@ class OutputControl:
                               "poses": None if p is None else {"path": str(p[1].resolve()), "frames": p[0].count}},
                 "record_dir": str(self.record_dir.resolve())}
 
+    def opaque_outputs(self) -> list[str]:
+        """Outputs of the run that have no alpha (H.264 video, virtual cameras): those a
+        transparent background would fill with black."""
+        s = self.session
+        names = [o.name for o in s.output_specs if o.kind in ("video", "vcam")]
+        if self.vcam is not None:
+            names.append("vcam (panel)")
+        if self.video is not None:
+            names.append(f"video:{self.video[1]} (recording)")
+        return names
+
+    def _refuse_transparent(self, what: str) -> None:
+        from ..config import NO_ALPHA
+
+        if self.session.cfg.background.strip().lower() == "transparent":
+            raise OutputError(409, f"{what} with the transparent background: {NO_ALPHA}")
+
     # ------------------------------------------------------------------ virtual camera
     def set_vcam(self, on: bool, device: str | None = None) -> dict:
         from render import VirtualCameraSink, VirtualCameraUnavailable
@@ -69,6 +86,7 @@ class OutputControl:
             if on and self.vcam is None:
                 if any(o.kind == "vcam" for o in s.output_specs):
                     raise OutputError(409, "a virtual camera is already an output of this run (--output vcam)")
+                self._refuse_transparent("a virtual camera")
                 backend = os.environ.get("SWAYCAM_VCAM_BACKEND") or None
                 try:
                     sink = VirtualCameraSink(device=device, backend=backend, fps=s.fps, size=tuple(s.renderer.size))
@@ -112,6 +130,8 @@ class OutputControl:
             path = self._path(kind, name)
             if getattr(self, kind) is not None:
                 raise OutputError(409, f"a {kind} recording is already running ({getattr(self, kind)[1]})")
+            if kind == "video":
+                self._refuse_transparent("a video recording")
             try:
                 if kind == "video":
                     sink = VideoFileSink(path, s.fps, tuple(s.renderer.size), pace="timestamps" if s.live else "frames")

@@ -23,7 +23,8 @@ is documented in the README and is what the panel itself calls):
     POST /vcam             {"on": true|false, "device": optional}: the virtual camera on / off
     POST /record           {"kind": "video"|"poses", "on": true|false, "name": optional file name}:
                            start / stop a recording into --record-dir (runtime/panel/outputs_control.py)
-    POST /background       {"background": "transparent" | "green" | "#rrggbb"}
+    POST /background       {"background": "transparent" | "green" | "#rrggbb"}; transparent is 409 while a
+                           video or virtual camera output runs (no alpha), and they cannot start then
     POST /calibrate        {"phase": "neutral"|"blink"|"mouth"} collects that phase; {"phase": "apply"}
                            sets the ranges from the three; {"phase": "cancel"} stops
     POST /config/save      {} writes [hair], [expressions], [calibration] into the --config file
@@ -316,6 +317,11 @@ class Panel:
         except ConfigError as exc:
             raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
         s = self.session
+        opaque = self.outputs.opaque_outputs() if bg.strip().lower() == "transparent" else []
+        if opaque:
+            from ..config import NO_ALPHA
+
+            raise RequestError(HTTPStatus.CONFLICT, f"output {', '.join(opaque)}: {NO_ALPHA}")
         s.commands.call(lambda: s.renderer.set_background("chroma" if bg.strip().lower() == "green" else bg))
         s.cfg = replace(s.cfg, background=bg)
         h._json(HTTPStatus.OK, {"background": bg})

@@ -194,3 +194,40 @@ def test_record_a_video_and_a_pose_track_then_replay_the_track(tmp_path):
     for i in k:
         a = next(a for a in recorded if a.t_ns == replayed[i].t_ns)
         assert np.abs(a.rotation - replayed[i].rotation).max() < POSE_TOL
+
+
+def test_a_transparent_background_never_reaches_an_output_without_alpha(tmp_path, test_backend):
+    """The panel's twin of the CLI rule (issue 16): POST /background "transparent" while a
+    virtual camera or a video recording runs is 409 (they would show black), and neither
+    can start while the background is transparent; PNG keeps alpha, so alone it is fine."""
+    def script(port, answers, frames):
+        answers["vcam_on"] = call(port, "POST", "/vcam", {"on": True})
+        answers["bg_with_vcam"] = call(port, "POST", "/background", {"background": "transparent"})
+        answers["vcam_off"] = call(port, "POST", "/vcam", {"on": False})
+        answers["bg_png_only"] = call(port, "POST", "/background", {"background": "transparent"})
+        answers["vcam_when_transparent"] = call(port, "POST", "/vcam", {"on": True})
+        answers["video_when_transparent"] = call(port, "POST", "/record", {"kind": "video", "on": True})
+        answers["poses_when_transparent"] = call(port, "POST", "/record", {"kind": "poses", "on": True})
+        answers["poses_off"] = call(port, "POST", "/record", {"kind": "poses", "on": False})
+        answers["bg_green"] = call(port, "POST", "/background", {"background": "green"})
+        answers["video_on"] = call(port, "POST", "/record", {"kind": "video", "on": True})
+        answers["bg_with_video"] = call(port, "POST", "/background", {"background": "transparent"})
+        answers["video_off"] = call(port, "POST", "/record", {"kind": "video", "on": False})
+
+    answers, _ = _live_session(tmp_path, script)
+    no_alpha = "H.264 video and virtual cameras have no alpha"
+    assert answers["vcam_on"][0] == 200
+    status, body = answers["bg_with_vcam"]
+    assert status == 409 and body["error"].startswith("output vcam (panel): " + no_alpha)
+    assert answers["vcam_off"][0] == 200
+    assert answers["bg_png_only"] == (200, {"background": "transparent"})
+    status, body = answers["vcam_when_transparent"]
+    assert status == 409 and body["error"].startswith("a virtual camera with the transparent background: " + no_alpha)
+    status, body = answers["video_when_transparent"]
+    assert status == 409 and body["error"].startswith("a video recording with the transparent background: ")
+    assert answers["poses_when_transparent"][0] == 200 and answers["poses_off"][0] == 200
+    assert answers["bg_green"][0] == 200 and answers["video_on"][0] == 200
+    status, body = answers["bg_with_video"]
+    assert status == 409 and "(recording)" in body["error"]
+    assert answers["video_off"][0] == 200
+    assert len(test_backend.instances) == 1                 # the refused vcam was never opened
