@@ -144,6 +144,9 @@ class Outputs:
         sinks: open sinks; closed by :meth:`close`.
         names: one name per sink, for error messages (``video:out.mp4``).
         renderer: the renderer that draws the frames (its current GL context is used).
+        immediate: sinks that read pixels get each frame when it is drawn (the live latency
+            path; the render thread waits for the rasterizer), instead of one frame later
+            through the PBO double buffer (offline: throughput).
 
     A context manager: leaving the block without an exception flushes the last frame; with
     one, the sinks are only closed.

@@ -8,8 +8,8 @@
   as fast as possible).
 - Live (:func:`run_live`): frames paced to ``fps`` on the clock's wall time (which keeps
   running while paused, so a paused window still redraws); late frames are skipped and
-  counted, never queued. A tracked live input's frames follow its poses instead while the
-  camera delivers at the frame rate (:mod:`runtime.pose_lock`).
+  counted, never queued. A tracked live input's frames are phase-locked to its poses while
+  the camera delivers at the frame rate or a whole fraction of it (:mod:`runtime.pose_lock`).
 
 Between frames, ``between()`` handles the control service's work and the window's events.
 Both stop at ``stop``; SIGTERM and SIGHUP are turned into KeyboardInterrupt around them by
@@ -24,7 +24,7 @@ import time
 from typing import Callable
 
 from .clock import NS_PER_S, Clock, frame_offset_ns
-from .pose_lock import PoseArrivals, locks, wait_for_pose
+from .pose_lock import PhaseLock, PoseArrivals, locks, wait_for_frame
 
 
 def offline_frame_count(fps: float, duration_ns: int) -> int:
@@ -84,42 +84,41 @@ def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callabl
              arrivals: PoseArrivals | None = None) -> None:
     """Draw frames (``draw(t)``, t = loop time; it returns False when the source ended) paced
     to ``fps`` until ``duration_ns`` of loop time (None: until the source ends or ``stop``).
-    ``dropped(n)`` is told of the n frames skipped after a late one. With ``arrivals`` (a
-    tracked live input), frames follow the tracked poses while the camera delivers at the
-    frame rate (:mod:`runtime.pose_lock`), else the clock."""
+
+    Every frame has a tick one period after the previous frame's; a frame that ends past its
+    successor's tick starts that one at once and re-anchors the ticks there (no burst), and
+    ``dropped(n)`` is told of the n whole periods that went without a frame (the lateness is
+    carried over, so slow frames add up to drops). With ``arrivals`` (a tracked live input)
+    the ticks are steered to the camera and a frame starts up to half a period before its
+    tick when its pose arrives (:mod:`runtime.pose_lock`); the output rate stays ``fps``."""
     frame_ns = int(NS_PER_S / fps)
     t0 = clock.now_ns()
-    next_wall = clock.wall_ns()
-    seen, since_pose = 0, 0       # arrivals seen by the last frame an arrival started; frames since
+    tick = clock.wall_ns()
+    late_ns = 0                       # lateness carried over: whole periods of it are drops
+    phase = PhaseLock()
     while not stop.is_set():
         if duration_ns is not None and clock.now_ns() - t0 > duration_ns:
             break
         between()
         if stop.is_set():
             break
-        if since_pose == 0 and arrivals is not None:
-            seen = arrivals.seq
-        start = clock.wall_ns()
         if not draw(clock.now_ns()):
             break
-        m = locks(arrivals, frame_ns, clock.wall_ns())
-        if m:
-            since_pose += 1
-            if since_pose < m:                        # the frames between two camera frames: on the clock
-                clock.sleep_until(start + frame_ns)
-            else:
-                since_pose = 0 if wait_for_pose(clock, arrivals, seen, start, frame_ns) else since_pose - 1
-            next_wall = clock.wall_ns()
-            if next_wall - start >= 2 * frame_ns:     # a frame period with no frame (as below)
-                dropped((next_wall - start - frame_ns) // frame_ns)
-            continue
-        since_pose = 0
-        next_wall += frame_ns
         now = clock.wall_ns()
-        if next_wall < now:
-            dropped((now - next_wall) // frame_ns)
-            next_wall = now
-        clock.sleep_until(next_wall)
+        m = locks(arrivals, frame_ns, now)
+        if m:
+            tick += phase.correction(arrivals, tick, frame_ns)
+        tick += frame_ns
+        if now > tick:                # the next frame is late: now, and the ticks from here
+            late_ns += now - tick
+            tick = now
+            if late_ns >= frame_ns:
+                dropped(late_ns // frame_ns)
+                late_ns %= frame_ns
+        if m:
+            wait_for_frame(clock, arrivals, tick, frame_ns)
+        else:
+            clock.sleep_until(tick)
 
 
 class sigterm_as_interrupt:

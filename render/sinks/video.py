@@ -26,8 +26,10 @@ class VideoFileSink:
         size: (width, height) pixels, both even.
         pace: "frames": every ``send`` is one frame of the file. "timestamps": frames are
             placed at ``round((t_ns - t_first) * fps / 1e9)``, repeating the previous frame to
-            fill gaps and dropping frames that land on a taken slot, so a live run at a
-            varying render rate keeps real-time duration.
+            fill gaps, so a live run at a varying render rate keeps real-time duration; a
+            frame whose slot is taken goes into the next one when its time is less than a
+            slot before it (frame-time jitter: the file runs at most one slot ahead), else
+            it is dropped.
         crf: x264 constant rate factor (lower = better; 18 is visually lossless).
         preset: x264 speed preset.
 
@@ -70,7 +72,10 @@ class VideoFileSink:
         if self.pace == "timestamps":
             if self._t0 is None:
                 self._t0 = int(t_ns)
-            slot = round((int(t_ns) - self._t0) * self.fps / 1e9)
+            pos = (int(t_ns) - self._t0) * self.fps / 1e9
+            slot = round(pos)
+            if slot < self.frames and pos > self.frames - 1:
+                slot = self.frames      # early by under a slot (frame-time jitter): the next free slot
             repeats = slot + 1 - self.frames
             if repeats <= 0:
                 return

@@ -158,7 +158,10 @@ def _live_output(kind: str, tmp: str) -> str:
 def retimed_clip(source: str, fps: float, folder: str) -> str:
     """``source``'s frames as a ``fps`` camera would deliver them (same frames, one every
     1/fps s): an MJPEG .avi in ``folder`` (cheap to decode). A live 30 fps benchmark of the
-    25 fps selfie clip plays this, so the camera delivers at the output rate."""
+    25 fps selfie clip plays this, so the camera delivers at the output rate.
+
+    Raises:
+        ValueError: ``source`` has no frames. SourceError: it cannot be read."""
     import cv2
 
     from tracking.frame_sources import open_source
@@ -183,8 +186,9 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
                output: str = "video") -> dict:
     """The file played live (as a ``camera_fps`` camera when given, see :func:`retimed_clip`)
     at ``fps`` into ``output``; telemetry summary plus ``stages_ms`` (p50/p95 per stage, module
-    doc; ``shown_pose_age``: capture -> output plus what the pose filter's read delay adds
-    when it reads older than the newest observation: how old the shown pose is).
+    doc; ``read_delay``: how far before the frame's start the filter is read (its delay
+    plus the draw's one-substep lag); ``shown_pose_age``: capture -> output plus what that
+    adds when it reads older than the newest observation: how old the shown pose is).
     ``frame_lock``: frames follow the tracked poses (:mod:`runtime.pose_lock`);
     ``immediate``: each frame read back as drawn (False: the PBO double buffer, one frame
     late); ``locked_pct``: frames drawn while locked. ``output``: "video" (an mp4) or "vcam"
@@ -211,7 +215,9 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
             def on_frame(info, rig):
                 cap = info.latency_from_ns
                 res = None if cap is None else next((r for c, r in reversed(inp.results) if c == cap), None)
-                recs.append((cap, res, info.wall_start_ns, *timed.last, inp.read_delay_ns / 1e6, arrivals.locked))
+                lag_ms = (info.t_ns - info.draw_t_ns) / 1e6       # the pose is drawn a substep behind
+                recs.append((cap, res, info.wall_start_ns, *timed.last, inp.read_delay_ns / 1e6 + lag_ms,
+                             arrivals.locked))
 
             session.on_frame = on_frame
             result = session.run()
@@ -230,6 +236,8 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
         total = (out - cap) / 1e6
         stages["capture_to_output"].append(total)
         stages["read_delay"].append(0.0 if extra else delay_ms)
+        # the filter is read delay_ms before the frame's start: older than the newest
+        # capture when that is more than start - capture (else the newest is shown)
         filt = 0.0 if extra else max(0.0, delay_ms - (start - cap) / 1e6)
         stages["shown_pose_age"].append(total + filt)
     locked = [r[6] for r in recs]

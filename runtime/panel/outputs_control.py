@@ -71,6 +71,26 @@ class OutputControl:
             names.append(f"video:{self.video[1]} (recording)")
         return names
 
+    def set_background(self, bg: str) -> None:
+        """Switch the run's background (``bg`` already parsed: "transparent", "green" or
+        "#rrggbb") under the same lock as the outputs, so a transparent background and an
+        output without alpha are never both on.
+
+        Raises:
+            OutputError: 409 for "transparent" while a video or virtual camera output runs.
+        """
+        from dataclasses import replace
+
+        from ..config import NO_ALPHA
+
+        s = self.session
+        with self._lock:
+            opaque = self.opaque_outputs() if bg.strip().lower() == "transparent" else []
+            if opaque:
+                raise OutputError(409, f"output {', '.join(opaque)}: {NO_ALPHA}")
+            s.commands.call(lambda: s.renderer.set_background("chroma" if bg.strip().lower() == "green" else bg))
+            s.cfg = replace(s.cfg, background=bg)
+
     def _refuse_transparent(self, what: str) -> None:
         from ..config import NO_ALPHA
 

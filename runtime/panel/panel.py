@@ -316,14 +316,10 @@ class Panel:
             parse_background(bg)
         except ConfigError as exc:
             raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
-        s = self.session
-        opaque = self.outputs.opaque_outputs() if bg.strip().lower() == "transparent" else []
-        if opaque:
-            from ..config import NO_ALPHA
-
-            raise RequestError(HTTPStatus.CONFLICT, f"output {', '.join(opaque)}: {NO_ALPHA}")
-        s.commands.call(lambda: s.renderer.set_background("chroma" if bg.strip().lower() == "green" else bg))
-        s.cfg = replace(s.cfg, background=bg)
+        try:
+            self.outputs.set_background(bg)
+        except OutputError as exc:
+            raise RequestError(HTTPStatus(exc.status), str(exc)) from None
         h._json(HTTPStatus.OK, {"background": bg})
 
     def _calibrate(self, h) -> None:

@@ -20,7 +20,7 @@ from tracking.pose_filter import PoseFilterOptions
 from tracking.pose_track import PoseSample
 from tracking.track_io import PoseTrackWriter
 
-from ..clock import Clock
+from ..clock import NS_PER_S, RATE_HZ, Clock
 from ..pose_lock import PoseArrivals, ReadDelay
 from ..telemetry import Telemetry
 from .base import InputStatus, PoseInput
@@ -105,14 +105,14 @@ class LiveInput(PoseInput):
         metrics: telemetry to report tracker latency and face found to.
         record: path of a ``.jsonl`` pose track to write (one pose per observation), or None.
         clock_ns: the wall clock of the capture timestamps (latency statistics, playback).
-        follow_newest: read the filter at the newest observation while frames are locked to
-            the arrivals (:mod:`runtime.pose_lock`): the read delay eases to the tracker's
-            latency (capture -> filter) instead of ``pose.delay_ns`` (which stays the delay
-            while frames are on the clock schedule).
+        follow_newest: read the filter at the newest observation while frames are locked one
+            per pose (:mod:`runtime.pose_lock`): the read delay eases to the tracker's latency
+            (capture -> filter) less the draw's one-substep lag, instead of ``pose.delay_ns``
+            (which stays the delay otherwise).
 
     Attributes:
         arrivals: the observations reaching the filter (:class:`runtime.pose_lock.PoseArrivals`);
-            the live schedule sets its ``locked``.
+            the live schedule sets its ``frames_per_pose``.
     """
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
@@ -139,7 +139,7 @@ class LiveInput(PoseInput):
                                      on_observation=self._observed)
         self.filter = self.tracking.pose_filter
         self.arrivals = PoseArrivals()
-        self._read_delay = ReadDelay(self.filter.options.delay_ns, self.arrivals) if follow_newest else None
+        self._read_delay = ReadDelay(self.filter.options.delay_ns, self.arrivals, NS_PER_S // RATE_HZ) if follow_newest else None
 
     def _observed(self, obs) -> None:
         """On the tracking thread, per observation."""

@@ -56,11 +56,29 @@ def test_mp4_timestamp_pacing_fills_gaps_and_drops_duplicates(tmp_path):
     ns = 1_000_000_000 // fps
     with render.VideoFileSink(path, fps, (W, H), pace="timestamps") as sink:
         sink.send(fs[0], 5 * ns)
-        sink.send(fs[1], 5 * ns + ns // 4)   # same slot: dropped
-        sink.send(fs[2], 8 * ns)            # slots 1, 2 repeat frame 0
-        sink.send(fs[3], 9 * ns)
+        sink.send(fs[1], 5 * ns + ns // 4)   # slot 0 taken, less than a slot early: slot 1
+        sink.send(fs[2], 5 * ns + ns // 2)   # slot 0 taken, slot 1 too: dropped
+        sink.send(fs[3], 8 * ns)            # slot 2 repeats frame 1
     meta, imgs = read_video(path)
-    assert len(imgs) == sink.frames == 5
+    assert len(imgs) == sink.frames == 4
+    means = [float(im.mean()) for im in imgs]
+    want = [float(fs[k][..., :3].mean()) for k in (0, 1, 1, 3)]
+    assert np.allclose(means, want, atol=3.0)
+
+
+def test_mp4_timestamp_pacing_keeps_every_frame_of_a_jittery_live_run(tmp_path):
+    """Frames at the rate with their times jittered by up to 0.6 slot (live frames phase-
+    locked to a camera start up to half a period early): each one is written once, in
+    order, none repeated or dropped (rounding alone dropped the early ones and repeated
+    their neighbours)."""
+    path = tmp_path / "jitter.mp4"
+    fps, n = 10, 12
+    ns = 1_000_000_000 // fps
+    jitter = [0.0, -0.6, 0.3, -0.55, 0.0, 0.45, -0.6, 0.1, -0.3, 0.4, -0.6, 0.0]
+    with render.VideoFileSink(path, fps, (W, H), pace="timestamps") as sink:
+        for k in range(n):
+            sink.send(frames(n)[k], int((k + jitter[k]) * ns))
+    assert sink.frames == n
 
 
 def test_video_sink_rejects_odd_sizes_and_wrong_frames(tmp_path):
