@@ -19,10 +19,11 @@ may start up to half a period before its tick when the observation it waits for 
   frame).
 - :func:`wait_for_frame`: wait until the window before the tick opens, then until the tick
   or a new observation, whichever is first.
-- :class:`ReadDelay`: the filter's read delay. With one frame per pose (m = 1), the
-  tracker's latency minus the draw's lag of one substep, so the frame drawn at an arrival
-  shows that observation; with m ≥ 2 and unlocked, the configured interpolation delay (the
-  frames between two observations then show interpolated poses, not a held one). Eased.
+- :class:`ReadDelay`: the filter's read delay. Locked with m frames per pose, the
+  tracker's latency less the draw's lag of one substep, plus m − 1 frame periods: with one
+  frame per pose the frame drawn at an arrival shows that observation; with two, the frame
+  at an arrival shows the pose half-way to it and the next frame shows it (no frame holds a
+  pose). Free ticks: the configured interpolation delay. Eased, never jumped.
 
 Every frame has its own tick, one period after the previous one, so the output rate is the
 one asked for, locked or not (a frame starting early does not move the next tick). The
@@ -66,6 +67,7 @@ class PoseArrivals:
         latency_ns: moving average of capture -> arrival (the tracker's time; None before one).
         last_arrival_ns: when the newest observation arrived (None before one).
         frames_per_pose: the schedule's lock after the last frame (:func:`locks`; 0: free clock).
+        frame_ns: the output's frame period the lock was decided for.
     """
 
     def __init__(self) -> None:
@@ -75,6 +77,7 @@ class PoseArrivals:
         self.latency_ns: float | None = None
         self.last_arrival_ns: int | None = None
         self.frames_per_pose = 0
+        self.frame_ns = 0
         self._intervals: deque[int] = deque(maxlen=INTERVALS)
         self._last_capture: int | None = None
 
@@ -118,7 +121,7 @@ def locks(arrivals: PoseArrivals | None, frame_ns: int, now_ns: int) -> int:
         if (1 <= k <= MAX_FRAMES_PER_POSE and abs(ratio / k - 1.0) <= LOCK_TOLERANCE
                 and now_ns - arrivals.last_arrival_ns <= 2 * k * frame_ns):
             m = k
-    arrivals.frames_per_pose = m
+    arrivals.frames_per_pose, arrivals.frame_ns = m, frame_ns
     return m
 
 
@@ -181,10 +184,13 @@ class ReadDelay:
         self._t: int | None = None
 
     def target_ns(self) -> float:
-        """The delay the reads ease toward now, ns."""
+        """The delay the reads ease toward now, ns: locked with m frames per pose, the
+        tracker's latency − the draw lag + (m − 1) frame periods (the frame at an arrival
+        reads that pose's capture time less (m − 1) frames, the last frame before the next
+        pose reads it: every frame interpolates, none holds); else the fallback."""
         a = self.arrivals
-        if a.frames_per_pose == 1 and a.latency_ns is not None:
-            return max(0.0, a.latency_ns - self.draw_lag_ns)
+        if a.frames_per_pose and a.latency_ns is not None:
+            return max(0.0, a.latency_ns - self.draw_lag_ns + (a.frames_per_pose - 1) * a.frame_ns)
         return float(self.fallback_ns)
 
     def at(self, t_ns: int) -> int:

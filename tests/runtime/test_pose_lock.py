@@ -178,12 +178,12 @@ def test_steer_moves_the_tick_toward_the_arrival_by_a_bounded_share():
     assert steer(100 * MS, 100 * MS + 9 * MS, FRAME_30) == -int(MAX_STEER * FRAME_30)   # the next tick's, early
 
 
-def test_read_delay_eases_to_the_tracker_latency_with_one_frame_per_pose_and_back():
+def test_read_delay_eases_to_the_tracker_latency_while_locked_and_back():
     a = PoseArrivals()
     a.arrived(0, 12 * MS)
     rd = ReadDelay(33 * MS, a, draw_lag_ns=8 * MS)
     assert rd.at(0) == 33 * MS                                       # not locked: the configured delay
-    a.frames_per_pose = 1
+    a.frames_per_pose, a.frame_ns = 1, FRAME_30
     t, delays = 0, []
     for _ in range(200):                                             # 120 Hz substeps
         t += FRAME_30 // 4
@@ -192,7 +192,12 @@ def test_read_delay_eases_to_the_tracker_latency_with_one_frame_per_pose_and_bac
     assert max(steps) <= MAX_SLEW * (FRAME_30 // 4) + 1              # never a jump
     assert delays[-1] == 4 * MS                                      # latency - draw lag
     assert rd.at(t - 5 * MS) == 4 * MS                               # a draw time before the newest substep
-    a.frames_per_pose = 2                                            # frames between poses: interpolate
+    a.frames_per_pose, a.frame_ns = 2, int(1e9 / 60)                # 60 fps: one frame more of delay
+    for _ in range(200):
+        t += FRAME_30 // 4
+        last = rd.at(t)
+    assert last == 4 * MS + int(1e9 / 60)
+    a.frames_per_pose = 0                                            # free ticks: the configured delay
     for _ in range(200):
         t += FRAME_30 // 4
         last = rd.at(t)
