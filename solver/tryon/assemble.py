@@ -4,8 +4,8 @@ The result is what a VRM 1.0 file of the same content loads to (see
 :func:`avatars.vrm1.to_vrm1`): the input avatar with
 
 - the new joint nodes appended to the skeleton (identity local rotations, unit scale),
-- a new skin (the head and the new joints; inverse bind matrices rounded to float32, as a
-  file stores them),
+- a new skin (the head, the new joints and, for long hair, the upperChest; inverse bind
+  matrices rounded to float32, as a file stores them),
 - a new mesh ("TryOnHair": positions, normals, uv, JOINTS_0/WEIGHTS_0) drawn by a new root
   node with an identity transform (bind space = world rest space),
 - a new MToon material (the style's diffuse colour, double sided, no outline),

@@ -34,14 +34,14 @@ from .skin_contact import with_contact
 from .join import JoinOptions, JoinResult, join_fragments
 from .rig import Chain, RigOptions, build_rig, size_hit_radii
 from .scalp import Scalp, ScalpAttachment
-from .weights import WeightOptions, hair_weights
+from .weights import WeightOptions, body_anchor, hair_weights
 
 log = logging.getLogger(__name__)
 
 #: Head height (metres) at which the articles' absolute thresholds are stated.
 REFERENCE_HEAD = 0.22
 #: Bump when the pipeline's output changes for the same inputs (keys the disk cache).
-PIPELINE_VERSION = "2"   # 2: loose regions without a chain of their own follow the nearest chain
+PIPELINE_VERSION = "3"   # 2: loose regions without a chain of their own follow the nearest chain; 3: long hair anchored to the body
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,8 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
                           joint_spacing=ro.joint_spacing, min_loose=ro.min_loose, band=s.weights.band,
                           hit_heads=ro.hit_heads, stiffness=ro.stiffness, drag=ro.drag, gravity=ro.gravity)
     rig = build_rig(avatar, head, scalp, guides, attachments, join, rig_opts)
-    skin_nodes, joints, weights, dense = hair_weights(graph, head, rig.chains, bound, s.weights)
+    anchor = body_anchor(graph, avatar, head, s.weights) if rig.chains else None
+    skin_nodes, joints, weights, dense = hair_weights(graph, head, rig.chains, bound, s.weights, anchor)
     rig = size_hit_radii(rig, graph, dense, skin_nodes, H)
     color = None
     if s.color is not None:

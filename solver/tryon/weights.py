@@ -48,6 +48,20 @@ different ones on neighbouring vertices). The u of each chain is itself smoothed
 way (``screen_u``), pinned on the chain's own strand path: the closest point on a strand
 jumps where the strand bends near itself.
 
+*Body anchor* (:func:`body_anchor`, pipeline version 3): long hair rests on the back. A piece
+whose lowest point hangs at least ``anchor_reach`` torso lengths (shoulder line to hips) below
+the shoulder line gives a share of its chain weight to the humanoid upperChest (else chest,
+spine, hips), which does not turn with the head: the share is a smoothstep of height, 0 above
+and ``anchor`` (1) below a band ``anchor_ramp`` head heights either side of the middle
+between the head bone and the shoulder line; the head's share (the band) is kept. Why: a
+spring joint's world rotation is the swing from its rest direction composed with its parent's,
+so it carries the head's yaw, and a vertex 20 cm to the side of its chain swings forward with
+the head's twist — long01's back sheet (one chain on one side) swept its far side 42 mm into
+the right shoulder capsule. Plain linear blend skinning with a humanoid bone: a VRM 1.0 file
+carries it and three-vrm draws it the same. The twist is taken up between the nape and the
+shoulders (where real hair twists); below, the hair follows the body. The chains keep
+swinging (they still drive the hair above the shoulders, and the spring contact sees them).
+
 At most four influences per vertex (the largest), renormalised.
 """
 
@@ -66,7 +80,14 @@ from .rig import Chain
 
 @dataclass(frozen=True)
 class WeightOptions:
-    """Weighting settings; distances in head heights of the target."""
+    """Weighting settings; distances in head heights of the target.
+
+    ``anchor``, ``anchor_ramp``, ``anchor_reach``: the body anchor (module doc): the largest
+    share of chain weight given to the body, the half height of its ramp (head heights), and
+    the reach below the shoulder line (torso lengths) over which a piece counts as long hair
+    (smoothstep; the shared styles: long01 0.92–0.95 default / 1.38–1.40 Godette, ponytail01
+    0.08 / 0.55, bob01 and short02 above the shoulders).
+    """
 
     band: float = 0.1
     band_blend: float = 0.25
@@ -76,6 +97,53 @@ class WeightOptions:
     screen_u: float = 0.05
     screen_head: float = 0.1
     follow: int = 1
+    anchor: float = 1.0
+    anchor_ramp: float = 0.8
+    anchor_reach: tuple[float, float] = (0.65, 0.85)
+
+
+@dataclass(frozen=True, eq=False)
+class BodyAnchor:
+    """The body bone that long hair resting on the back is partly skinned to.
+
+    Attributes:
+        node: the humanoid upperChest (else chest, spine, hips) node.
+        amount: (N,) per graph node, the share of its moving (chain) weight given to ``node``.
+    """
+
+    node: int
+    amount: np.ndarray
+
+
+def body_anchor(graph: HairGraph, avatar, head: HeadModel, options: WeightOptions = WeightOptions()) -> BodyAnchor | None:
+    """How much of each hair node's chain weight goes to the body (module doc), or None when
+    no piece is long enough or the avatar has no torso bone."""
+    o = options
+    hb = avatar.humanoid
+    node = next((hb[b] for b in ("upperChest", "chest", "spine", "hips") if b in hb), None)
+    pair = next((p for p in (("leftUpperArm", "rightUpperArm"), ("leftShoulder", "rightShoulder"))
+                 if p[0] in hb and p[1] in hb), None)
+    if node is None or pair is None or "head" not in hb or "hips" not in hb or o.anchor <= 0.0:
+        return None
+    y = avatar.skeleton.rest_world[:, 1, 3]
+    line = float(np.mean([y[hb[b]] for b in pair]))
+    pivot, hips = float(y[hb["head"]]), float(y[hb["hips"]])
+    span, torso = pivot - line, line - hips
+    if span <= 0.0 or torso <= 0.0:
+        return None
+    pts = graph.points
+    low = np.full(graph.component_count, np.inf)
+    np.minimum.at(low, graph.component, pts[:, 1])
+    reach = (line - low) / torso        # how far each piece hangs below the shoulders, in torso lengths
+    r0, r1 = o.anchor_reach
+    gate = _smoothstep((reach - r0) / (r1 - r0))[graph.component]
+    mid = 0.5 * (pivot + line)
+    half = o.anchor_ramp * float(head.size[1])
+    below = _smoothstep((mid + half - pts[:, 1]) / (2.0 * half))
+    amount = o.anchor * gate * below
+    if not (amount > 0).any():
+        return None
+    return BodyAnchor(int(node), amount)
 
 
 def _smoothstep(x: np.ndarray) -> np.ndarray:
@@ -107,7 +175,8 @@ def chain_joint_weights(u: np.ndarray, n: int) -> np.ndarray:
 
 
 def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_pieces: np.ndarray,
-                 options: WeightOptions = WeightOptions()) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray]:
+                 options: WeightOptions = WeightOptions(), anchor: BodyAnchor | None = None,
+                 ) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray]:
     """Skin weights of the render vertices (module doc).
 
     Args:
@@ -250,6 +319,11 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
             m = len(c.nodes)
             out[:, starts[k]:starts[k] + m] = ((1.0 - head) * mix[:, k])[:, None] * chain_joint_weights(us[:, k], m)
         w_nodes = out
+        if anchor is not None:
+            give = anchor.amount * w_nodes[:, 1:].sum(axis=1)
+            w_nodes[:, 1:] *= (1.0 - anchor.amount)[:, None]
+            w_nodes = np.concatenate([w_nodes, give[:, None]], axis=1)
+            skin_nodes.append(anchor.node)
     if w_nodes.shape[1] < 4:
         w_nodes = np.concatenate([w_nodes, np.zeros((n, 4 - w_nodes.shape[1]))], axis=1)
     top = np.argsort(-w_nodes, axis=1, kind="stable")[:, :4]

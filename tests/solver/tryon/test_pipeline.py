@@ -137,6 +137,7 @@ def test_far_side_of_a_layer_follows_a_chain_on_its_own_side(fitted):
             continue
         nodes = np.nonzero(region == r)[0]
         verts = np.nonzero(np.isin(graph.node, nodes))[0]
+        verts = verts[share[verts].sum(axis=1) > 1e-6]      # below the shoulders it rests on the body
         mean = np.array([closest_on_polyline(graph.points[nodes], c.curve)[0].mean() for c in res.chains])
         dominant = np.argmax(share[verts], axis=1)
         assert np.all(dominant == np.argmin(mean)), r
@@ -145,3 +146,44 @@ def test_far_side_of_a_layer_follows_a_chain_on_its_own_side(fitted):
         assert mean.min() < 0.5 * mean[own].min()
         followers += 1
     assert followers >= 5      # 7 layer sides have no chain of their own with 24 chains
+
+
+@pytest.mark.parametrize("avatar", AVATARS)
+@pytest.mark.parametrize("style", STYLES)
+def test_long_hair_rests_on_the_body(fitted, target_avatars, avatar, style):
+    """Pieces hanging well below the shoulders (long01: 0.92–1.4 torso lengths) give their
+    chain weight, below the nape, to the upperChest (Godette: chest), which does not turn with
+    the head (solver/tryon/weights.py, body anchor); the other styles (ponytail01 reaches 0.08
+    / 0.55 torso lengths) keep head + chains only. The head's share (the band) is untouched
+    and the rest pose does not move (bind = rest)."""
+    from solver.eval.lbs import joint_matrices, skin_positions
+
+    res = fitted(avatar, style)
+    av = res.avatar
+    hb = target_avatars[avatar].humanoid
+    body = hb.get("upperChest", hb.get("chest"))
+    mi = av.mesh_instances[res.hair_instance]
+    prim = av.meshes[mi.mesh].primitives[0]
+    joints = av.skins[mi.skin].joints
+    on_body = np.zeros(prim.vertex_count)
+    for j in range(4):
+        on_body += np.where(joints[prim.joints[:, j].astype(np.int64)] == body, prim.weights[:, j], 0.0)
+    if style != "long01":
+        assert body not in set(joints.tolist()) and not on_body.any()
+        return
+    y = av.skeleton.rest_world[:, 1, 3]
+    line = 0.5 * (y[hb["leftUpperArm"]] + y[hb["rightUpperArm"]])
+    pos = prim.positions.astype(np.float64)
+    from solver.tryon import build_head
+    from solver.tryon.weights import WeightOptions
+
+    H = float(build_head(av, hide=(res.hair_instance,)).size[1])
+    top = 0.5 * (y[hb["head"]] + line) + WeightOptions().anchor_ramp * H
+    assert np.all(on_body[pos[:, 1] > top + 1e-6] == 0.0) and on_body.max() > 0.99
+    head_share = np.zeros(prim.vertex_count)
+    for j in range(4):
+        head_share += np.where(joints[prim.joints[:, j].astype(np.int64)] == av.head_node(), prim.weights[:, j], 0.0)
+    low = pos[:, 1] < top - 2 * WeightOptions().anchor_ramp * H      # below the ramp: no chain weight left
+    assert low.any() and np.allclose(on_body[low] + head_share[low], 1.0) and np.all(on_body[low] > 0.95)
+    rest = av.skeleton.rest_world
+    assert np.abs(skin_positions(prim, joint_matrices(av, mi.skin, rest)) - prim.positions).max() < 1e-6
