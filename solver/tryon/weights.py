@@ -156,13 +156,14 @@ def closest_on_polyline(p: np.ndarray, joints: np.ndarray) -> tuple[np.ndarray, 
     u = i + f on segment i (0 ≤ u ≤ n − 1)."""
     a = joints[:-1]
     e = joints[1:] - a
-    ee = np.maximum(np.sum(e * e, axis=1), 1e-30)
-    t = np.clip(np.einsum("psk,sk->ps", p[:, None] - a[None], e) / ee, 0.0, 1.0)
-    q = a[None] + t[..., None] * e[None]
-    d = np.linalg.norm(p[:, None] - q, axis=2)
-    k = np.argmin(d, axis=1)
+    ee = np.maximum(np.einsum("sk,sk->s", e, e), 1e-30)
+    pa = p[:, None] - a[None]                                  # (P, S, 3)
+    dot = np.einsum("psk,sk->ps", pa, e)
+    t = np.clip(dot / ee, 0.0, 1.0)
+    d2 = np.einsum("psk,psk->ps", pa, pa) - t * (2.0 * dot - t * ee)   # |pa − t e|², no (P, S, 3) temporaries
+    k = np.argmin(d2, axis=1)
     rows = np.arange(len(p))
-    return d[rows, k], k + t[rows, k]
+    return np.sqrt(np.maximum(d2[rows, k], 0.0)), k + t[rows, k]
 
 
 def chain_joint_weights(u: np.ndarray, n: int) -> np.ndarray:
