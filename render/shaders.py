@@ -16,6 +16,7 @@ from ._gl import GL
 
 from avatars import contact
 
+from . import fragment_values
 from .gpu import GLObject, Ledger
 
 log = logging.getLogger(__name__)
@@ -53,15 +54,16 @@ def _source(name: str) -> str:
     return (GLSL_DIR / name).read_text()
 
 
-def preamble(common: bool, defines: tuple[str, ...] = (), includes: tuple[str, ...] = ()) -> str:
-    """The text before a program's own source: version, constants, ``common.glsl`` and the
-    ``includes`` (files of ``render/glsl``), then ``#line 1``."""
+def preamble(common: bool, defines: tuple[str, ...] = (), includes: tuple[str, ...] = (), extra: str = "") -> str:
+    """The text before a program's own source: version, constants, ``common.glsl``, the
+    ``includes`` (files of ``render/glsl``) and ``extra`` (generated GLSL), then ``#line 1``."""
     head = f"#version 330 core\n#define MAX_MORPHS {MAX_MORPHS}\n#define MORPH_WIDTH {MORPH_WIDTH}\n"
     head += f"#define JOINT_CAPACITY {joint_capacity()}\n"
     head += (f"#define CONTACT_MAX {contact.MAX_COLLIDERS}\n#define CONTACT_ROUNDS {contact.ROUNDS}\n"
              f"#define CONTACT_FULL {contact.FULL_DEPTH!r}\n")
     head += "".join(f"#define {d}\n" for d in defines)
-    return head + (_source("common.glsl") if common else "") + "".join(_source(f) for f in includes) + "#line 1\n"
+    return (head + (_source("common.glsl") if common else "") + "".join(_source(f) for f in includes) + extra
+            + "#line 1\n")
 
 
 def _compile(kind: int, name: str, source: str) -> int:
@@ -89,14 +91,18 @@ class Program(GLObject):
 
     ``feedback``: vertex shader outputs to capture with transform feedback, interleaved in
     this order (used by tests to read the mesh shader's skinned positions; empty: none).
+    ``vert_extra``: generated GLSL after the vertex shader's includes; ``frag_header``: the
+    fragment shader's generated header *instead of* ``common.glsl`` (None: ``common`` decides).
     """
 
     kind = "program"
 
     def __init__(self, ledger: Ledger, vert: str, frag: str, *, common: bool = True, defines: tuple[str, ...] = (),
-                 feedback: tuple[str, ...] = (), vert_includes: tuple[str, ...] = ()):
-        head = preamble(common, defines)
-        shaders = [_compile(GL.GL_VERTEX_SHADER, vert, preamble(common, defines, vert_includes) + _source(vert)),
+                 feedback: tuple[str, ...] = (), vert_includes: tuple[str, ...] = (), vert_extra: str = "",
+                 frag_header: str | None = None):
+        head = preamble(common, defines) if frag_header is None else preamble(False, defines, extra=frag_header)
+        shaders = [_compile(GL.GL_VERTEX_SHADER, vert,
+                            preamble(common, defines, vert_includes, extra=vert_extra) + _source(vert)),
                    _compile(GL.GL_FRAGMENT_SHADER, frag, head + _source(frag))]
         prog = GL.glCreateProgram()
         for sh in shaders:
@@ -163,7 +169,9 @@ class Program(GLObject):
 class Programs:
     """The renderer's programs, linked once per context.
 
-    The mesh program comes in variants, linked on first use: with ``ALPHA_MASK`` (the
+    The mesh fragment shader reads no uniform block: the vertex shader hands it every block
+    value as a flat varying (:mod:`render.fragment_values`; llvmpipe gathers fragment
+    uniforms lane by lane). The mesh program comes in variants, linked on first use: with ``ALPHA_MASK`` (the
     fragment shader may ``discard``, which turns off early depth tests, so only
     alpha-tested materials use it), with ``OUTLINE`` (the MToon inverted hull), with
     ``JOINTS_TEXTURE`` (skinning matrices in a texture, for skeletons too big for the uniform
@@ -190,7 +198,8 @@ class Programs:
         if p is None:
             defines = tuple(d for d, on in zip(("ALPHA_MASK", "OUTLINE", "JOINTS_TEXTURE"), key[:3]) if on)
             p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines + key[4], feedback=key[3],
-                        vert_includes=("contact.glsl",))
+                        vert_includes=("contact.glsl",), vert_extra=fragment_values.vertex_header(),
+                        frag_header=fragment_values.fragment_header())
             p.set_samplers(u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS, u_contact_env_tex=UNIT_CONTACT,
                            **{f"u_{slot}_tex": unit for slot, unit in MATERIAL_UNITS.items()})
             self._mesh[key] = p

@@ -65,6 +65,7 @@ vec3 morph_delta(int k) {
 }
 
 void main() {
+    pass_fragment_values();  // render/fragment_values.py: what mesh.frag reads from the blocks
     vec3 pos = a_position;
     vec3 nrm = a_normal;
     for (int i = 0; i < u_morph_count; ++i) {
