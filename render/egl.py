@@ -135,23 +135,46 @@ def _release_display(key) -> None:
             EGL.eglTerminate(entry[0])
 
 
+def _is_current(context) -> bool:
+    """``context`` is the calling thread's current EGL context."""
+    def address(c):
+        return c if isinstance(c, int) else ctypes.cast(c, ctypes.c_void_p).value
+
+    cur = EGL.eglGetCurrentContext()
+    return bool(cur) and address(cur) == address(context)
+
+
 class EglContext:
     """A headless OpenGL 3.3 core context (see module doc). Use as a context manager."""
 
     backend = "egl"
 
-    def __init__(self, *, device: int | None = None):
-        self._key, desc, self._display = _acquire_display(device)
+    def __init__(self, *, device: int | None = None, _share: "EglContext | None" = None):
         self._surface = EGL.EGL_NO_SURFACE
         self._pbuffer = False
         self._context = None
+        if _share is not None:        # a context of the same display sharing objects (see shared())
+            self._key, self._display, desc = _share._key, _share._display, _share.info["egl_display"]
+            with _lock:
+                _displays[self._key][1] += 1
+        else:
+            self._key, desc, self._display = _acquire_display(device)
         try:
-            self._create(desc)
+            self._create(desc, _share)
         except BaseException:
             self.release()
             raise
 
-    def _create(self, desc: str) -> None:
+    def shared(self) -> "EglContext":
+        """A new context on the same display that shares this one's objects (textures, buffers,
+        sync objects; framebuffers and vertex arrays stay per context), current on no thread:
+        the thread that uses it calls :meth:`make_current` (a readback thread,
+        :mod:`render.frame_reader`). Raises ContextError."""
+        if self._context is None:
+            raise ContextError("context was released")
+        return EglContext(_share=self)
+
+    def _create(self, desc: str, share: "EglContext | None" = None) -> None:
         d = self._display
         if not EGL.eglBindAPI(EGL.EGL_OPENGL_API):
             raise ContextError("eglBindAPI(EGL_OPENGL_API) failed: this EGL has no desktop OpenGL")
@@ -164,7 +187,8 @@ class EglContext:
                                      EGL.EGL_CONTEXT_OPENGL_PROFILE_MASK,
                                      EGL.EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL.EGL_NONE)
         try:
-            ctx = EGL.eglCreateContext(d, config, EGL.EGL_NO_CONTEXT, ctx_attrs)
+            ctx = EGL.eglCreateContext(d, config, share._context if share is not None else EGL.EGL_NO_CONTEXT,
+                                       ctx_attrs)
         except Exception as exc:  # noqa: BLE001
             raise ContextError(f"{desc}: cannot create an OpenGL 3.3 core context ({exc})") from exc
         if not ctx:
@@ -175,6 +199,9 @@ class EglContext:
             pb = (EGL.EGLint * 5)(EGL.EGL_WIDTH, 1, EGL.EGL_HEIGHT, 1, EGL.EGL_NONE)
             self._surface = EGL.eglCreatePbufferSurface(d, config, pb)
             self._pbuffer = True
+        if share is not None:
+            self.info = dict(share.info)
+            return
         self.make_current()
         self.info = {
             "backend": "egl",
@@ -214,7 +241,8 @@ class EglContext:
             return
         d = self._display
         try:
-            EGL.eglMakeCurrent(d, EGL.EGL_NO_SURFACE, EGL.EGL_NO_SURFACE, EGL.EGL_NO_CONTEXT)
+            if self._context is not None and _is_current(self._context):   # only this thread's binding
+                EGL.eglMakeCurrent(d, EGL.EGL_NO_SURFACE, EGL.EGL_NO_SURFACE, EGL.EGL_NO_CONTEXT)
             if self._pbuffer:
                 EGL.eglDestroySurface(d, self._surface)
             if self._context is not None:

@@ -28,6 +28,8 @@ class MeshPass:
         self._morph_index = np.zeros(MAX_MORPHS, np.int32)
         self._morph_weight = np.zeros(MAX_MORPHS, np.float32)
         self._program: Program | None = None
+        #: triangles drawn by the last :meth:`draw` (outlines included)
+        self.triangles = 0
 
     def link(self, gpu: GpuAvatar) -> int:
         """Link every program ``gpu`` will draw with now (at upload, not in the first frame).
@@ -56,6 +58,7 @@ class MeshPass:
             (opaque and masked draws, outline draws, blended draws).
         """
         self._program = None
+        self.triangles = 0
         gpu.joints.bind(UNIT_JOINTS)
         prims = [p for p in gpu.primitives if p.instance not in hidden]
         opaque = [p for p in prims if p.alpha_mode == "OPAQUE"] + [p for p in prims if p.alpha_mode == "MASK"]
@@ -97,6 +100,7 @@ class MeshPass:
             GL.glCullFace(GL.GL_BACK)
         self.bind_vertex_inputs(prog, gpu, p, weights)
         GL.glDrawElements(p.mode, p.count, p.index_type, None)
+        self.triangles += p.count // 3
 
     def bind_vertex_inputs(self, prog: Program, gpu: GpuAvatar, p: GpuPrimitive, weights) -> None:
         """Everything ``mesh.vert`` reads for primitive ``p`` (besides the Frame block and the

@@ -14,6 +14,7 @@ hair joints arrive already moved in ``world``.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Collection, Mapping, Sequence
@@ -30,8 +31,10 @@ from .gpu import Buffer, Ledger, VertexArray
 from .hud import HudInfo, HudRenderer
 from .antialias import FxaaPass, is_software, resolve_mode
 from .quality import resolve_outlines
+from .detail import PIXEL_ERROR, pixel_size_m, reduce_avatar, resolve_detail
 from .lighting import Lighting
 from .overlays import LineRenderer, Overlays
+from .frame_reader import DEFAULT_SLOTS, FrameReader
 from .readback import PboReadback, read_pixels
 from .passes import MeshPass
 from .shaders import FRAME_BINDING, Programs
@@ -44,6 +47,25 @@ _FLIP_Y = np.diag([1.0, -1.0, 1.0, 1.0])  # framebuffer rows top-down: readback 
 MorphInput = Sequence[np.ndarray | None] | ExpressionFrame | Mapping[str, float] | None
 
 
+#: Reduced avatars kept by :meth:`Renderer.detail_for`.
+DETAIL_CACHE = 4
+
+
+@dataclass(frozen=True, eq=False)
+class ReducedDetail:
+    """The triangles of one avatar at reduced detail (:func:`render.detail.reduce_avatar`).
+
+    Attributes:
+        avatar: the avatar they belong to.
+        tolerance_m: largest displacement allowed, metres.
+        indices: triangle lists by (mesh instance, primitive index in its mesh).
+    """
+
+    avatar: Avatar
+    tolerance_m: float
+    indices: dict
+
+
 @dataclass
 class FrameStats:
     """CPU time of the last :meth:`Renderer.draw` (ms) and what it drew."""
@@ -53,6 +75,7 @@ class FrameStats:
     blended: int = 0
     outlines: int = 0
     overlay_segments: int = 0
+    triangles: int = 0
 
 
 class Renderer:
@@ -76,6 +99,10 @@ class Renderer:
             "ubo" or "texture" (see :mod:`render.skinning`).
         outlines: MToon outlines "on" (as the materials ask), "off", or "auto" (off on
             software rasterisers, see :mod:`render.quality`); :attr:`outlines` says the result.
+        detail: mesh detail "full" (the file's triangles), "reduced" (simplified until the
+            surface moves by at most :data:`render.detail.PIXEL_ERROR` of a pixel at the
+            framed point), or "auto" (reduced on software rasterisers, see
+            :mod:`render.detail`); :attr:`reduced` says the result.
 
     Use as a context manager or call :meth:`release`; the context must be current for every call.
     """
@@ -83,7 +110,8 @@ class Renderer:
     def __init__(self, context: GLContext | None = None, size: tuple[int, int] = (640, 360), *,
                  samples: int | None = None, antialias: str = "auto", background: str | Background = "transparent",
                  camera_options: CameraOptions = CameraOptions(), lighting: Lighting = Lighting(),
-                 force_mipmaps: bool = True, joint_storage: str = "auto", outlines: str = "on"):
+                 force_mipmaps: bool = True, joint_storage: str = "auto", outlines: str = "on",
+                 detail: str = "full"):
         self.context = context
         self.ledger = Ledger()
         self.background = Background.parse(background)
@@ -96,6 +124,12 @@ class Renderer:
         self.antialias, self._samples = resolve_mode(antialias, samples, is_software(renderer_name))
         #: MToon outlines drawn (the ``outlines`` setting resolved for this backend)
         self.outlines = resolve_outlines(outlines, is_software(renderer_name))
+        #: meshes drawn with reduced detail (the ``detail`` setting resolved for this backend)
+        self.reduced = resolve_detail(detail, is_software(renderer_name))
+        #: the displacement allowed to the reduced meshes of the current avatar, metres (0: full)
+        self.detail_tolerance_m = 0.0
+        self._detail_cache: dict[tuple, ReducedDetail] = {}
+        self._detail_lock = threading.Lock()
         self.programs = Programs(self.ledger)
         self._fxaa = FxaaPass(self.ledger) if self.antialias == "fxaa" else None
         self._frame_ubo = Buffer(self.ledger, GL.GL_UNIFORM_BUFFER, size=208, usage=GL.GL_DYNAMIC_DRAW)
@@ -107,6 +141,9 @@ class Renderer:
         self._mesh_pass = MeshPass(self.programs)
         self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None)
         self._readback = PboReadback(self.ledger, size)
+        self._reader: FrameReader | None = None      # start_reader(): frames in flight
+        self._reader_slots = 1
+        self._frame_open = False                     # the current slot holds a frame not yet queued
         #: framebuffer -> CPU copies started so far (read_rgba, and read_rgba_async per queued
         #: frame); presenting in a window copies nothing and does not count.
         self.pixel_reads = 0
@@ -124,20 +161,49 @@ class Renderer:
     def avatar(self) -> Avatar | None:
         return None if self.gpu is None else self.gpu.avatar
 
-    def set_avatar(self, avatar: Avatar | None, *, camera: Camera | None = None) -> None:
+    def set_avatar(self, avatar: Avatar | None, *, camera: Camera | None = None,
+                   detail: "ReducedDetail | None" = None) -> None:
         """Upload ``avatar`` (releasing the previous one) and frame the default camera on it
-        at rest, or use ``camera`` (framed beforehand, e.g. off the render thread)."""
+        at rest, or use ``camera`` (framed beforehand, e.g. off the render thread). With
+        reduced detail the triangles come from ``detail`` when given (:meth:`detail_for`,
+        computed beforehand off the render thread), else they are simplified now."""
         if self.gpu is not None:
             self.gpu.release()
             self.gpu = None
+        self.detail_tolerance_m = 0.0
         if avatar is not None:
-            self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps,
-                                     joint_storage=self.joint_storage)
-            self._mesh_pass.link(self.gpu)
             if camera is None:
-                self.reframe()
-            else:
-                self.camera = camera
+                w, h = self.size
+                camera = frame_camera(avatar, w / h, self.camera_options)
+            if self.reduced and (detail is None or detail.avatar is not avatar):
+                detail = self.detail_for(avatar, camera)
+            self.detail_tolerance_m = detail.tolerance_m if self.reduced else 0.0
+            self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps,
+                                     joint_storage=self.joint_storage,
+                                     detail=detail.indices if self.reduced else None)
+            self._mesh_pass.link(self.gpu)
+            self.camera = camera
+
+    def detail_for(self, avatar: Avatar, camera: Camera | None = None) -> "ReducedDetail | None":
+        """The reduced triangles this renderer would draw ``avatar`` with, framed by ``camera``
+        (default: the framing :meth:`set_avatar` would choose), or None with full detail. Pure
+        CPU: any thread may call it; the last few results are kept (a resize or a second
+        upload of the same avatar does not simplify again)."""
+        if not self.reduced:
+            return None
+        w, h = self.size
+        cam = camera or frame_camera(avatar, w / h, self.camera_options)
+        tol = PIXEL_ERROR * pixel_size_m(cam, h)
+        key = (id(avatar), round(tol, 9))
+        with self._detail_lock:
+            got = self._detail_cache.get(key)
+        if got is None or got.avatar is not avatar:
+            got = ReducedDetail(avatar, tol, reduce_avatar(avatar, tol))
+            with self._detail_lock:
+                self._detail_cache[key] = got
+                while len(self._detail_cache) > DETAIL_CACHE:
+                    self._detail_cache.pop(next(iter(self._detail_cache)))
+        return got
 
     def reframe(self, options: CameraOptions | None = None, world: np.ndarray | None = None) -> Camera | None:
         """Recompute the default camera (from ``world``, the rest pose by default)."""
@@ -159,17 +225,33 @@ class Renderer:
         if size == self.size:
             return
         self._rebuild_targets(size)
-        self.reframe()
+        if self.reduced and self.gpu is not None:      # the tolerance is a fraction of a pixel
+            self.set_avatar(self.gpu.avatar)
+        else:
+            self.reframe()
 
     def set_background(self, background: str | Background) -> None:
         """Change the background ("transparent", "chroma", "#RRGGBB", ...)."""
         self.background = Background.parse(background)
 
     def _rebuild_targets(self, size: tuple[int, int]) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         self.targets.release()
         self._readback.release()
-        self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None)
+        self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None,
+                                     slots=self._reader_slots)
         self._readback = PboReadback(self.ledger, size)
+        self._frame_open = False
+        if self._reader_slots > 1:
+            try:
+                self._reader = FrameReader(self.context, [t.id for t in self.targets.final_texs], size,
+                                           straight=self._straight)
+            except Exception as exc:  # noqa: BLE001 - no shared context here: the PBO path
+                log.warning("frames read back on the drawing thread (no shared EGL context: %s)", exc)
+                self._reader_slots = 1
+                self._rebuild_targets(size)
 
     # ------------------------------------------------------------------ frame
     def draw(self, world: np.ndarray | None = None, morph_weights: MorphInput = None, *,
@@ -211,6 +293,13 @@ class Renderer:
         gpu.materials.set_time(time_s)
         gpu.joints.update(world)
         gpu.contacts.update(world)
+        if self._reader is not None and not self._frame_open:   # a new frame: the next output slot
+            t = self.targets
+            nxt = (t.slot + 1) % t.slots
+            if self._reader.busy(nxt):
+                raise RuntimeError("frames in flight: read_rgba_async() returns a slot's frame before it is drawn again")
+            t.select(nxt)
+            self._frame_open = True
         cam = camera or self.camera
         rect = self._viewport(viewport)
         x, y, w, h = rect
@@ -238,6 +327,7 @@ class Renderer:
         GL.glFrontFace(GL.GL_CW)  # the projection is flipped vertically (rows top-down)
         n_opaque, n_outlined, n_blended = self._mesh_pass.draw(gpu, weights, view, set(hide),
                                                                outlines=self.outlines)
+        st.triangles = self._mesh_pass.triangles
         if overlays is not None:
             GL.glDisable(GL.GL_DEPTH_TEST)
             GL.glEnable(GL.GL_BLEND)
@@ -315,13 +405,28 @@ class Renderer:
     def read_rgba_async(self, tag: Any = None, out: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
         """Queue the last drawn frame for readback and return the previous queued one.
 
+        Through the PBO double buffer, or with :meth:`start_reader` through the readback
+        thread, which reads the frame while the next one is drawn (frames in flight); then
+        the returned array is the thread's own buffer unless ``out`` is given (valid until
+        the call after next).
+
         Returns:
             (rgba (H, W, 4) uint8, its tag) of the frame queued by the previous call, or None
             on the first call (one frame of latency, no pipeline stall).
+
+        Raises:
+            RuntimeError: the readback thread failed to read a frame.
         """
+        self.pixel_reads += 1
+        if self._reader is not None:
+            t = self.targets
+            self._reader.submit(t.slot, tag)
+            self._frame_open = False
+            if not self._reader.busy((t.slot + 1) % t.slots):
+                return None
+            return self._copy(self._reader.collect(), out)
         GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.final.id)
         self._readback.request(tag)
-        self.pixel_reads += 1
         got = self._readback.fetch(out)
         if got is not None:
             self._straight(got[0])
@@ -335,10 +440,48 @@ class Renderer:
         Returns:
             (rgba (H, W, 4) uint8 straight alpha, its tag), or None.
         """
+        if self._reader is not None:
+            return self._copy(self._reader.collect(), out)
         got = self._readback.flush(out)
         if got is not None:
             self._straight(got[0])
         return got
+
+    @staticmethod
+    def _copy(got, out: np.ndarray | None):
+        if got is None or out is None:
+            return got
+        np.copyto(out, got[0])
+        return out, got[1]
+
+    def start_reader(self, slots: int = DEFAULT_SLOTS) -> bool:
+        """Read frames queued by :meth:`read_rgba_async` on a thread of their own while the next
+        frames are drawn (:mod:`render.frame_reader`; ``slots`` output images take turns).
+        Headless EGL only; elsewhere nothing changes and False is returned. Frames queued
+        before are flushed first (call :meth:`flush_readback` to receive them).
+
+        Returns:
+            whether frames are now read on the readback thread.
+        """
+        if self._reader is not None:
+            return True
+        if self.context is None or getattr(self.context, "backend", "") != "egl" or self._readback.pending:
+            return False
+        self._reader_slots = max(2, int(slots))
+        self._rebuild_targets(self.size)
+        return self._reader is not None
+
+    def stop_reader(self) -> None:
+        """Back to the PBO double buffer (frames still in flight are dropped: flush first). Idempotent."""
+        if self._reader is None and self._reader_slots == 1:
+            return
+        self._reader_slots = 1
+        self._rebuild_targets(self.size)
+
+    @property
+    def reader(self) -> FrameReader | None:
+        """The readback thread (:meth:`start_reader`), or None."""
+        return self._reader
 
     def present(self, window_size: tuple[int, int] | None = None) -> None:
         """Blit the output into the window's default framebuffer (``window_size`` pixels, by
@@ -374,6 +517,9 @@ class Renderer:
             return
         self._released = True
         self.set_avatar(None)
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         self._readback.release()
         self.targets.release()
         self._lines.release()

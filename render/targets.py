@@ -33,12 +33,21 @@ def default_samples() -> int:
 
 
 class RenderTargets:
-    """Framebuffers of one size. ``samples`` is clamped to GL_MAX_SAMPLES."""
+    """Framebuffers of one size. ``samples`` is clamped to GL_MAX_SAMPLES.
 
-    def __init__(self, ledger: Ledger, size: tuple[int, int], samples: int, *, fxaa: bool = False):
+    ``slots`` output images (``final``) take turns (:meth:`select`): a frame is drawn into
+    one while an earlier one is still rasterised or read back from another (frames in
+    flight, :mod:`render.frame_reader`); the scene buffers (MSAA, FXAA input, depth) are
+    shared, since a frame is finished with them once it is resolved. ``final``,
+    ``final_tex`` and ``scene`` are the selected slot's.
+    """
+
+    def __init__(self, ledger: Ledger, size: tuple[int, int], samples: int, *, fxaa: bool = False, slots: int = 1):
         w, h = self.size = (int(size[0]), int(size[1]))
         if w <= 0 or h <= 0:
             raise ValueError(f"framebuffer size {size}: must be positive")
+        if slots < 1:
+            raise ValueError(f"slots {slots}: must be >= 1")
         self.samples = max(0, min(int(samples), int(GL.glGetIntegerv(GL.GL_MAX_SAMPLES))))
         self.fxaa = bool(fxaa) and not self.samples
         self.scene_tex: Texture | None = None
@@ -48,23 +57,38 @@ class RenderTargets:
             self._owned.append(obj)
             return obj
 
-        self.final_tex: Texture = own(texture_empty(ledger, w, h, GL.GL_SRGB8_ALPHA8, GL.GL_RGBA,
-                                                    GL.GL_UNSIGNED_BYTE, filter=GL.GL_LINEAR))
+        #: the output image of every slot, and its framebuffer
+        self.final_texs: list[Texture] = [own(texture_empty(ledger, w, h, GL.GL_SRGB8_ALPHA8, GL.GL_RGBA,
+                                                            GL.GL_UNSIGNED_BYTE, filter=GL.GL_LINEAR))
+                                          for _ in range(slots)]
         if self.samples:
-            self.final = own(Framebuffer(ledger, color=self.final_tex))
+            self.finals = [own(Framebuffer(ledger, color=t)) for t in self.final_texs]
             color = own(Renderbuffer(ledger, w, h, GL.GL_SRGB8_ALPHA8, self.samples))
             depth = own(Renderbuffer(ledger, w, h, GL.GL_DEPTH_COMPONENT24, self.samples))
-            self.scene = own(Framebuffer(ledger, color=color, depth=depth))
+            self.scenes = [own(Framebuffer(ledger, color=color, depth=depth))] * slots
         elif self.fxaa:
-            self.final = own(Framebuffer(ledger, color=self.final_tex))
+            self.finals = [own(Framebuffer(ledger, color=t)) for t in self.final_texs]
             self.scene_tex = own(texture_empty(ledger, w, h, GL.GL_SRGB8_ALPHA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE,
                                                filter=GL.GL_LINEAR))
             depth = own(Renderbuffer(ledger, w, h, GL.GL_DEPTH_COMPONENT24))
-            self.scene = own(Framebuffer(ledger, color=self.scene_tex, depth=depth))
+            self.scenes = [own(Framebuffer(ledger, color=self.scene_tex, depth=depth))] * slots
         else:
             depth = own(Renderbuffer(ledger, w, h, GL.GL_DEPTH_COMPONENT24))
-            self.final = self.scene = own(Framebuffer(ledger, color=self.final_tex, depth=depth))
+            self.finals = self.scenes = [own(Framebuffer(ledger, color=t, depth=depth)) for t in self.final_texs]
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
+        self.slot = 0
+        self.select(0)
+
+    @property
+    def slots(self) -> int:
+        return len(self.final_texs)
+
+    def select(self, slot: int) -> None:
+        """Draw into and read from output slot ``slot`` from now on."""
+        self.slot = int(slot)
+        self.final_tex = self.final_texs[self.slot]
+        self.final = self.finals[self.slot]
+        self.scene = self.scenes[self.slot]
 
     def resolve(self, rect: tuple[int, int, int, int] | None = None) -> None:
         """Multisample resolve of the scene into ``final`` (no-op without MSAA), of the

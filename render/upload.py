@@ -9,6 +9,7 @@ uvs / colours / skin data become constant attributes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -45,7 +46,8 @@ class GpuPrimitive:
 
     ``anchor_joint``/``anchor_point``: the skinning matrix (index within the instance) that
     moves most of the primitive and the bind-space centroid it carries, for back-to-front
-    sorting of blended primitives.
+    sorting of blended primitives. ``count`` indices are drawn; ``file_triangles`` is the
+    file's triangle count (more than ``count // 3`` with reduced detail, :mod:`render.detail`).
     """
 
     instance: int
@@ -68,6 +70,7 @@ class GpuPrimitive:
     z_write: bool = True
     features: tuple[str, ...] = ()
     textures: tuple[tuple[int, "Texture", "SamplerObject"], ...] = ()
+    file_triangles: int = 0
 
     def release(self) -> None:
         self.vao.release()
@@ -79,7 +82,8 @@ class GpuPrimitive:
 
 def _upload_primitive(ledger: Ledger, prim: Primitive, instance: int, node: int, skinned: bool,
                       table: MaterialTable, features: tuple[str, ...],
-                      textures: tuple[tuple[int, Texture, SamplerObject], ...]) -> GpuPrimitive:
+                      textures: tuple[tuple[int, Texture, SamplerObject], ...],
+                      indices: np.ndarray | None = None) -> GpuPrimitive:
     vao = VertexArray(ledger)
     buffers: list[Buffer] = []
     constants: list[tuple[int, tuple]] = []  # current attribute values are context state: set per draw
@@ -110,8 +114,10 @@ def _upload_primitive(ledger: Ledger, prim: Primitive, instance: int, node: int,
         attr(6, prim.weights.astype(np.float32), 4)
     else:
         constants.append((6, (1, 0, 0, 0)))  # joints (location 5) keep the default 0
+    if indices is None:                # else reduced detail: the same vertices, fewer triangles
+        indices = prim.indices
     small = prim.vertex_count < 65536
-    idx = prim.indices.astype(np.uint16 if small else np.uint32)
+    idx = indices.astype(np.uint16 if small else np.uint32)
     ib = Buffer(ledger, GL.GL_ELEMENT_ARRAY_BUFFER, idx)
     buffers.append(ib)
     GL.glBindVertexArray(vao.id)
@@ -133,7 +139,7 @@ def _upload_primitive(ledger: Ledger, prim: Primitive, instance: int, node: int,
         alpha_mode=mat.alpha_mode, double_sided=mat.double_sided,
         queue_offset=mat.mtoon.render_queue_offset if mat.mtoon is not None and mat.alpha_mode == "BLEND" else 0,
         z_write=mat.alpha_mode != "BLEND" or (mat.mtoon is not None and mat.mtoon.transparent_with_z_write),
-        features=features, textures=textures,
+        features=features, textures=textures, file_triangles=int(prim.indices.size) // 3,
     )
 
 
@@ -192,7 +198,8 @@ def _color_binds(avatar: Avatar) -> dict[int, frozenset[str]]:
 
 
 def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
-                  joint_storage: str = "auto") -> GpuAvatar:
+                  joint_storage: str = "auto",
+                  detail: Mapping[tuple[int, int], np.ndarray] | None = None) -> GpuAvatar:
     """Upload ``avatar`` (the context must be current). Only textures used by materials are
     uploaded: colour textures (base, shade, emissive, matcap, rim) as sRGB, data textures
     (normal, shading shift, outline width, UV animation mask, metallic-roughness, occlusion)
@@ -205,6 +212,9 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
             art, palettes) and wrap modes and magnification filters always follow the file.
             False: the file's samplers exactly, as three.js.
         joint_storage: skinning matrix storage, see :class:`render.skinning.JointPalette`.
+        detail: triangle lists to draw instead of the file's, by (mesh instance, primitive
+            index in its mesh), over the primitives' own vertices (reduced detail,
+            :func:`render.detail.reduce_avatar`); None (default): the file's triangles.
     """
     images: dict[tuple[int, bool], Texture] = {}
     samplers: dict[object, SamplerObject] = {}
@@ -257,12 +267,13 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
     prims = []
     for k, mi in enumerate(avatar.mesh_instances):
         mesh = avatar.meshes[mi.mesh]
-        for p in mesh.primitives:
+        for j, p in enumerate(mesh.primitives):
             if p.vertex_count == 0 or p.indices.size == 0:
                 continue
             features, refs = per_material.get(p.material if 0 <= p.material < len(avatar.materials) else -1)
             textures = tuple((MATERIAL_UNITS[slot], *units[(ref.texture, srgb)]) for slot, ref, srgb in refs)
-            prims.append(_upload_primitive(ledger, p, k, mi.node, mi.skin >= 0, table, features, textures))
+            prims.append(_upload_primitive(ledger, p, k, mi.node, mi.skin >= 0, table, features, textures,
+                                           None if detail is None else detail.get((k, j))))
     log.debug("uploaded %s: %d primitives, %d images (%.1f MB)", avatar.path, len(prims), len(images), nbytes / 1e6)
     return GpuAvatar(avatar=avatar, primitives=prims, images=images, samplers=samplers, texture_units=units,
                      materials=table, joints=joints, contacts=ContactUniforms(ledger, avatar),

@@ -73,6 +73,8 @@ class RunConfig:
     tryon: dict = field(default_factory=dict)    # [tryon]: style, hide_own_hair, prewarm
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
     outlines: str = "auto"             # MToon outlines: "auto" (off on llvmpipe), "on", "off" (render.quality)
+    detail: str = "auto"               # mesh detail: "auto" (reduced on llvmpipe), "full", "reduced" (render.detail)
+    video_preset: str = "veryfast"     # x264 speed preset of video outputs (render.sinks.video.PRESETS)
     track_ahead: int | None = None     # offline: frames tracked ahead on a worker (None: runtime.pipeline's; 0: serial)
     expressions: dict = field(default_factory=dict)  # [expressions]: keys {name: key}, mode, fade_ms (the panel)
     calibration: dict = field(default_factory=dict)  # [calibration]: {blendshape: [lo, hi]} per-user ranges
@@ -114,7 +116,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock")
-_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "record",
+_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "detail", "video_preset", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir", "service_token")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
@@ -224,6 +226,12 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} framing: {cfg.framing!r} is not one of {', '.join(FRAMINGS)}")
     if cfg.outlines not in ("auto", "on", "off"):
         raise ConfigError(f"{where} outlines: {cfg.outlines!r} is not one of auto, on, off")
+    if cfg.detail not in ("auto", "full", "reduced"):
+        raise ConfigError(f"{where} detail: {cfg.detail!r} is not one of auto, full, reduced")
+    from render.sinks.video import PRESETS
+
+    if cfg.video_preset not in PRESETS:
+        raise ConfigError(f"{where} video_preset: {cfg.video_preset!r} is not one of {', '.join(PRESETS)}")
     if cfg.antialias not in ANTIALIAS:
         raise ConfigError(f"{where} antialias: {cfg.antialias!r} is not one of {', '.join(ANTIALIAS)}")
     if cfg.fps is not None and not 1 <= cfg.fps <= 1000:

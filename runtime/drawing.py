@@ -28,10 +28,12 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, eq=False)
 class Framing:
     """The cameras of one avatar: the whole output's and compare mode's pane's
-    (:class:`render.Camera`)."""
+    (:class:`render.Camera`), and its reduced-detail triangles (``detail``:
+    :meth:`render.Renderer.detail_for`, None with full detail)."""
 
     camera: object
     pane_camera: object
+    detail: object = None
 
 
 class FrameDrawer:
@@ -76,18 +78,20 @@ class FrameDrawer:
             self.renderer.set_avatar(avatar)
             self.reframe(world)
         else:
-            self.renderer.set_avatar(avatar, camera=framing.camera)
+            self.renderer.set_avatar(avatar, camera=framing.camera, detail=framing.detail)
             self._pane_camera = framing.pane_camera
 
     def framing(self, avatar: Avatar, world: np.ndarray) -> Framing:
-        """The cameras :meth:`reframe` would set for ``avatar`` posed by ``world`` (N, 4, 4):
-        numpy only (no GL), so any thread may compute them (the try-on worker does)."""
+        """The cameras :meth:`reframe` would set for ``avatar`` posed by ``world`` (N, 4, 4), and
+        its reduced-detail triangles: numpy only (no GL), so any thread may compute them (the
+        try-on worker does)."""
         from render import frame_camera
 
         w, h = self.renderer.size
         _, (_, _, pw, ph) = self.panes()
-        return Framing(frame_camera(avatar, w / h, self.camera_options, world),
-                       frame_camera(avatar, pw / ph, self.camera_options, world))
+        camera = frame_camera(avatar, w / h, self.camera_options, world)
+        return Framing(camera, frame_camera(avatar, pw / ph, self.camera_options, world),
+                       self.renderer.detail_for(avatar, camera))
 
     def reframe(self, world: np.ndarray) -> None:
         """Frame the cameras (whole output and compare pane) on the avatar posed by ``world``."""

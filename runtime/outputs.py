@@ -9,7 +9,9 @@
 when a sink needs them (:attr:`render.Sink.needs_pixels`): the window presents straight from
 the renderer's framebuffer, so a window-only run reads nothing back. The others get their
 frames through the renderer's PBO double buffer (one frame of latency, no pipeline stall)
-into one preallocated array; closing flushes the last frame, so files get every frame.
+into one preallocated array, or, offline on headless EGL, from the renderer's readback thread,
+which reads a frame while the next one is drawn (:mod:`render.frame_reader`); closing flushes
+the last frame, so files get every frame.
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ def plan_outputs(specs: tuple[str, ...] | list[str], *, background: str, display
 
 
 def open_sinks(outputs: list[OutputSpec], *, context, renderer, fps: float, size: tuple[int, int],
-               live: bool):
+               live: bool, video_preset: str | None = None):
     """Open one sink per output (returned in the order of ``outputs``). Raises
     render.VirtualCameraUnavailable for a missing vcam.
 
@@ -127,7 +129,8 @@ def open_sinks(outputs: list[OutputSpec], *, context, renderer, fps: float, size
                 backend = os.environ.get("SWAYCAM_VCAM_BACKEND") or None
                 opened[k] = VirtualCameraSink(device=o.target or None, backend=backend, fps=fps, size=size)
             elif o.kind == "video":
-                opened[k] = VideoFileSink(o.target, fps, size, pace="timestamps" if live else "frames")
+                opened[k] = VideoFileSink(o.target, fps, size, pace="timestamps" if live else "frames",
+                                          **({"preset": video_preset} if video_preset else {}))
             elif o.kind == "png":
                 opened[k] = PngSequenceSink(o.target)
     except BaseException:
@@ -204,7 +207,8 @@ class Outputs:
         for sink, name in self._shown:
             self._send(sink, name, None, wall_ns)
         if self._fed:
-            got = self.renderer.read_rgba_async(tag=wall_ns, out=self._buffer())
+            # the readback thread's own buffer when it reads (frames in flight), else ours
+            got = self.renderer.read_rgba_async(tag=wall_ns, out=None if getattr(self.renderer, "reader", None) else self._buffer())
             if got is not None:
                 self._deliver(*got)
             if self.immediate:
@@ -213,7 +217,7 @@ class Outputs:
     def flush(self) -> None:
         """Deliver the frames still in the PBOs (the last drawn frame). Raises RunError."""
         if self._fed:
-            while (got := self.renderer.flush_readback(out=self._buffer())) is not None:
+            while (got := self.renderer.flush_readback(out=None if getattr(self.renderer, "reader", None) else self._buffer())) is not None:
                 self._deliver(*got)
 
     def _buffer(self) -> np.ndarray:
@@ -272,8 +276,12 @@ class Outputs:
 
 
 def open_outputs(outputs: list[OutputSpec], *, context, renderer, fps: float, live: bool,
-                 immediate: bool | None = None) -> Outputs:
+                 immediate: bool | None = None, video_preset: str | None = None) -> Outputs:
     """:func:`open_sinks` for ``outputs`` at the renderer's size, as :class:`Outputs`
     (``immediate`` readback: None = for live runs, where latency counts)."""
-    sinks = open_sinks(outputs, context=context, renderer=renderer, fps=fps, size=renderer.size, live=live)
-    return Outputs(sinks, [o.name for o in outputs], renderer, immediate=live if immediate is None else immediate)
+    sinks = open_sinks(outputs, context=context, renderer=renderer, fps=fps, size=renderer.size, live=live,
+                       video_preset=video_preset)
+    out = Outputs(sinks, [o.name for o in outputs], renderer, immediate=live if immediate is None else immediate)
+    if out.needs_pixels and not out.immediate and hasattr(renderer, "start_reader"):
+        renderer.start_reader()     # offline: a frame is read back while the next is drawn (headless EGL)
+    return out

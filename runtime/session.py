@@ -146,7 +146,7 @@ class Session:
                 "window" if self._window else "egl", size=cfg.size, vsync=cfg.fps is None, fullscreen=cfg.kiosk,
                 title=f"swaycam ({self.pacing})"))
             self.renderer = stack.enter_context(Renderer(self.context, cfg.size, antialias=cfg.antialias,
-                                                           outlines=cfg.outlines))
+                                                           outlines=cfg.outlines, detail=cfg.detail))
             self.renderer.set_background(cfg.background)
             self.drawer = FrameDrawer(self.renderer, self.metrics, framing=cfg.framing,
                                       pacing=pacing_text(**pace, short=True),
@@ -174,7 +174,8 @@ class Session:
                     rig.avatar, [parse_target(t) for t in cfg.vmc_send], divisor=int(cfg.vmc.get("divisor", 1)),
                     names=cfg.vmc.get("names", "vrm0")))
             self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
-                                                            fps=self.fps, live=self.live))
+                                                            fps=self.fps, live=self.live,
+                                                            video_preset=cfg.video_preset))
             for o in specs:
                 if o.kind in ("video", "png"):
                     self.say(f"writing {o.kind} to {o.target}")

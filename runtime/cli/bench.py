@@ -78,18 +78,29 @@ def add_parser(sub) -> None:
 
     r = parsers["render"] = add_command(
         targets, "render", run_target, help="renderer ms per frame (draw, readback) and fps per avatar and size",
-        description="Per avatar and size: draw until the GPU is done, synchronous readback, and a whole frame "
-        "as the runtime runs it (draw + asynchronous readback), after a few warm-up frames.")
+        description="Per avatar, size and case (mesh detail x readback path): draw until the GPU is done, "
+        "synchronous readback, and whole frames as an offline run draws them (draw + readback of the previous "
+        "frame on the readback thread, or through the PBO double buffer); the cases take turns in rounds in "
+        "one process, after a few warm-up frames.")
     add_avatar_option(r, repeat=True, default_text="default and layered")
     r.add_argument("--size", type=size, action="append", metavar="WxH",
                    help="framebuffer size; repeatable (default 640x360, 1280x720, 1920x1080)")
-    r.add_argument("--frames", type=count(1), default=30, metavar="N", help="timed frames per case (default 30)")
+    r.add_argument("--frames", type=count(1), default=30, metavar="N",
+                   help="timed frames per block (default 30)")
+    r.add_argument("--rounds", type=count(1), default=3, metavar="N",
+                   help="blocks per case, the cases in turn (default 3)")
     r.add_argument("--samples", type=count(0, 32), metavar="N",
                    help="MSAA samples (default: 4 with MSAA)")
     r.add_argument("--antialias", choices=("auto", "msaa", "fxaa", "off"), default="auto",
                    help="anti-aliasing (default auto: MSAA on GPUs, off on llvmpipe)")
     r.add_argument("--outlines", choices=("auto", "on", "off"), default="auto",
                    help="MToon outlines (default auto: on with GPUs, off on llvmpipe; render.quality)")
+    r.add_argument("--detail", choices=("auto", "full", "reduced"), action="append", default=None,
+                   help="mesh detail; repeatable, the cases alternate in one process (default auto: full with "
+                        "GPUs, reduced on llvmpipe; render.detail)")
+    r.add_argument("--readback", choices=("thread", "pbo"), action="append", default=None,
+                   help="readback path; repeatable (default thread: frames in flight on headless EGL, as "
+                        "offline runs; pbo: the PBO double buffer)")
     r.add_argument("--background", type=background, default="chroma", metavar="COLOR",
                    help="transparent | green | #rrggbb (default green, the chroma key)")
     r.add_argument("--backend", default="auto", choices=("auto", "egl", "window"),
@@ -210,8 +221,10 @@ def _render(args, text: bool) -> dict:
     from render.bench import DEFAULT_SIZES, format_table, run_render_bench
 
     result = run_render_bench([avatar_path(a) for a in args.avatar or ("default", "layered")],
-                              sizes=args.size or DEFAULT_SIZES, frames=args.frames, samples=args.samples,
+                              sizes=args.size or DEFAULT_SIZES, frames=args.frames, rounds=args.rounds,
+                              samples=args.samples, readbacks=tuple(args.readback or ("thread",)),
                               antialias=args.antialias, outlines=args.outlines,
+                              details=tuple(args.detail or ("auto",)),
                               background=args.background, backend=args.backend)
     if text:
         print(format_table(result))

@@ -154,7 +154,8 @@ class OutputControl:
                 self._refuse_transparent("a video recording")
             try:
                 if kind == "video":
-                    sink = VideoFileSink(path, s.fps, tuple(s.renderer.size), pace="timestamps" if s.live else "frames")
+                    sink = VideoFileSink(path, s.fps, tuple(s.renderer.size), pace="timestamps" if s.live else "frames",
+                                         preset=s.cfg.video_preset)
                     s.commands.call(lambda: s.outputs.add(sink, f"video:{path}"))
                     self.video = (sink, path)
                 else:

@@ -48,7 +48,23 @@ def test_run_render_bench_reports_every_case():
     from render.bench import format_table, run_render_bench
     from tests.conftest import asset
 
-    res = run_render_bench([asset("vrm", "Godette_vrm_v4.vrm")], sizes=[(64, 36)], frames=2, warmup=1)
+    res = run_render_bench([asset("vrm", "Godette_vrm_v4.vrm")], sizes=[(64, 36)], frames=2, warmup=1, rounds=2)
     (case,) = res["results"]
     assert case["size"] == [64, 36] and case["fps"] > 0 and case["draw_ms"]["mean"] > 0
+    assert case["triangles"] == case["file_triangles"] == 3439 and case["readback"] in ("thread", "pbo")
     assert "Godette" in format_table(res)
+
+
+def test_run_render_bench_alternates_detail_and_readback_cases(default_avatar):
+    from render.bench import format_table, run_render_bench
+
+    res = run_render_bench(["default"], sizes=[(160, 90)], frames=3, warmup=1, rounds=2,
+                           details=("full", "reduced"), readbacks=("thread", "pbo"))
+    cases = {(r["detail"], r["readback"]): r for r in res["results"]}
+    assert set(cases) == {("full", "thread"), ("full", "pbo"), ("reduced", "thread"), ("reduced", "pbo")}
+    assert cases["reduced", "pbo"]["triangles"] < cases["full", "pbo"]["triangles"] == 29220
+    assert all(r["fps"] > 0 and r["frame_ms"]["p95"] >= r["frame_ms"]["median"] > 0 for r in res["results"])
+    table = format_table(res)
+    assert "reduced/thread" in table and "full/pbo" in table
+    with pytest.raises(ValueError, match="readback 'gpu'"):
+        run_render_bench(["default"], sizes=[(64, 36)], readbacks=("gpu",))

@@ -83,6 +83,10 @@ def test_bench_render_cli_json_and_out(tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed == json.loads(out.read_text())
     assert [r["size"] for r in printed["results"]] == [[64, 36]]
+    assert main(["bench", "render", "--avatar", "default", "--size", "64x36", "--frames", "2", "--rounds", "1",
+                 "--detail", "full", "--detail", "reduced", "--readback", "pbo", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert [(r["detail"], r["readback"]) for r in printed["results"]] == [("full", "pbo"), ("reduced", "pbo")]
     for bad in ("64by36", "10x10"):
         assert main(["bench", "render", "--size", bad]) == 2
         assert "--size: expected WxH between 16x16 and 7680x4320" in capsys.readouterr().err
