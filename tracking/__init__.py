@@ -4,6 +4,7 @@ Importing this package does not load MediaPipe (a :class:`FaceTracker` does, whe
 nor OpenCV (sources do, when opened). See DESIGN §5 and the module docstrings.
 """
 
+from .adaptive import AdaptiveOptions, FaceCountPolicy
 from .bench import TrackerTiming, bench_tracker, filter_report, lag_ms, rotation_jitter_deg
 from .errors import SourceError, TrackFormatError, TrackingError
 from .expressions import (
@@ -16,6 +17,7 @@ from .expressions import (
     ExpressionOptions,
     PerfectSync,
 )
+from .face_probe import FaceCounter
 from .face_select import FaceSelectOptions, FaceSelector
 from .face_tracker import FaceTracker, FaceTrackerOptions
 from .filters import OneEuroFilter, OneEuroParams, QuaternionOneEuro
@@ -34,17 +36,17 @@ from .video import VideoFileSource
 from .webcam import WebcamOptions, WebcamSource
 
 __all__ = [
-    "ArraySource", "BLENDSHAPE_INDEX", "BLENDSHAPE_NAMES", "ExpressionCalibration", "ExpressionMapper",
-    "ExpressionOptions", "FaceModelError", "FaceObservation", "FaceSelectOptions", "FaceSelector",
-    "FaceTracker", "FaceTrackerOptions", "Frame", "FrameSource", "GifSource", "HeadPoseMapper",
-    "HeadPoseOptions", "ImageFolderSource", "ImageSource", "LiveTracking", "LostFaceOptions", "NUM_BLENDSHAPES",
-    "OneEuroFilter", "OneEuroParams", "PerfectSync", "PoseFilter", "PoseFilterOptions", "PoseSample",
-    "PoseTrack", "PoseTrackWriter", "PreviewWriter", "QuaternionOneEuro", "SourceError", "SourceInfo",
-    "TrackFormatError", "TrackHeader", "TrackOptions", "TrackSummary", "TrackerTiming", "TrackingError",
-    "VRM_PRESETS", "VideoFileSource", "WebcamOptions", "WebcamSource", "bench_tracker", "draw_observation",
-    "ensure_face_model", "filter_observations", "filter_report",
-    "lag_ms", "load_track", "mirror_pose", "open_source",
-    "record", "rotation_jitter_deg", "run_track", "save_track", "synthetic_track",
+    "AdaptiveOptions", "ArraySource", "BLENDSHAPE_INDEX", "BLENDSHAPE_NAMES", "ExpressionCalibration",
+    "ExpressionMapper", "ExpressionOptions", "FaceCountPolicy", "FaceCounter", "FaceModelError",
+    "FaceObservation", "FaceSelectOptions", "FaceSelector", "FaceTracker", "FaceTrackerOptions", "Frame",
+    "FrameSource", "GifSource", "HeadPoseMapper", "HeadPoseOptions", "ImageFolderSource", "ImageSource",
+    "LiveTracking", "LostFaceOptions", "NUM_BLENDSHAPES", "OneEuroFilter", "OneEuroParams", "PerfectSync",
+    "PoseFilter", "PoseFilterOptions", "PoseSample", "PoseTrack", "PoseTrackWriter", "PreviewWriter",
+    "QuaternionOneEuro", "SourceError", "SourceInfo", "TrackFormatError", "TrackHeader", "TrackOptions",
+    "TrackSummary", "TrackerTiming", "TrackingError", "VRM_PRESETS", "VideoFileSource", "WebcamOptions",
+    "WebcamSource", "bench_tracker", "draw_observation", "ensure_face_model", "filter_observations",
+    "filter_report", "lag_ms", "load_track", "mirror_pose", "open_source", "record", "rotation_jitter_deg",
+    "run_track", "save_track", "synthetic_track",
 ]  # fmt: skip
 
 

@@ -2,22 +2,33 @@
 
 MediaPipe's face landmarker runs its face detector on every frame while it tracks fewer
 faces than ``num_faces`` (VIDEO mode): with ``num_faces = 4`` and one person in view that
-is a detector pass per frame on top of the landmark model (~12 ms instead of ~10 ms of CPU
-per 640×360 frame here). A single user should pay only MediaPipe's own one-face cost.
+is a detector pass per frame on top of the landmark model (~2 ms more CPU per 640×360 frame
+here). A single user should pay only MediaPipe's own one-face cost.
 
-:class:`FaceCountPolicy` decides, per frame, which of two landmarkers runs:
+:class:`FaceCountPolicy` decides, per frame, what runs:
 
-- ``ONE`` (``num_faces = 1``, MediaPipe tracks the face between frames) while one face is
-  in view; on the first frame and every ``probe_every`` frames the ``MANY`` landmarker (``num_faces`` as asked)
-  runs instead, as a probe for a second face;
-- ``MANY`` from a probe that saw two faces or more, as long as a second face is near; after
-  ``settle_frames`` frames in a row with at most one face, back to ``ONE``;
-- when ``ONE`` finds no face (the person left, or its tracking slipped), ``MANY`` runs on the
-  same frame, so the adaptive tracker never finds fewer faces than the ``MANY`` one would
-  at that frame.
+- ``ONE`` (a ``num_faces = 1`` landmarker; MediaPipe tracks the face between frames) while
+  one face is in view. Its pose, blendshapes and landmarks are the frame's output on every
+  such frame, so a single user gets exactly what a plain one-face landmarker gives;
+- ``PROBE`` on the first frame and then every ``probe_every`` frames while in ``ONE``: a
+  count of the faces in view (:class:`tracking.face_probe.FaceCounter`, MediaPipe's face
+  detector in IMAGE mode) *before* the landmarker runs. :meth:`FaceCountPolicy.probed`
+  turns the count into the landmarker of that same frame: ``MANY`` from two faces on, else
+  ``ONE``, so the probe never replaces ``ONE``'s output with another landmarker's;
+- ``MANY`` (the landmarker with ``num_faces`` as asked; a
+  :class:`~tracking.face_select.FaceSelector` picks one face stably) while a second face is
+  near; after ``settle_frames`` frames in a row with at most one face, back to ``ONE``;
+- when ``ONE`` finds no face (the person left, or its tracking slipped), ``MANY`` runs on
+  the same frame (a fallback), so the adaptive tracker never finds fewer faces than the
+  ``MANY`` one would at that frame.
+
+Without a detector model (a ``.task`` bundle without ``face_detector.tflite``) the tracker
+answers ``PROBE`` by running ``MANY`` and telling :meth:`FaceCountPolicy.seen` what it found
+(the first version's probe; its output then replaces ``ONE``'s on probe frames, a ~1-2°
+step of the head rotation on a still image, because the two landmarkers' landmarks differ).
 
 The policy is plain state (no MediaPipe): :class:`tracking.face_tracker.FaceTracker` owns
-the two landmarkers and asks it.
+the landmarkers and the face counter and asks it.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from dataclasses import dataclass
 
 ONE = 1
 MANY = 2
+PROBE = 3
 
 
 @dataclass(frozen=True)
@@ -34,7 +46,8 @@ class AdaptiveOptions:
 
     Attributes:
         probe_every: frames between probes for a second face while one is tracked (15: twice
-            a second at 30 fps; the probe costs a detector pass, ~0.1 ms per frame averaged).
+            a second at 30 fps; a probe is one face detector pass, ~2.7 ms here, so ~0.2 ms
+            per frame averaged). A second face is seen at most ``probe_every - 1`` frames late.
         settle_frames: frames in a row with at most one face before going back to one.
     """
 
@@ -43,7 +56,15 @@ class AdaptiveOptions:
 
 
 class FaceCountPolicy:
-    """Which landmarker runs on the next frame (module doc)."""
+    """What runs on the next frame (module doc).
+
+    Per frame: :meth:`choose`; on ``PROBE``, :meth:`probed` with the face count; the chosen
+    landmarker runs; :meth:`fallback` says whether ``MANY`` must run on the same frame;
+    :meth:`seen` with what the landmarker that gave the output found.
+
+    Raises:
+        ValueError: ``probe_every`` or ``settle_frames`` below 1.
+    """
 
     def __init__(self, options: AdaptiveOptions = AdaptiveOptions()):
         if options.probe_every < 1 or options.settle_frames < 1:
@@ -52,16 +73,25 @@ class FaceCountPolicy:
         self.mode = ONE
         self._since_probe = options.probe_every - 1     # the first frame is a probe: who is there?
         self._alone = 0
-        #: frames run by each landmarker (ONE, MANY), and fallbacks (ONE found none, MANY ran)
-        self.counts = {ONE: 0, MANY: 0, "fallback": 0}
+        #: frames whose output came from ONE / MANY (MANY chosen, not as a fallback), fallback
+        #: frames (ONE found none, MANY ran too), and probes (face counts asked for)
+        self.counts = {ONE: 0, MANY: 0, "fallback": 0, "probe": 0}
 
     def choose(self) -> int:
-        """ONE or MANY for the next frame."""
+        """ONE, MANY or PROBE (count the faces, then :meth:`probed`) for the next frame."""
         if self.mode == MANY:
             return MANY
         self._since_probe += 1
         if self._since_probe >= self.options.probe_every:
             self._since_probe = 0
+            self.counts["probe"] += 1
+            return PROBE
+        return ONE
+
+    def probed(self, faces: int) -> int:
+        """The landmarker (ONE or MANY) for a probe frame where ``faces`` faces were counted."""
+        if faces >= 2:
+            self.mode, self._alone = MANY, 0
             return MANY
         return ONE
 
@@ -70,7 +100,7 @@ class FaceCountPolicy:
         return ran == ONE and faces == 0
 
     def seen(self, ran: int, faces: int, *, fallback: bool = False) -> None:
-        """Tell the policy what the frame's landmarker (``ran``) found."""
+        """Tell the policy what the frame's output landmarker (``ran``) found."""
         self.counts["fallback" if fallback else ran] += 1
         if ran == MANY and faces >= 2:
             self.mode, self._alone = MANY, 0
@@ -80,4 +110,4 @@ class FaceCountPolicy:
                 self.mode, self._alone, self._since_probe = ONE, 0, 0
 
 
-__all__ = ["MANY", "ONE", "AdaptiveOptions", "FaceCountPolicy"]
+__all__ = ["MANY", "ONE", "PROBE", "AdaptiveOptions", "FaceCountPolicy"]

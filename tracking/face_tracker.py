@@ -9,6 +9,12 @@ created, not when the package is imported.
 
 When several faces are found, a :class:`~tracking.face_select.FaceSelector` picks one
 stably; all faces of the last frame stay available in :attr:`FaceTracker.last_faces`.
+
+Adaptive face count (VIDEO mode, ``num_faces`` > 1, on by default): a one-face landmarker
+tracks while one face is in view and gives every output then; MediaPipe's face detector
+counts the faces every ``probe_every`` frames, and the ``num_faces`` landmarker runs while a
+second face is near or when the one-face one finds none (:mod:`tracking.adaptive`,
+:mod:`tracking.face_probe`).
 """
 
 from __future__ import annotations
@@ -21,9 +27,10 @@ import numpy as np
 
 from avatars.math3d import quat_from_mat
 
-from .adaptive import MANY, ONE, AdaptiveOptions, FaceCountPolicy
+from .adaptive import MANY, ONE, PROBE, AdaptiveOptions, FaceCountPolicy
 from .errors import TrackingError
 from .expressions import NUM_BLENDSHAPES
+from .face_probe import FaceCounter, detector_model_from_bundle
 from .face_select import FaceSelectOptions, FaceSelector
 from .observation import NUM_LANDMARKS, FaceObservation
 from .frame_sources import Frame
@@ -45,13 +52,16 @@ class FaceTrackerOptions:
         min_detection_confidence, min_presence_confidence, min_tracking_confidence:
             MediaPipe's thresholds, 0..1.
         select: :class:`~tracking.face_select.FaceSelectOptions`.
-        adaptive: with ``num_faces`` > 1 in VIDEO mode, track with a one-face landmarker while
-            only one face is in view and with ``num_faces`` only while a second one is near
-            (:mod:`tracking.adaptive`); False (the default for now): always ``num_faces``.
-            Off by default because MediaPipe's one-face tracking mode gives other landmarks
-            than detection on every frame: on a repeated still image the rotation settles
-            over the first frames (0.30° RMS over frames 2-7, where num_faces=4 gives 0), and
-            the selfie clip's gaze moves 1.02° into one blink frame (clip p95: 0.94°).
+        adaptive: with ``num_faces`` > 1 in VIDEO mode (the default), track with a one-face
+            landmarker while only one face is in view and with ``num_faces`` only while a
+            second one is near (:mod:`tracking.adaptive`). A single user then gets exactly a
+            plain ``num_faces=1`` landmarker's output (pose, blendshapes, landmarks) at its
+            cost plus a face detector probe every ``adaptive_options.probe_every`` frames
+            (~0.2 ms per frame averaged); the probe only counts faces. False: always
+            ``num_faces`` (MediaPipe then runs its detector on every frame with one person in
+            view, ~2 ms more per frame, and its landmarks come from a fresh detection each
+            frame: a repeated still image gives the same output every frame, where one-face
+            tracking settles over the first ~10 frames).
         adaptive_options: :class:`~tracking.adaptive.AdaptiveOptions`.
     """
 
@@ -62,7 +72,7 @@ class FaceTrackerOptions:
     min_presence_confidence: float = 0.5
     min_tracking_confidence: float = 0.5
     select: FaceSelectOptions = field(default_factory=FaceSelectOptions)
-    adaptive: bool = False
+    adaptive: bool = True
     adaptive_options: AdaptiveOptions = field(default_factory=AdaptiveOptions)
 
 
@@ -130,15 +140,22 @@ class FaceTracker:
 
         self._video = options.running_mode == "video"
         self._lm = landmarker(options.num_faces)
-        #: adaptive face count (tracking/adaptive.py): a one-face landmarker and its policy, or None
+        #: adaptive face count (tracking/adaptive.py): a one-face landmarker, the probe's face
+        #: counter and the policy, or None; :attr:`probe` says how it probes
         self._one = None
+        self._counter: FaceCounter | None = None
         self.policy: FaceCountPolicy | None = None
+        #: "detector" (MediaPipe's face detector counts), "landmarker" (the num_faces landmarker
+        #: probes: no detector in the bundle), or None (not adaptive)
+        self.probe: str | None = None
         if options.adaptive and options.num_faces > 1 and self._video:
             try:
                 self._one = landmarker(1)
+                self._counter = self._face_counter()
             except BaseException:
-                self._lm.close()
+                self.close()
                 raise
+            self.probe = "detector" if self._counter is not None else "landmarker"
             self.policy = FaceCountPolicy(options.adaptive_options)
         self._last_ms = -1
         self.selector = FaceSelector(options.select)
@@ -157,6 +174,8 @@ class FaceTracker:
         mp_image = mp.Image(image_format=mp.ImageFormat.SRGB, data=img)
         if self.policy is not None:
             ran = self.policy.choose()
+            if ran == PROBE:        # count the faces first; the count picks this frame's landmarker
+                ran = self.policy.probed(self._counter.count(mp_image)) if self._counter is not None else MANY
             result = self._detect_video(self._one if ran == ONE else self._lm, mp_image, t_ns)
             n = len(result.face_landmarks)
             fallback = self.policy.fallback(ran, n)
@@ -173,6 +192,18 @@ class FaceTracker:
         self.frames += 1
         self.last_faces = [face_from_result(result, i, t_ns, size, index) for i in range(len(result.face_landmarks))]
         return self.last_faces
+
+    def _face_counter(self) -> FaceCounter | None:
+        """The probe's face detector from the model bundle, or None (logged) when the bundle
+        has none or MediaPipe cannot load it: then the ``num_faces`` landmarker probes."""
+        try:
+            model = detector_model_from_bundle(self.model_path)
+            return FaceCounter(model, min_detection_confidence=self.options.min_detection_confidence,
+                               source=f"face model {self.model_path}")
+        except TrackingError as exc:
+            log.warning("adaptive face count: %s; probing with the %d-face landmarker instead (its output "
+                        "replaces the one-face landmarker's on probe frames)", exc, self.options.num_faces)
+            return None
 
     def _detect_video(self, lm, mp_image, t_ns: int):
         """VIDEO mode: strictly increasing ms timestamps over every landmarker of this tracker."""
@@ -194,6 +225,9 @@ class FaceTracker:
 
     def close(self) -> None:
         """Release the MediaPipe graphs. Idempotent."""
+        if getattr(self, "_counter", None) is not None:
+            self._counter.close()
+            self._counter = None
         if self._one is not None:
             self._one.close()
             self._one = None

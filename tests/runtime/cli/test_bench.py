@@ -30,14 +30,19 @@ def test_bench_tracker_json(android_gif, model_path, tmp_path, capsys):
     for r in printed["sizes"]:
         for name in ("ours", "raw", "fixed"):
             assert 0 < r[f"{name}_median_ms"] <= r[f"{name}_p95_ms"]
-        assert r["num_faces"] == 4 and sum(r["policy_frames"].values()) >= 8   # every frame ran a landmarker
+        p = r["policy_frames"]
+        assert r["num_faces"] == 4 and p["one"] + p["many"] + p["fallback"] == 8   # every frame ran a landmarker
+        assert r["probe"] == "detector" and p["probe"] >= 1                        # the first frame probes
+        assert r["ours_minus_raw_median_ms"] <= r["ours_minus_raw_p95_ms"]
+        assert all(isinstance(r[f"ours_minus_raw_{k}_ms"], float) for k in ("median", "p95", "mean"))
 
 
 def test_bench_tracker_table(android_gif, model_path, capsys):
     assert main(["bench", "tracker", "--clip", str(android_gif), "--frames", "7", "--model", str(model_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"tracker on {android_gif} (7 frames per size; ours: num_faces=4, adaptive; ")
-    assert "640x360: ours " in out and "1280x720: ours " in out and "ours - raw per frame (median)" in out
+    assert "640x360: ours " in out and "1280x720: ours " in out
+    assert out.count("ours - raw per frame: median ") == 2 and out.count("(detector)") == 2
 
 
 def test_bench_solver_json(monkeypatch, capsys):

@@ -19,6 +19,7 @@ from tracking.gaze import GazeOptions, GazeTracker, blendshape_gaze
 from tracking.pose_track import PoseSample
 
 TOL = 1e-9
+EASE_TOL_DEG = 1e-9     # rounding of the filter's steps (degrees)
 
 
 def _spec_map(inp_max, out_scale, x, curve=None):
@@ -137,12 +138,25 @@ def test_real_clip_eyes_move_within_the_range_map(selfie_mp4, model_path):
     pitch = np.degrees(gz[:, 1])
     assert np.ptp(yaw) > 2.0 or np.ptp(pitch) > 2.0          # the eyes move
     assert np.abs(yaw).max() <= 45.0 and np.abs(pitch).max() <= 45.0
-    # blinks do not jerk the gaze: the frame-to-frame change around a blink is no larger
-    # than the clip's ordinary frame-to-frame changes
+    # blinks do not jerk the gaze: closed eyes (eyeBlink > blink_hold) hold the gaze input, so
+    # into every closed-eye frame the One Euro filter only eases toward the held value, each
+    # step at most (1 - alpha) of the one before, with alpha at the min cutoff its slowest:
+    # tau / (tau + dt) = 0.6655 at 25 fps (measured: 0.6655 at most). Without the hold the step
+    # into a blink is 6-8x the one before it. (This used to compare the largest change into a
+    # blink with the clip's p95 change, which is MediaPipe's noise: one-face tracking, the
+    # default since issue 20, has less of it (p95 1.24 -> 0.73 deg) while the change into the
+    # blink, the filter easing, stayed 1.22 -> 1.04 deg, so that bound failed with nothing jerking.)
+    from tracking.frame_sources import open_source
+
+    with open_source(selfie_mp4) as src:
+        dt = 1.0 / src.info.fps
+    tau = 1.0 / (2.0 * math.pi * GazeOptions().filter.min_cutoff_hz)   # the pose filter's gaze filter
+    ease = tau / (tau + dt)
     d = np.hypot(np.diff(yaw), np.diff(pitch))
     idx = np.nonzero(blinks[1:])[0]               # changes INTO a frame with closed eyes
-    assert len(idx) > 0                           # the clip blinks
-    assert d[idx].max() <= max(float(np.percentile(d, 95)), 0.5), (d[idx].max(), np.percentile(d, 95))
+    assert len(idx) > 0 and idx.min() > 0         # the clip blinks (after its first frames)
+    ratio = d[idx] / np.maximum(d[idx - 1], 1e-12)
+    assert np.all(d[idx] <= ease * d[idx - 1] + EASE_TOL_DEG), (ratio.max(), ease)
     # on an avatar: the eye rotations stay within the range map's output
     from tests.conftest import asset
 
