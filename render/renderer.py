@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any, Collection, Mapping, Sequence
 
@@ -47,7 +48,7 @@ _FLIP_Y = np.diag([1.0, -1.0, 1.0, 1.0])  # framebuffer rows top-down: readback 
 MorphInput = Sequence[np.ndarray | None] | ExpressionFrame | Mapping[str, float] | None
 
 
-#: Reduced avatars kept by :meth:`Renderer.detail_for`.
+#: Tolerances (framings) kept per avatar by :meth:`Renderer.detail_for`.
 DETAIL_CACHE = 4
 
 
@@ -56,14 +57,19 @@ class ReducedDetail:
     """The triangles of one avatar at reduced detail (:func:`render.detail.reduce_avatar`).
 
     Attributes:
-        avatar: the avatar they belong to.
+        avatar_ref: a weak reference to the avatar they belong to (the renderer's cache must
+            not keep a replaced avatar alive).
         tolerance_m: largest displacement allowed, metres.
         indices: triangle lists by (mesh instance, primitive index in its mesh).
     """
 
-    avatar: Avatar
+    avatar_ref: weakref.ref
     tolerance_m: float
     indices: dict
+
+    @property
+    def avatar(self) -> Avatar | None:
+        return self.avatar_ref()
 
 
 @dataclass
@@ -128,7 +134,8 @@ class Renderer:
         self.reduced = resolve_detail(detail, is_software(renderer_name))
         #: the displacement allowed to the reduced meshes of the current avatar, metres (0: full)
         self.detail_tolerance_m = 0.0
-        self._detail_cache: dict[tuple, ReducedDetail] = {}
+        #: avatar -> {tolerance: ReducedDetail}; an avatar nobody else holds drops out
+        self._detail_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._detail_lock = threading.Lock()
         self.programs = Programs(self.ledger)
         self._fxaa = FxaaPass(self.ledger) if self.antialias == "fxaa" else None
@@ -187,22 +194,22 @@ class Renderer:
     def detail_for(self, avatar: Avatar, camera: Camera | None = None) -> "ReducedDetail | None":
         """The reduced triangles this renderer would draw ``avatar`` with, framed by ``camera``
         (default: the framing :meth:`set_avatar` would choose), or None with full detail. Pure
-        CPU: any thread may call it; the last few results are kept (a resize or a second
+        CPU: any thread may call it; the results are kept while the avatar lives (a second
         upload of the same avatar does not simplify again)."""
         if not self.reduced:
             return None
         w, h = self.size
         cam = camera or frame_camera(avatar, w / h, self.camera_options)
-        tol = PIXEL_ERROR * pixel_size_m(cam, h)
-        key = (id(avatar), round(tol, 9))
+        tol = round(PIXEL_ERROR * pixel_size_m(cam, h), 9)
         with self._detail_lock:
-            got = self._detail_cache.get(key)
-        if got is None or got.avatar is not avatar:
-            got = ReducedDetail(avatar, tol, reduce_avatar(avatar, tol))
+            got = self._detail_cache.get(avatar, {}).get(tol)
+        if got is None:
+            got = ReducedDetail(weakref.ref(avatar), tol, reduce_avatar(avatar, tol))
             with self._detail_lock:
-                self._detail_cache[key] = got
-                while len(self._detail_cache) > DETAIL_CACHE:
-                    self._detail_cache.pop(next(iter(self._detail_cache)))
+                per = self._detail_cache.setdefault(avatar, {})
+                per[tol] = got
+                while len(per) > DETAIL_CACHE:
+                    per.pop(next(iter(per)))
         return got
 
     def reframe(self, options: CameraOptions | None = None, world: np.ndarray | None = None) -> Camera | None:

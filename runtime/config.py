@@ -122,6 +122,8 @@ _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing",
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
                "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
+#: x264's speed presets, fastest first (render.sinks.video.PRESETS; here without importing the renderer)
+X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
 #: Why a transparent background cannot go into a video file or a virtual camera (both opaque).
 NO_ALPHA = ("H.264 video and virtual cameras have no alpha, so the transparent background would come out "
             "black (use png:DIR to keep alpha, or background green for a chroma key)")
@@ -228,10 +230,8 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} outlines: {cfg.outlines!r} is not one of auto, on, off")
     if cfg.detail not in ("auto", "full", "reduced"):
         raise ConfigError(f"{where} detail: {cfg.detail!r} is not one of auto, full, reduced")
-    from render.sinks.video import PRESETS
-
-    if cfg.video_preset not in PRESETS:
-        raise ConfigError(f"{where} video_preset: {cfg.video_preset!r} is not one of {', '.join(PRESETS)}")
+    if cfg.video_preset not in X264_PRESETS:
+        raise ConfigError(f"{where} video_preset: {cfg.video_preset!r} is not one of {', '.join(X264_PRESETS)}")
     if cfg.antialias not in ANTIALIAS:
         raise ConfigError(f"{where} antialias: {cfg.antialias!r} is not one of {', '.join(ANTIALIAS)}")
     if cfg.fps is not None and not 1 <= cfg.fps <= 1000:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from solver.modes import SolverMode
 
+from ..config import X264_PRESETS
+
 from .args import (
     CommandError,
     UsageError,
@@ -135,6 +137,8 @@ def add_parser(sub) -> None:
     lp.add_argument("--live-output", choices=("video", "vcam"), default="video",
                     help="live: into an mp4 (x264 in its own process) or a virtual camera (a backend converting "
                     "to I420 as a v4l2loopback device costs the sender; default video)")
+    lp.add_argument("--video-preset", choices=X264_PRESETS, default=None,
+                    help="x264 preset of the offline runs' mp4 (default: the run's, video_preset)")
     lp.add_argument("--no-table", action="store_true", help="skip the interpolation delay / extrapolation table")
 
     ty = parsers["tryon"] = add_command(
@@ -268,14 +272,17 @@ def _loop(args, text: bool) -> dict:
     avatar = str(avatar_path(args.avatar)) if args.avatar else None
     out: dict = {}
     if not args.no_offline:
-        o = out["offline"] = bench_offline_modes(src, avatar=avatar, size=args.size, rounds=args.rounds)
+        o = out["offline"] = bench_offline_modes(src, avatar=avatar, size=args.size, rounds=args.rounds,
+                                                 video_preset=args.video_preset)
         if text:
-            print(f"offline {args.size[0]}x{args.size[1]}, {args.rounds} runs each (median; slowest x):")
-            print(f"  {'path':<11}{'x real time':>12}{'slowest':>9}{'ms/frame':>10}{'CPU ms/frame':>14}"
-                  f"{'ffmpeg CPU':>12}{'x on 2 idle cores':>19}")
+            print(f"offline {args.size[0]}x{args.size[1]}, {args.rounds} runs each (median; slowest x); x real time "
+                  "of the whole run and of its frames (after the set-up):")
+            print(f"  {'path':<11}{'x real time':>12}{'slowest':>9}{'frames x':>10}{'set-up s':>10}{'ms/frame':>10}"
+                  f"{'CPU ms/frame':>14}{'ffmpeg CPU':>12}{'x on 2 idle cores':>19}")
             for m in ("serial", "pipelined", "replay"):
                 r = o[m]
-                print(f"  {m:<11}{r['x_realtime']:>12}{r['x_realtime_p95_low']:>9}{r['ms_per_frame']:>10}"
+                print(f"  {m:<11}{r['x_realtime']:>12}{r['x_realtime_p95_low']:>9}{r['frames_x_realtime']:>10}"
+                      f"{r['setup_s']:>10}{r['ms_per_frame']:>10}"
                       f"{r['cpu_ms_per_frame']:>14}{r['ffmpeg_cpu_ms_per_frame']:>12}{r['x_realtime_2_cores']:>19}")
     if not args.no_live:
         modes = {"default (frames follow poses, readback as drawn, filter read at the newest pose)": {},

@@ -13,6 +13,8 @@ import render
 from render.sinks import BackgroundWriter, install_hint
 
 W, H = 64, 48
+#: mean channel difference (0..255) of a decoded H.264 frame from the frame sent (flat colours)
+VIDEO_MEAN_DIFF = 2.0
 
 
 def frames(n, w=W, h=H):
@@ -87,6 +89,31 @@ def test_video_sink_rejects_odd_sizes_and_wrong_frames(tmp_path):
     with render.VideoFileSink(tmp_path / "x.mp4", 30, (W, H)) as sink:
         with pytest.raises(ValueError):
             sink.send(np.zeros((H, W + 2, 4), np.uint8), 0)
+    with pytest.raises(ValueError, match="x264 preset 'turbo' is not one of ultrafast, superfast"):
+        render.VideoFileSink(tmp_path / "p.mp4", 30, (W, H), preset="turbo")
+
+
+@pytest.mark.parametrize("preset", ["ultrafast", "veryfast"])
+def test_video_frames_go_to_ffmpeg_as_yuv420p_in_the_file_colours(tmp_path, preset):
+    """Frames are converted here (BT.601 limited range, as ffmpeg's own rgba input was) and
+    decode back to the sent colours, whatever the preset."""
+    import cv2
+
+    fs = frames(6)
+    path = tmp_path / f"{preset}.mp4"
+    with render.VideoFileSink(path, 30, (W, H), preset=preset) as sink:
+        for f in fs:
+            sink.send(f, 0)
+    cap = cv2.VideoCapture(str(path))
+    got = []
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        got.append(img[..., ::-1])
+    assert len(got) == len(fs)
+    for a, b in zip(got, fs):
+        assert np.abs(a.astype(int) - b[..., :3]).mean() < VIDEO_MEAN_DIFF
 
 
 def test_png_sequence_keeps_alpha_and_snapshot_round_trips(tmp_path):

@@ -44,6 +44,8 @@ def test_toml_then_cli_override(tmp_path):
     ('[tryon]\nstyle = 3\n', "tryon.style: 3 is not a string"),
     ('tryon = "bob01"\n', "[tryon] must be a table"),
     ('hair_dir = "no/such/folder"\n', "hair_dir: "),
+    ('detail = "low"\n', "detail: 'low' is not one of auto, full, reduced"),
+    ('video_preset = "turbo"\n', "video_preset: 'turbo' is not one of ultrafast, superfast, veryfast"),
 ])
 def test_bad_toml_names_file_and_key(tmp_path, text, fragment):
     p = tmp_path / "swaycam.toml"
@@ -156,3 +158,15 @@ def test_tryon_table_and_hair_dir(tmp_path):
     from runtime.config import tryon_settings
 
     assert tryon_settings(cfg.tryon).hide_own_hair is False and tryon_settings({}).hide_own_hair is True
+
+
+def test_quality_keys_reach_the_run(tmp_path):
+    from render.sinks.video import PRESETS
+    from runtime.config import X264_PRESETS
+
+    assert X264_PRESETS == PRESETS         # the config edge's copy of the renderer's list
+    p = tmp_path / "q.toml"
+    p.write_text('detail = "full"\nvideo_preset = "ultrafast"\noutlines = "on"\n')
+    cfg = load_toml(p)
+    assert (cfg.detail, cfg.video_preset, cfg.outlines) == ("full", "ultrafast", "on")
+    assert (RunConfig().detail, RunConfig().video_preset) == ("auto", "veryfast")
