@@ -23,6 +23,7 @@ frames go on being drawn.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
@@ -110,7 +111,7 @@ class Session:
         self.base: BaseAvatar | None = None
         from .config import tryon_settings
 
-        self.tryon = StyleSwitcher(self, HairStyles(cfg.hair_dir), tryon_settings(cfg.tryon),
+        self.tryon = StyleSwitcher(self, HairStyles(cfg.hair_dir), functools.partial(tryon_settings, cfg.tryon),
                                    prewarm=bool(cfg.tryon.get("prewarm", cfg.kiosk)))
         #: VMC Performer (``--vmc-send``): the drawn frames sent out, or None
         self.vmc_sender = None

@@ -28,7 +28,7 @@ import time
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .fitter import Fitter
 from .styles import BaseAvatar, HairStyles, SessionClosed, StyleError, StyleSuperseded, summary
@@ -76,7 +76,8 @@ class StyleSwitcher:
         session: the running session (its ``base``, ``rig``, ``drawer``, ``make_rig``,
             ``swap_rig`` and ``say``).
         styles: the hair folder.
-        settings: the try-on settings (``[tryon] hide_own_hair``).
+        settings: the try-on settings (``[tryon] hide_own_hair``), or a function making them
+            on first use.
         cache: the fit cache (default: the user's cache folder).
         fitter: where fits run (default: a :class:`runtime.tryon.fitter.Fitter` child process).
         prewarm: when idle, fit every style of the folder into the cache.
@@ -91,12 +92,22 @@ class StyleSwitcher:
         paced: set by a live session: see :meth:`frame_drawn`.
     """
 
-    def __init__(self, session: Session, styles: HairStyles, settings: TryOnSettings, *,
+    @property
+    def settings(self) -> TryOnSettings:
+        """The try-on settings (made on first use when given as a function: the fitting core
+        takes a second to import, which a run without hairstyles never pays)."""
+        with self._settings_lock:
+            if callable(self._settings):
+                self._settings = self._settings()
+            return self._settings
+
+    def __init__(self, session: Session, styles: HairStyles, settings: TryOnSettings | Callable[[], TryOnSettings], *,
                  cache: TryOnCache | None = None, fitter: Fitter | None = None, prewarm: bool = False):
         self.session = session
         self.fitter = fitter or Fitter()
         self.styles = styles
-        self.settings = settings
+        self._settings = settings
+        self._settings_lock = threading.Lock()
         self.cache = cache
         self.prewarm = prewarm
         self.current: str | None = None
