@@ -207,12 +207,14 @@ class Outputs:
         for sink, name in self._shown:
             self._send(sink, name, None, wall_ns)
         if self._fed:
+            if self.immediate:       # live: this frame now, read straight into our buffer (one copy)
+                self.flush()         # (nothing is queued unless immediate was just switched on)
+                self._deliver(self.renderer.read_rgba(out=self._buffer()), wall_ns)
+                return
             # the readback thread's own buffer when it reads (frames in flight), else ours
             got = self.renderer.read_rgba_async(tag=wall_ns, out=None if getattr(self.renderer, "reader", None) else self._buffer())
             if got is not None:
                 self._deliver(*got)
-            if self.immediate:
-                self.flush()
 
     def flush(self) -> None:
         """Deliver the frames still in the PBOs (the last drawn frame). Raises RunError."""

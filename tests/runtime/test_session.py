@@ -23,15 +23,17 @@ SIZE = (320, 180)
 H264_LEVELS = 3        # mean |difference| of a frame through H.264 yuv420p and back
 
 
-def test_files_get_every_frame_through_the_pbo(tmp_path):
+def test_files_get_every_frame_through_the_readback_thread(tmp_path):
     """Offline, 1 s at 10 fps to a PNG sequence and a video: each frame is read back once,
-    asynchronously, and the last one is flushed at close with the right content."""
+    on the readback thread while the next one is drawn (headless EGL), and the last one is
+    flushed at close with the right content."""
     cfg = RunConfig(source="turn-test", duration=1.0, fps=10, size=SIZE,
                     output=(f"png:{tmp_path}/png", f"video:{tmp_path}/v.mp4"))
     with Session(cfg, say=lambda s: None) as session:
         result = session.run()
         assert session.outputs.needs_pixels
-        assert session.renderer.pixel_reads == result.frames == 10    # one PBO read per frame, no other
+        assert session.renderer.reader is not None and session.renderer.reader.frames == 9   # + the last at close
+        assert session.renderer.pixel_reads == result.frames == 10    # one read per frame, no other
         last = session.drawer.read()                                  # the last drawn frame, read now
     pngs = sorted((tmp_path / "png").glob("frame_*.png"))
     assert len(pngs) == 10
@@ -134,3 +136,42 @@ def test_a_close_during_an_error_logs_the_failure_instead(caplog):
         with Outputs([b], ["video:y.mp4"], _Renderer()):
             raise KeyError("the run's own error")
     assert b.closed and "output video:y.mp4 failed while closing: disk full" in caplog.text
+
+
+def test_live_outputs_get_each_frame_as_it_is_drawn(tmp_path):
+    """Live (immediate readback): the sinks get the frame just drawn, read once, straight into
+    the outputs' buffer; nothing waits in a PBO for the next frame."""
+    from render import create_context, Renderer
+    from runtime.outputs import OutputSpec, open_outputs
+    from tests.render.conftest import head_yaw_world
+    from avatars import load_avatar
+    from avatars.generate import default_avatar_path
+
+    class Keep:
+        needs_pixels = True
+
+        def __init__(self):
+            self.frames = []
+
+        def send(self, rgba, t_ns):
+            self.frames.append((t_ns, rgba.copy()))
+
+        def close(self):
+            pass
+
+    avatar = load_avatar(default_avatar_path())
+    with create_context("egl", size=(64, 64)) as ctx, Renderer(ctx, SIZE) as r:
+        r.set_avatar(avatar)
+        outs = open_outputs([OutputSpec("png", str(tmp_path / "p"))], context=ctx, renderer=r, fps=30, live=True)
+        keep = Keep()
+        outs.add(keep, "keep")
+        assert outs.immediate and r.reader is None
+        for k in range(3):
+            r.draw(head_yaw_world(avatar, 0.3 * k))
+            drawn = r.read_rgba().copy()
+            before = r.pixel_reads
+            outs.send(wall_ns=k)
+            assert r.pixel_reads == before + 1
+            assert keep.frames[-1][0] == k and np.array_equal(keep.frames[-1][1], drawn)
+        outs.close()
+    assert len(keep.frames) == 3 and len(list((tmp_path / "p").glob("frame_*.png"))) == 3
