@@ -194,12 +194,12 @@ def format_table(result: dict) -> str:
     lines = [f"{ctx.get('gl_renderer', '?')} ({ctx.get('gl_version', '?')}), anti-aliasing "
              f"{result.get('antialias', '?')}, MSAA {result.get('samples', '?')}x, "
              f"outlines {result.get('outlines', '?')}",
-             f"{'avatar':24s} {'size':>10s} {'case':>14s} {'triangles':>13s} {'draw ms':>8s} {'read ms':>8s} "
+             f"{'avatar':24s} {'size':>10s} {'case':>18s} {'triangles':>13s} {'draw ms':>8s} {'read ms':>8s} "
              f"{'frame ms':>8s} {'p95':>6s} {'fps':>6s} {'cpu ms':>7s}"]
     for r in result["results"]:
-        case = f"{r['case']}" + ("" if r["case"] in ("reduced", "full") else f" ({'reduced' if r['reduced'] else 'full'})")
+        case = r["case"] + (f" ({'reduced' if r['reduced'] else 'full'})" if r["detail"] == "auto" else "")
         tri = f"{r['triangles']}/{r['file_triangles']}"
-        lines.append(f"{r['avatar'][:24]:24s} {r['size'][0]:>5d}x{r['size'][1]:<4d} {case[:14]:>14s} {tri:>13s} "
+        lines.append(f"{r['avatar'][:24]:24s} {r['size'][0]:>5d}x{r['size'][1]:<4d} {case[:18]:>18s} {tri:>13s} "
                      f"{r['draw_ms']['median']:8.1f} {r['readback_ms']['median']:8.2f} "
                      f"{r['frame_ms']['median']:8.1f} {r['frame_ms']['p95']:6.1f} {r['fps']:6.1f} {r['cpu_ms']:7.1f}")
     return "\n".join(lines)

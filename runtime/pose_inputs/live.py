@@ -72,8 +72,11 @@ class PlayedAsCamera(FrameSource):
                 self._cond.notify_all()
 
     def read(self, timeout_s: float | None = None):
+        """The newest unseen frame; None after ``timeout_s`` without one, as a camera would (also
+        once the file has ended: a consumer polling with a timeout waits, it does not spin),
+        or at once after the end when no timeout is given."""
         with self._cond:
-            ok = self._cond.wait_for(lambda: self._stop.is_set() or self.ended.is_set()
+            ok = self._cond.wait_for(lambda: self._stop.is_set() or (timeout_s is None and self.ended.is_set())
                                      or (self._slot is not None and self._slot[1] > self._taken), timeout_s)
             if not ok or self._slot is None or self._slot[1] <= self._taken:
                 return None
