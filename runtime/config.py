@@ -74,7 +74,7 @@ class RunConfig:
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
     outlines: str = "auto"             # MToon outlines: "auto" (off on llvmpipe), "on", "off" (render.quality)
     detail: str = "auto"               # mesh detail: "auto" (reduced on llvmpipe), "full", "reduced" (render.detail)
-    video_preset: str = "veryfast"     # x264 speed preset of video outputs (render.sinks.video.PRESETS)
+    video_preset: str = "auto"         # x264 preset of video outputs: "auto" (live ultrafast, offline superfast) or one of X264_PRESETS
     track_ahead: int | None = None     # offline: frames tracked ahead on a worker (None: runtime.pipeline's; 0: serial)
     expressions: dict = field(default_factory=dict)  # [expressions]: keys {name: key}, mode, fade_ms (the panel)
     calibration: dict = field(default_factory=dict)  # [calibration]: {blendshape: [lo, hi]} per-user ranges
@@ -124,6 +124,17 @@ MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_p
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
 #: x264's speed presets, fastest first (render.sinks.video.PRESETS; here without importing the renderer)
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
+#: What video_preset "auto" means (1280x720 here, CPU per frame / size of the 9 s selfie clip's
+#: output): live, ultrafast (4.6 ms / 3.3 MB): the encoder shares two cores with tracking and
+#: drawing, and veryfast (11.7 ms) lifted live capture-to-output p95 from ~40 to 76-89 ms;
+#: offline, superfast (7.6 ms / 1.6 MB, PSNR 56.8 dB) rather than veryfast (11.7 ms / 0.6 MB,
+#: 54.3 dB): runtime/NOTES.md, issue 20.
+AUTO_PRESET = {"live": "ultrafast", "offline": "superfast"}
+
+
+def video_preset(cfg_preset: str, live: bool) -> str:
+    """The x264 preset of a run's video outputs (``video_preset``; "auto": :data:`AUTO_PRESET`)."""
+    return AUTO_PRESET["live" if live else "offline"] if cfg_preset == "auto" else cfg_preset
 #: Why a transparent background cannot go into a video file or a virtual camera (both opaque).
 NO_ALPHA = ("H.264 video and virtual cameras have no alpha, so the transparent background would come out "
             "black (use png:DIR to keep alpha, or background green for a chroma key)")
@@ -230,8 +241,8 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} outlines: {cfg.outlines!r} is not one of auto, on, off")
     if cfg.detail not in ("auto", "full", "reduced"):
         raise ConfigError(f"{where} detail: {cfg.detail!r} is not one of auto, full, reduced")
-    if cfg.video_preset not in X264_PRESETS:
-        raise ConfigError(f"{where} video_preset: {cfg.video_preset!r} is not one of {', '.join(X264_PRESETS)}")
+    if cfg.video_preset != "auto" and cfg.video_preset not in X264_PRESETS:
+        raise ConfigError(f"{where} video_preset: {cfg.video_preset!r} is not one of auto, {', '.join(X264_PRESETS)}")
     if cfg.antialias not in ANTIALIAS:
         raise ConfigError(f"{where} antialias: {cfg.antialias!r} is not one of {', '.join(ANTIALIAS)}")
     if cfg.fps is not None and not 1 <= cfg.fps <= 1000:

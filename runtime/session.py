@@ -36,7 +36,7 @@ from avatars import Avatar, AvatarError, load_avatar
 from solver.modes import SolverMode
 
 from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
-from .config import RunConfig
+from .config import RunConfig, video_preset
 from .controller import CommandQueue, SessionController, bind_service
 from .drawing import FrameDrawer, Framing
 from .keys import KEY_HELP, Keys
@@ -176,7 +176,7 @@ class Session:
                     names=cfg.vmc.get("names", "vrm0")))
             self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
                                                             fps=self.fps, live=self.live,
-                                                            video_preset=cfg.video_preset))
+                                                            video_preset=video_preset(cfg.video_preset, self.live)))
             for o in specs:
                 if o.kind in ("video", "png"):
                     self.say(f"writing {o.kind} to {o.target}")

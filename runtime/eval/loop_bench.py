@@ -190,7 +190,7 @@ def retimed_clip(source: str, fps: float, folder: str) -> str:
 def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 30.0,
                pose_delay_ms: float | None = None, extrapolate: bool | None = None,
                frame_lock: bool = True, immediate: bool = True, camera_fps: float | None = None,
-               output: str = "video") -> dict:
+               output: str = "video", video_preset: str | None = None) -> dict:
     """The file played live (as a ``camera_fps`` camera when given, see :func:`retimed_clip`)
     at ``fps`` into ``output``; telemetry summary plus ``stages_ms`` (p50/p95 per stage, module
     doc; ``read_delay``: how far before the frame's start the filter is read (its delay
@@ -206,8 +206,10 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
             source_run = retimed_clip(source, camera_fps, tmp)
         else:
             source_run = source
+        extra = {"video_preset": video_preset} if video_preset else {}
         cfg = RunConfig(source=source_run, avatar=avatar, size=size, fps=fps, realtime=True,
-                        output=(_live_output(output, tmp),), pose_delay_ms=pose_delay_ms, frame_lock=frame_lock)
+                        output=(_live_output(output, tmp),), pose_delay_ms=pose_delay_ms, frame_lock=frame_lock,
+                        **extra)
         if extrapolate is not None:
             cfg = dataclasses.replace(cfg, filter={**cfg.filter, "extrapolate": bool(extrapolate)})
         with Session(cfg, say=lambda s: None) as session:

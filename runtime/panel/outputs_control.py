@@ -141,6 +141,8 @@ class OutputControl:
     def start(self, kind: str, name: str | None = None) -> dict:
         from render import VideoFileSink
         from tracking.pose_track import TrackHeader
+
+        from ..config import video_preset
         from tracking.track_io import PoseTrackWriter
 
         if kind not in KINDS:
@@ -155,7 +157,7 @@ class OutputControl:
             try:
                 if kind == "video":
                     sink = VideoFileSink(path, s.fps, tuple(s.renderer.size), pace="timestamps" if s.live else "frames",
-                                         preset=s.cfg.video_preset)
+                                         preset=video_preset(s.cfg.video_preset, s.live))
                     s.commands.call(lambda: s.outputs.add(sink, f"video:{path}"))
                     self.video = (sink, path)
                 else:

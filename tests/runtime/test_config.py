@@ -45,7 +45,7 @@ def test_toml_then_cli_override(tmp_path):
     ('tryon = "bob01"\n', "[tryon] must be a table"),
     ('hair_dir = "no/such/folder"\n', "hair_dir: "),
     ('detail = "low"\n', "detail: 'low' is not one of auto, full, reduced"),
-    ('video_preset = "turbo"\n', "video_preset: 'turbo' is not one of ultrafast, superfast, veryfast"),
+    ('video_preset = "turbo"\n', "video_preset: 'turbo' is not one of auto, ultrafast, superfast, veryfast"),
 ])
 def test_bad_toml_names_file_and_key(tmp_path, text, fragment):
     p = tmp_path / "swaycam.toml"
@@ -169,4 +169,8 @@ def test_quality_keys_reach_the_run(tmp_path):
     p.write_text('detail = "full"\nvideo_preset = "ultrafast"\noutlines = "on"\n')
     cfg = load_toml(p)
     assert (cfg.detail, cfg.video_preset, cfg.outlines) == ("full", "ultrafast", "on")
-    assert (RunConfig().detail, RunConfig().video_preset) == ("auto", "veryfast")
+    assert (RunConfig().detail, RunConfig().video_preset) == ("auto", "auto")
+    from runtime.config import video_preset
+
+    assert (video_preset("auto", live=True), video_preset("auto", live=False)) == ("ultrafast", "superfast")
+    assert video_preset("medium", live=True) == "medium"
