@@ -15,6 +15,8 @@ from render.sinks import BackgroundWriter, install_hint
 W, H = 64, 48
 #: mean channel difference (0..255) of a decoded H.264 frame from the frame sent (flat colours)
 VIDEO_MEAN_DIFF = 2.0
+#: chroma levels our I420 may be off the BT.601 formula of a block's mean (integer rounding twice)
+CHROMA_LEVELS = 1.5
 
 
 def frames(n, w=W, h=H):
@@ -247,3 +249,22 @@ def test_sinks_satisfy_the_protocol(tmp_path, test_backend):
         s.send(f, 0)   # several sinks fed with the same frame
     for s in sinks:
         s.close()
+
+
+def test_i420_chroma_is_the_mean_of_each_2x2_block():
+    """A one-pixel colour edge (a silhouette): U and V are the block's mean colour's (BT.601
+    limited range), not its top-left pixel's; Y is OpenCV's per pixel."""
+    import cv2
+
+    from render.sinks.video import rgba_to_i420
+
+    img = np.zeros((8, 8, 4), np.uint8)
+    img[..., 3] = 255
+    img[:, ::2] = (255, 0, 0, 255)                  # red in every even column: each block half red
+    img[4:, :] = (20, 200, 60, 255)
+    out = rgba_to_i420(img)
+    assert np.array_equal(out[:8], cv2.cvtColor(img, cv2.COLOR_RGBA2YUV_I420)[:8])
+    u, v = out[8:10].reshape(-1)[:16].reshape(4, 4), out[10:12].reshape(-1).reshape(4, 4)
+    for (r, g, b), row in (((127.5, 0, 0), 0), ((20, 200, 60), 3)):
+        assert abs(u[row, 1] - (-0.148 * r - 0.291 * g + 0.439 * b + 128)) <= CHROMA_LEVELS
+        assert abs(v[row, 1] - (0.439 * r - 0.368 * g - 0.071 * b + 128)) <= CHROMA_LEVELS
