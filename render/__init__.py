@@ -19,8 +19,8 @@ avatar facing +Z; frames (H, W, 4) uint8 sRGB straight alpha, row 0 = top; times
             r.draw(world, expression_weights(avatar, {"blink": 1.0, "aa": 0.3}),
                    overlays=avatar_overlays(avatar, world), hud=HudInfo(fps=59.8, substeps=2))
             window.send(None, t_ns)                  # blit + swap, no readback (window.needs_pixels is False)
-            got = r.read_rgba_async(tag=t_ns)       # PBO: the previous frame, or None
-            if got is not None:
+            got = r.read_rgba_async(tag=t_ns)       # the previous frame, or None (sinks copy what
+            if got is not None:                     # they keep: the array is reused)
                 vcam.send(*got)
         while (got := r.flush_readback()) is not None:   # the last frame
             vcam.send(*got)

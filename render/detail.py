@@ -17,8 +17,9 @@ which vertices form triangles changes), simplified until the surface moves by at
   strand of hair or an elbow keeps the rings it needs to bend: a collapse that is invisible
   at rest but kinks a bent limb is refused;
 - normals are attributes too (weight :data:`NORMAL_WEIGHT`: a normal off by 0.001 counts
-  like the whole tolerance), so the toon shading's light/shade line stays in place; texture
-  coordinates of textured materials are (a texel of a 1024 px texture counts like it);
+  like the whole tolerance), so the toon shading's light/shade line stays in place; so are
+  the texture coordinates of textured materials (half a texel of a 1024 px texture counts
+  like it) and the vertex colours of materials that show them;
 - vertices a morph target moves are locked (expressions move exactly the vertices the
   artist made), and so are open borders (:data:`meshopt.SIMPLIFY_LOCK_BORDER`: patches
   laid on a surface keep their outline); attribute seams are kept by the simplifier.
@@ -72,6 +73,8 @@ POSE_WEIGHT = 16.0
 NORMAL_WEIGHT = 1000.0
 #: The same for texture coordinates: 1 / 2048 of the texture (half a texel of 1024 px).
 UV_WEIGHT = 2048.0
+#: The same for vertex colours (linear, 0..1): off by half a level of 8 bits.
+COLOR_WEIGHT = 512.0
 _LOCK_BORDER, _ERROR_ABSOLUTE = 1, 4          # meshopt_SimplifyLockBorder, meshopt_SimplifyErrorAbsolute
 
 
@@ -161,7 +164,7 @@ def _deformed(prim: Primitive, matrices: np.ndarray | None, rigid: np.ndarray) -
 
 
 def reduce_primitive(prim: Primitive, tolerance_m: float, posed: list[np.ndarray], *,
-                     normals: np.ndarray, textured: bool) -> ReducedIndices:
+                     normals: np.ndarray, textured: bool, vertex_colors: bool = False) -> ReducedIndices:
     """The simplified triangle list of ``prim`` (module doc).
 
     Args:
@@ -170,7 +173,8 @@ def reduce_primitive(prim: Primitive, tolerance_m: float, posed: list[np.ndarray
         posed: (V, 3) world positions of its vertices in the rest pose first, then in each
             test pose (:func:`pose_worlds` through :func:`_deformed`).
         normals: (V, 3) its vertex normals.
-        textured: its material samples textures through uv0 (texture coordinates weigh in).
+        textured: its material samples textures (its texture coordinates weigh in).
+        vertex_colors: its material shows COLOR_0 (glTF PBR and unlit; MToon ignores it).
 
     Returns:
         :class:`ReducedIndices`; the file's own triangles when nothing can be removed.
@@ -182,9 +186,14 @@ def reduce_primitive(prim: Primitive, tolerance_m: float, posed: list[np.ndarray
     pos = np.ascontiguousarray(posed[0], np.float32)
     attrs = [*(p - posed[0] for p in posed[1:]), np.asarray(normals, np.float64)]
     weights = [POSE_WEIGHT] * (3 * (len(posed) - 1)) + [NORMAL_WEIGHT * tolerance_m] * 3
-    if textured and prim.uv0 is not None:
-        attrs.append(prim.uv0.astype(np.float64))
-        weights += [UV_WEIGHT * tolerance_m] * 2
+    if textured:
+        for uv in (prim.uv0, prim.uv1):
+            if uv is not None:
+                attrs.append(uv.astype(np.float64))
+                weights += [UV_WEIGHT * tolerance_m] * 2
+    if vertex_colors and prim.colors is not None:
+        attrs.append(prim.colors.astype(np.float64))
+        weights += [COLOR_WEIGHT * tolerance_m] * 4
     a = np.ascontiguousarray(np.concatenate(attrs, axis=1), np.float32)
     w = np.asarray(weights, np.float32)
     lock = np.zeros(len(pos), np.uint8)
@@ -197,7 +206,7 @@ def reduce_primitive(prim: Primitive, tolerance_m: float, posed: list[np.ndarray
                     float(tolerance_m), _LOCK_BORDER | _ERROR_ABSOLUTE, ctypes.byref(err))
     if n == 0 or n >= len(idx):
         return ReducedIndices(idx, tris, 0.0)
-    return ReducedIndices(np.ascontiguousarray(dest[:n]), tris, float(err.value))
+    return ReducedIndices(dest[:n].copy(), tris, float(err.value))
 
 
 def posed_positions(avatar: Avatar, instance: int, prim: Primitive, worlds: list[np.ndarray]) -> list[np.ndarray]:
@@ -228,9 +237,10 @@ def reduce_avatar(avatar: Avatar, tolerance_m: float) -> dict[tuple[int, int], n
                 continue
             mat = avatar.materials[prim.material] if 0 <= prim.material < len(avatar.materials) else None
             textured = mat is not None and bool(material_textures(mat))
+            colors = mat is None or mat.mtoon is None
             normals = prim.normals if prim.normals is not None else _smooth_normals(prim)
             out[(k, j)] = reduce_primitive(prim, tolerance_m, posed_positions(avatar, k, prim, worlds),
-                                           normals=normals, textured=textured).indices
+                                           normals=normals, textured=textured, vertex_colors=colors).indices
     return out
 
 
@@ -240,6 +250,6 @@ def _smooth_normals(prim: Primitive) -> np.ndarray:
     return smooth_normals(prim.positions, prim.indices)
 
 
-__all__ = ["DETAIL_MODES", "NORMAL_WEIGHT", "PIXEL_ERROR", "POSES", "POSE_ANGLE", "SOFTWARE_DETAIL", "UV_WEIGHT",
+__all__ = ["COLOR_WEIGHT", "DETAIL_MODES", "NORMAL_WEIGHT", "PIXEL_ERROR", "POSES", "POSE_ANGLE", "SOFTWARE_DETAIL", "UV_WEIGHT",
            "ReducedIndices", "pixel_size_m", "pose_worlds", "posed_positions", "reduce_avatar", "reduce_primitive",
            "resolve_detail"]

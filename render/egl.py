@@ -224,6 +224,7 @@ class EglContext:
         """Bind the context to the calling thread."""
         if self._context is None:
             raise ContextError("context was released")
+        EGL.eglBindAPI(EGL.EGL_OPENGL_API)      # the current API is per thread (a readback thread's too)
         if not EGL.eglMakeCurrent(self._display, self._surface, self._surface, self._context):
             raise ContextError("eglMakeCurrent failed")
 

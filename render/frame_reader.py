@@ -135,11 +135,15 @@ class FrameReader:
         puts a fence after its commands and flushes them (the rasteriser starts now)."""
         if slot in self._pending:
             raise RuntimeError(f"frame readback: slot {slot} is still in flight")
-        self._done[slot].clear()
+        fence = GL.glFenceSync(GL.GL_SYNC_GPU_COMMANDS_COMPLETE, 0)
+        try:
+            GL.glFlush()
+        except BaseException:
+            GL.glDeleteSync(fence)
+            raise
+        self._done[slot].clear()        # only now in flight: a failed fence leaves nothing to wait for
         self._tags[slot] = tag
         self._pending.append(slot)
-        fence = GL.glFenceSync(GL.GL_SYNC_GPU_COMMANDS_COMPLETE, 0)
-        GL.glFlush()
         self._jobs.put((slot, fence))
 
     def busy(self, slot: int) -> bool:

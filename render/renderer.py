@@ -109,6 +109,9 @@ class Renderer:
             surface moves by at most :data:`render.detail.PIXEL_ERROR` of a pixel at the
             framed point), or "auto" (reduced on software rasterisers, see
             :mod:`render.detail`); :attr:`reduced` says the result.
+        flat_values: the mesh fragment shader gets the material and frame values as flat
+            varyings instead of reading uniform blocks (:mod:`render.fragment_values`; the
+            same images); None: on software rasterisers only.
 
     Use as a context manager or call :meth:`release`; the context must be current for every call.
     """
@@ -117,7 +120,7 @@ class Renderer:
                  samples: int | None = None, antialias: str = "auto", background: str | Background = "transparent",
                  camera_options: CameraOptions = CameraOptions(), lighting: Lighting = Lighting(),
                  force_mipmaps: bool = True, joint_storage: str = "auto", outlines: str = "on",
-                 detail: str = "full"):
+                 detail: str = "full", flat_values: bool | None = None):
         self.context = context
         self.ledger = Ledger()
         self.background = Background.parse(background)
@@ -137,7 +140,8 @@ class Renderer:
         #: avatar -> {tolerance: ReducedDetail}; an avatar nobody else holds drops out
         self._detail_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._detail_lock = threading.Lock()
-        self.programs = Programs(self.ledger)
+        software = is_software(renderer_name)
+        self.programs = Programs(self.ledger, flat_values=software if flat_values is None else flat_values)
         self._fxaa = FxaaPass(self.ledger) if self.antialias == "fxaa" else None
         self._frame_ubo = Buffer(self.ledger, GL.GL_UNIFORM_BUFFER, size=208, usage=GL.GL_DYNAMIC_DRAW)
         self._frame_data = np.zeros(52, np.float32)
@@ -414,8 +418,9 @@ class Renderer:
 
         Through the PBO double buffer, or with :meth:`start_reader` through the readback
         thread, which reads the frame while the next one is drawn (frames in flight); then
-        the returned array is the thread's own buffer unless ``out`` is given (valid until
-        the call after next).
+        the returned array is the thread's buffer for that slot unless ``out`` is given: it is
+        overwritten once the next call queues the slot again, so copy what you keep (sinks
+        do). With the thread, each call must follow a draw (a slot is queued once).
 
         Returns:
             (rgba (H, W, 4) uint8, its tag) of the frame queued by the previous call, or None
@@ -464,8 +469,8 @@ class Renderer:
     def start_reader(self, slots: int = DEFAULT_SLOTS) -> bool:
         """Read frames queued by :meth:`read_rgba_async` on a thread of their own while the next
         frames are drawn (:mod:`render.frame_reader`; ``slots`` output images take turns).
-        Headless EGL only; elsewhere nothing changes and False is returned. Frames queued
-        before are flushed first (call :meth:`flush_readback` to receive them).
+        Headless EGL only; elsewhere, or while a frame still waits in the PBO double buffer
+        (receive it with :meth:`flush_readback` first), nothing changes and False is returned.
 
         Returns:
             whether frames are now read on the readback thread.

@@ -166,12 +166,18 @@ class Program(GLObject):
         GL.glDeleteProgram(self.id)
 
 
+#: mesh.vert's hook when the fragment shader reads the blocks itself
+NO_FLAT_VALUES = "void pass_fragment_values() {}\n"
+
+
 class Programs:
     """The renderer's programs, linked once per context.
 
-    The mesh fragment shader reads no uniform block: the vertex shader hands it every block
-    value as a flat varying (:mod:`render.fragment_values`; llvmpipe gathers fragment
-    uniforms lane by lane). The mesh program comes in variants, linked on first use: with ``ALPHA_MASK`` (the
+    With ``flat_values`` (the renderer's choice on software rasterisers) the mesh fragment
+    shader reads no uniform block: the vertex shader hands it every block value as a flat
+    varying (:mod:`render.fragment_values`; llvmpipe gathers fragment uniforms lane by lane);
+    a textured MToon program then leaves few varying slots free, which a GPU needs no more
+    of. The mesh program comes in variants, linked on first use: with ``ALPHA_MASK`` (the
     fragment shader may ``discard``, which turns off early depth tests, so only
     alpha-tested materials use it), with ``OUTLINE`` (the MToon inverted hull), with
     ``JOINTS_TEXTURE`` (skinning matrices in a texture, for skeletons too big for the uniform
@@ -179,8 +185,11 @@ class Programs:
     :func:`render.materials.shader_features`).
     """
 
-    def __init__(self, ledger: Ledger):
+    def __init__(self, ledger: Ledger, *, flat_values: bool = True):
         self._ledger = ledger
+        #: the fragment shader gets the block values as flat varyings (for software
+        #: rasterisers; a GPU reads uniforms at no cost and keeps its varyings for textures)
+        self.flat_values = bool(flat_values)
         self._mesh: dict[tuple, Program] = {}
         self.lines = Program(ledger, "lines.vert", "lines.frag")
         self.quad = Program(ledger, "quad.vert", "quad.frag", common=False)
@@ -198,8 +207,9 @@ class Programs:
         if p is None:
             defines = tuple(d for d, on in zip(("ALPHA_MASK", "OUTLINE", "JOINTS_TEXTURE"), key[:3]) if on)
             p = Program(self._ledger, "mesh.vert", "mesh.frag", defines=defines + key[4], feedback=key[3],
-                        vert_includes=("contact.glsl",), vert_extra=fragment_values.vertex_header(),
-                        frag_header=fragment_values.fragment_header())
+                        vert_includes=("contact.glsl",),
+                        vert_extra=fragment_values.vertex_header() if self.flat_values else NO_FLAT_VALUES,
+                        frag_header=fragment_values.fragment_header() if self.flat_values else None)
             p.set_samplers(u_joint_tex=UNIT_JOINTS, u_morph_tex=UNIT_MORPHS, u_contact_env_tex=UNIT_CONTACT,
                            **{f"u_{slot}_tex": unit for slot, unit in MATERIAL_UNITS.items()})
             self._mesh[key] = p

@@ -171,3 +171,21 @@ def test_reduced_frames_look_like_full_ones(make_renderer, avatars_by_name, name
         differ = int((_really_differ(a, b) | _really_differ(b, a)).sum())
         assert avatar_px > 20_000
         assert differ <= MAX_DIFFERING_FRACTION * avatar_px, (name, differ, avatar_px)
+
+
+@pytest.mark.parametrize("name", ["godette", "default"])
+def test_flat_values_draw_the_same_bytes_as_the_uniform_blocks(make_renderer, avatars_by_name, name):
+    """render.fragment_values: the fragment shader's block values as flat varyings (software
+    rasterisers) or read from the blocks (GPUs): the same image, byte for byte."""
+    from tests.render.conftest import head_yaw_world
+
+    avatar = avatars_by_name[name]
+    world = head_yaw_world(avatar, 0.4)
+    imgs = []
+    for flat in (True, False):
+        r = make_renderer(SIZE, background=BACKGROUND, outlines="on", flat_values=flat)
+        assert r.programs.flat_values is flat
+        r.set_avatar(avatar)
+        r.draw(world, {"happy": 1.0, "blink": 0.5})
+        imgs.append(r.read_rgba().copy())
+    assert np.array_equal(imgs[0], imgs[1])

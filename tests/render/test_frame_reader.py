@@ -134,3 +134,27 @@ def test_reader_refuses_a_slot_in_flight(gl_context, make_renderer, default_avat
         assert tag == "x" and np.array_equal(rgba, r.read_rgba()) and reader.collect() is None
     finally:
         reader.close()
+
+
+def test_a_stream_without_synchronous_reads_matches_the_pbo_stream(make_renderer, default_avatar):
+    """Frames drawn back to back (nothing else finishes them): the readback thread still gets
+    each finished frame, the same bytes as the PBO double buffer's, in order."""
+    worlds = _frames(default_avatar, 12)
+    out = {}
+    for mode in ("thread", "pbo"):
+        r = make_renderer(SIZE, background="chroma")
+        r.set_avatar(default_avatar)
+        assert r.start_reader() is (mode == "thread") or mode == "pbo"
+        if mode == "pbo":
+            r.stop_reader()
+        got = []
+        for k, w in enumerate(worlds):
+            r.draw(w, {"blink": 1.0} if k % 3 == 0 else None)
+            g = r.read_rgba_async(tag=k)
+            if g is not None:
+                got.append((g[1], g[0].copy()))
+        while (g := r.flush_readback()) is not None:
+            got.append((g[1], g[0].copy()))
+        out[mode] = got
+    assert [t for t, _ in out["thread"]] == list(range(12)) == [t for t, _ in out["pbo"]]
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(out["thread"], out["pbo"]))
