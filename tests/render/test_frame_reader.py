@@ -144,9 +144,8 @@ def test_a_stream_without_synchronous_reads_matches_the_pbo_stream(make_renderer
     for mode in ("thread", "pbo"):
         r = make_renderer(SIZE, background="chroma")
         r.set_avatar(default_avatar)
-        assert r.start_reader() is (mode == "thread") or mode == "pbo"
-        if mode == "pbo":
-            r.stop_reader()
+        if mode == "thread":
+            assert r.start_reader()
         got = []
         for k, w in enumerate(worlds):
             r.draw(w, {"blink": 1.0} if k % 3 == 0 else None)
