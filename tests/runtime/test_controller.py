@@ -1,0 +1,102 @@
+"""The session controller's avatar load (POST /avatar) against a running live session: the
+file is read, rigged and framed off the render thread, which keeps drawing; a setting changed
+meanwhile is honoured by the swapped-in rig."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from runtime import controller as controller_module
+from runtime.config import RunConfig
+from runtime.session import Session
+from tests.conftest import asset
+
+SIZE = (320, 180)
+#: the load is held this long after reading the file (s): frames at 20 fps keep coming meanwhile
+HOLD_S = 0.5
+#: frames the render thread must draw during the hold (20 fps x 0.5 s = 10; a loaded machine
+#: still draws more than 3)
+MIN_FRAMES_DURING_LOAD = 3
+
+
+@pytest.fixture
+def live_session(tmp_path):
+    cfg = RunConfig(source="turn-test", realtime=True, fps=20, size=SIZE, output=(f"video:{tmp_path}/s.mp4",))
+    frames: list[int] = []        # thread ident of every drawn frame
+    session = Session(cfg, say=lambda s: None, on_frame=lambda info, rig: frames.append(threading.get_ident()))
+
+    def run():
+        with session:
+            session.run()
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    deadline = time.monotonic() + 300          # a cold numba cache compiles the solver first
+    while time.monotonic() < deadline and len(frames) < 3:
+        time.sleep(0.05)
+    assert len(frames) >= 3, "the live session drew no frames"
+    yield session, frames
+    session.stop()
+    th.join(timeout=60)
+    assert not th.is_alive()
+
+
+def test_avatar_loads_off_the_render_thread(live_session, monkeypatch):
+    session, frames = live_session
+    render_thread = frames[-1]
+    seen = {}
+    real = controller_module.load_avatar
+
+    def slow_load(path):
+        avatar = real(path)
+        seen["thread"] = threading.get_ident()
+        n0 = len(frames)
+        time.sleep(HOLD_S)
+        seen["frames_during_load"] = len(frames) - n0
+        return avatar
+
+    monkeypatch.setattr(controller_module, "load_avatar", slow_load)
+    result = session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
+    assert result["springs"] == 8
+    assert session.rig.avatar.path.endswith("Godette_vrm_v4.vrm")
+    assert seen["thread"] != render_thread
+    assert seen["frames_during_load"] >= MIN_FRAMES_DURING_LOAD
+    n = len(frames)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len(frames) < n + 3:
+        time.sleep(0.02)
+    assert set(frames[n:]) == {render_thread}      # the new avatar is drawn, on the render thread
+
+
+def test_a_solver_switched_during_the_load_is_kept(live_session, monkeypatch):
+    session, _ = live_session
+    assert session.rig.solver == "rest-shape"
+    real = controller_module.load_avatar
+
+    def load_then_switch(path):
+        avatar = real(path)
+        session.controller.set_hair("legacy", None)      # on the render thread, while this load waits
+        return avatar
+
+    monkeypatch.setattr(controller_module, "load_avatar", load_then_switch)
+    session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
+    assert session.rig.avatar.path.endswith("Godette_vrm_v4.vrm")
+    assert session.rig.solver == "legacy"
+
+
+def test_a_broken_file_leaves_the_avatar(live_session, tmp_path):
+    session, frames = live_session
+    before = session.rig.avatar
+    bad = tmp_path / "broken.vrm"
+    bad.write_bytes(b"not a glTF file at all")
+    with pytest.raises(ValueError, match="broken.vrm"):
+        session.controller.load_avatar(bad)
+    assert session.rig.avatar is before
+    n = len(frames)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len(frames) < n + 3:
+        time.sleep(0.02)
+    assert len(frames) >= n + 3                    # still drawing
