@@ -72,6 +72,9 @@ def bench_tracker(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[int, in
 
 def _raw_landmarker(model_path, num_faces: int):
     """MediaPipe's FaceLandmarker as it comes (VIDEO mode, blendshapes and matrices on)."""
+    from .mediapipe_import import import_mediapipe
+
+    import_mediapipe()     # without matplotlib and sounddevice (its module doc)
     from mediapipe.tasks.python import BaseOptions, vision
 
     return vision.FaceLandmarker.create_from_options(vision.FaceLandmarkerOptions(
@@ -99,7 +102,10 @@ def bench_tracker_vs_raw(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[
         ValueError: no more than ``warmup`` frames.
     """
     import cv2
-    import mediapipe as mp
+
+    from .mediapipe_import import import_mediapipe
+
+    mp = import_mediapipe()
 
     from .face_model import ensure_face_model
     from .face_tracker import FaceTracker, FaceTrackerOptions

@@ -59,6 +59,9 @@ class FaceCounter:
     """
 
     def __init__(self, model: bytes, *, min_detection_confidence: float = 0.5, source: str = "face detector") -> None:
+        from .mediapipe_import import import_mediapipe
+
+        import_mediapipe()     # without matplotlib and sounddevice (its module doc)
         from mediapipe.tasks.python import BaseOptions, vision
 
         self.min_detection_confidence = float(min_detection_confidence)

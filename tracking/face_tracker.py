@@ -113,6 +113,9 @@ class FaceTracker:
     """
 
     def __init__(self, options: FaceTrackerOptions = FaceTrackerOptions()) -> None:
+        from .mediapipe_import import import_mediapipe
+
+        import_mediapipe()     # without matplotlib and sounddevice (its module doc)
         from mediapipe.tasks.python import BaseOptions, vision
 
         from .face_model import ensure_face_model  # not at import: `python -m tracking.face_model` stays clean
