@@ -75,6 +75,40 @@ def test_reduced_detail_draws_the_same_vertices_with_fewer_triangles(make_render
             assert set(moved.tolist()) <= set(idx.tolist())
 
 
+def test_detail_for_from_other_threads_while_the_render_thread_draws(make_renderer, default_avatar):
+    """The try-on worker and the service thread compute reduced detail while the render
+    thread draws: the same triangles as on one thread, one result kept per tolerance."""
+    import threading
+
+    from avatars import load_avatar
+
+    r = make_renderer(SIZE, detail="reduced")
+    r.set_avatar(default_avatar)
+    want = reduce_avatar(default_avatar, r.detail_tolerance_m)
+    fresh = load_avatar(default_avatar.path)          # not in the cache yet
+    got, errors = [], []
+
+    def work():
+        try:
+            got.append(r.detail_for(fresh, r.camera))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for _ in range(3):
+        r.draw()
+    r.read_rgba()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors and len(got) == 3
+    for d in got:
+        assert d.indices.keys() == want.keys()
+        assert all(np.array_equal(d.indices[k], want[k]) for k in want)
+    assert any(r.detail_for(fresh, r.camera) is d for d in got)        # one of them is kept, not a 4th
+
+
 def test_full_detail_is_the_renderers_default(make_renderer, default_avatar):
     r = make_renderer(SIZE)
     r.set_avatar(default_avatar)
