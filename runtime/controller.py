@@ -38,9 +38,14 @@ class CommandQueue:
             whatever ``fn`` raised; TimeoutError when the render thread did not get to it in
             ``timeout_s`` seconds (the run is not drawing frames).
         """
+        return self.submit(fn).result(timeout=timeout_s)
+
+    def submit(self, fn: Callable[[], Any]) -> Future:
+        """Queue ``fn()`` for the render thread (any thread); its Future carries the result or
+        the exception. Functions run in the order they were submitted."""
         fut: Future = Future()
         self._queue.put((fn, fut))
-        return fut.result(timeout=timeout_s)
+        return fut
 
     def drain(self) -> None:
         """Run everything queued (render thread); each result or exception goes to its caller."""
@@ -84,16 +89,18 @@ class SessionController:
         on the calling service thread, one request at a time; the render thread only swaps the
         rig in and uploads the meshes, so the avatar drawn meanwhile keeps moving (issue 20: it
         stood still for 120-130 ms while Godette loaded at 1280×720). A rig built under
-        settings that changed before the swap (solver, body motion, calibration) is built again
-        on the render thread.
+        settings that changed before the swap (solver, body motion, the config keys
+        :meth:`Session.make_rig` reads) is built again on the render thread. In compare mode
+        the companion rig is still built on the render thread (:meth:`Session.swap_rig`).
 
         Raises:
             ValueError: not an avatar (AvatarError), or one that cannot be driven (no head):
                 the service answers 422.
+            TimeoutError: the render thread did not swap it in within 60 s (504).
         """
         s = self.session
         with self._load_lock:
-            made_under = (s.rig.solver, s.motion_setup, s.cfg)
+            made_under = _rig_settings(s)
             avatar = load_avatar(path)
             rig = s.make_rig(avatar, made_under[0])
             rig.warm_up()
@@ -101,7 +108,7 @@ class SessionController:
 
             def do():
                 new = rig
-                if s.rig.solver != made_under[0] or s.motion_setup is not made_under[1] or s.cfg is not made_under[2]:
+                if not _same_rig_settings(_rig_settings(s), made_under):
                     new = s.make_rig(avatar, s.rig.solver)
                     new.warm_up()
                 s.swap_rig(new, framing=framing)
@@ -110,7 +117,8 @@ class SessionController:
                 return {"avatar": str(path), "springs": len(avatar.springs),
                         "warnings": [str(w) for w in avatar.warnings], "hairstyle_pending": style}
 
-            return s.commands.call(do, timeout_s=60.0)
+            swapped = s.commands.submit(do)     # queued in request order; waited for without the lock
+        return swapped.result(timeout=60.0)
 
     def set_hair(self, solver: str | None, params: dict | None) -> dict:
         """Switch to ``solver`` (None: keep it) and/or replace the ``[hair]`` settings with
@@ -210,6 +218,17 @@ class SessionController:
         """The last drawn frame as PNG, read from the framebuffer now (render thread, between
         frames), or None before the first frame."""
         return self.session.commands.call(self.session.drawer.png)
+
+
+def _rig_settings(s: Session) -> tuple:
+    """What :meth:`Session.make_rig` builds a rig from: the solver, the body motion program
+    and the config keys it reads."""
+    cfg = s.cfg
+    return (s.rig.solver, s.motion_setup, cfg.hair, cfg.drive, cfg.mirror, cfg.calibration)
+
+
+def _same_rig_settings(a: tuple, b: tuple) -> bool:
+    return a[1] is b[1] and a[0] == b[0] and a[2:] == b[2:]     # the motion program by identity
 
 
 def bind_service(controller: SessionController, *, port: int, avatar_dir: str | None,

@@ -390,6 +390,9 @@ class _Handler(BaseHTTPRequestHandler):
             result = self.service.controller.load_avatar(target)
         except ValueError as exc:
             raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from None
+        except TimeoutError:
+            raise RequestError(HTTPStatus.GATEWAY_TIMEOUT, "loaded, but the render thread did not swap it in "
+                               "(the run is not drawing frames)") from None
         self._json(HTTPStatus.OK, result)
 
     def _keys(self, body: dict, known: tuple[str, ...]) -> None:

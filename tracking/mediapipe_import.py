@@ -8,7 +8,11 @@ set-up of an offline run). :func:`import_mediapipe` imports MediaPipe with a def
 for those modules: MediaPipe's modules keep a reference to the stand-in, whose first attribute
 read imports the real module, so its drawing and audio helpers still work if something calls
 them. The stand-ins are in ``sys.modules`` only during MediaPipe's import; any other import of
-matplotlib or sounddevice, before or after, gets the real module.
+matplotlib or sounddevice before or after it gets the real module. One on another thread
+*during* it (a few tens of ms, once per process) would see a stand-in: ``import matplotlib.x``
+fails there ("not a package"), and ``import sounddevice`` gets a stand-in instead of its own
+error; swaycam imports neither while a run starts (only ``runtime/eval/hair_quality.py``
+plots, in its own command).
 
 Should a MediaPipe version import more of those libraries than the stand-ins provide, the
 import is undone and done again the plain way (a debug log says so).
@@ -49,18 +53,20 @@ def _drop_stand_ins() -> None:
 
 
 def import_mediapipe() -> types.ModuleType:
-    """The ``mediapipe`` package, imported once (module doc); thread-safe.
+    """The ``mediapipe`` package, imported once (module doc); thread-safe: a caller on
+    another thread waits until the import is complete.
 
     Raises:
         ImportError: MediaPipe is not installed or cannot be imported (as ``import mediapipe``).
     """
     got = sys.modules.get("mediapipe")
-    if got is not None:
+    if got is not None and not getattr(getattr(got, "__spec__", None), "_initializing", False):
         return got
     with _lock:
-        got = sys.modules.get("mediapipe")
-        if got is not None:
-            return got
+        if "mediapipe" in sys.modules:       # imported meanwhile (or being imported the plain way)
+            import mediapipe                 # waits for an import in progress on another thread
+
+            return mediapipe
         placed = []
         for name in DEFERRED:
             if name not in sys.modules:
@@ -71,7 +77,7 @@ def import_mediapipe() -> types.ModuleType:
                     setattr(sys.modules[parent], child, stand_in)
         try:
             import mediapipe
-        except ImportError as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure with the stand-ins: undo, then the plain way
             _drop_stand_ins()
             for name in [n for n in sys.modules if n == "mediapipe" or n.startswith("mediapipe.")]:
                 del sys.modules[name]

@@ -4,6 +4,7 @@ meanwhile is honoured by the swapped-in rig."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -24,9 +25,11 @@ MIN_FRAMES_DURING_LOAD = 3
 
 @pytest.fixture
 def live_session(tmp_path):
-    cfg = RunConfig(source="turn-test", realtime=True, fps=20, size=SIZE, output=(f"video:{tmp_path}/s.mp4",))
-    frames: list[int] = []        # thread ident of every drawn frame
-    session = Session(cfg, say=lambda s: None, on_frame=lambda info, rig: frames.append(threading.get_ident()))
+    # the turn-test track lasts 12 s: the duration keeps the run drawing on a slow machine
+    cfg = RunConfig(source="turn-test", realtime=True, fps=20, size=SIZE, output=(f"video:{tmp_path}/s.mp4",),
+                    duration=120.0)
+    frames: list[str] = []        # the avatar file of every drawn frame
+    session = Session(cfg, say=lambda s: None, on_frame=lambda info, rig: frames.append(str(rig.avatar.path)))
 
     def run():
         with session:
@@ -44,31 +47,78 @@ def live_session(tmp_path):
     assert not th.is_alive()
 
 
+def _spy(monkeypatch, obj, name, calls):
+    real = getattr(obj, name)
+
+    def spy(*a, **k):
+        calls.append((name, threading.get_ident()))
+        return real(*a, **k)
+
+    monkeypatch.setattr(obj, name, spy)
+
+
 def test_avatar_loads_off_the_render_thread(live_session, monkeypatch):
     session, frames = live_session
-    render_thread = frames[-1]
-    seen = {}
+    render_thread = session.commands.call(threading.get_ident)
+    calls, seen = [], {}
     real = controller_module.load_avatar
 
     def slow_load(path):
         avatar = real(path)
-        seen["thread"] = threading.get_ident()
+        calls.append(("load_avatar", threading.get_ident()))
         n0 = len(frames)
         time.sleep(HOLD_S)
         seen["frames_during_load"] = len(frames) - n0
         return avatar
 
     monkeypatch.setattr(controller_module, "load_avatar", slow_load)
+    _spy(monkeypatch, session, "make_rig", calls)
+    _spy(monkeypatch, session.drawer, "framing", calls)
     result = session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
     assert result["springs"] == 8
     assert session.rig.avatar.path.endswith("Godette_vrm_v4.vrm")
-    assert seen["thread"] != render_thread
+    assert [c[0] for c in calls] == ["load_avatar", "make_rig", "framing"]     # each once: no rebuild
+    assert render_thread not in {c[1] for c in calls}
     assert seen["frames_during_load"] >= MIN_FRAMES_DURING_LOAD
     n = len(frames)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and len(frames) < n + 3:
         time.sleep(0.02)
-    assert set(frames[n:]) == {render_thread}      # the new avatar is drawn, on the render thread
+    assert frames[-1].endswith("Godette_vrm_v4.vrm")        # the new avatar is the one drawn
+
+
+def test_a_change_make_rig_does_not_read_keeps_the_prepared_rig(live_session, monkeypatch):
+    session, _ = live_session
+    calls = []
+    real = controller_module.load_avatar
+
+    def load_then_change(path):
+        avatar = real(path)
+        session.cfg = dataclasses.replace(session.cfg, background="#102030")    # the panel's background
+        return avatar
+
+    monkeypatch.setattr(controller_module, "load_avatar", load_then_change)
+    _spy(monkeypatch, session, "make_rig", calls)
+    session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
+    assert len(calls) == 1
+
+
+def test_a_mirror_changed_during_the_load_rebuilds_the_rig(live_session, monkeypatch):
+    session, _ = live_session
+    calls = []
+    real = controller_module.load_avatar
+    render_thread = session.commands.call(threading.get_ident)
+
+    def load_then_change(path):
+        avatar = real(path)
+        session.cfg = dataclasses.replace(session.cfg, mirror=not session.cfg.mirror)
+        return avatar
+
+    monkeypatch.setattr(controller_module, "load_avatar", load_then_change)
+    _spy(monkeypatch, session, "make_rig", calls)
+    session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
+    assert len(calls) == 2 and calls[1][1] == render_thread
+    assert session.rig.mirror == session.cfg.mirror
 
 
 def test_a_solver_switched_during_the_load_is_kept(live_session, monkeypatch):

@@ -70,3 +70,27 @@ def test_a_mediapipe_that_needs_more_is_imported_the_plain_way():
     assert r.returncode == 0, r.stderr[-2000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got == {"landmarker": "FaceLandmarker", "plt": "module", "colors": True}
+
+
+THREADS = r"""
+import json, sys, threading
+from tracking.mediapipe_import import import_mediapipe
+got = []
+def first():
+    import_mediapipe()
+def late():                      # arrives while the first one's import is under way
+    while "mediapipe" not in sys.modules:
+        pass
+    mp = import_mediapipe()
+    got.append(hasattr(mp, "Image") and hasattr(mp, "tasks"))    # never a half-imported package
+threads = [threading.Thread(target=late) for _ in range(2)] + [threading.Thread(target=first)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps(got))
+"""
+
+
+def test_threads_importing_at_once_all_get_the_whole_package():
+    r = subprocess.run([sys.executable, "-c", THREADS], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == [True, True]
