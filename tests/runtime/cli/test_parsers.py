@@ -204,3 +204,20 @@ def test_json_text_handles_dataclasses_paths_and_numpy():
     text = cli_args.json_text({"rows": [Row("a", np.float64(0.5))], "path": Path("/x"), "a": np.arange(2)})
     assert json.loads(text) == {"rows": [{"label": "a", "value": 0.5}], "path": "/x", "a": [0, 1]}
     assert text.endswith("}\n")
+
+
+def test_the_console_script_freezes_what_is_left_for_the_exit():
+    """console_main leaves the interpreter's last collections nothing to walk (its comment);
+    main, which tests and other callers use in-process, freezes nothing."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    probe = ("import gc, sys\nfrom runtime.cli import console_main, main\n"
+             "main(['--help']); before = gc.get_freeze_count()\n"
+             "sys.argv = ['swaycam', 'inspect', '--help']; code = console_main()\n"
+             "print(before, gc.get_freeze_count() > 1000, code)")
+    r = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().splitlines()[-1] == "0 True 0"
