@@ -96,6 +96,20 @@ class RequestError(Exception):
         self.status = status
 
 
+def folder_files(folder: Path | None, suffixes) -> list[str]:
+    """The files with one of ``suffixes`` under ``folder`` that :func:`resolve_avatar` /
+    :func:`resolve_clip` would accept, as sorted paths relative to ``folder``: a symlink that
+    leads outside the folder is not listed (it would be refused, 403). [] for None."""
+    if folder is None:
+        return []
+    base = folder.resolve()
+    out = []
+    for p in folder.rglob("*"):
+        if p.suffix.lower() in suffixes and p.is_file() and p.resolve().is_relative_to(base):
+            out.append(str(p.relative_to(folder)))
+    return sorted(out)
+
+
 def resolve_avatar(avatar_dir: Path, requested: str) -> Path:
     """The avatar file ``requested`` inside ``avatar_dir``; raises RequestError otherwise."""
     if not isinstance(requested, str) or not requested or "\0" in requested:

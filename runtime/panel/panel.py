@@ -180,11 +180,10 @@ class Panel:
         h._send(HTTPStatus.OK, jpeg, "image/jpeg")
 
     def _avatars(self, h) -> None:
-        from ..service import AVATAR_SUFFIXES
+        from ..service import AVATAR_SUFFIXES, folder_files
 
         d = h.service.avatar_dir
-        files = [] if d is None else sorted(str(p.relative_to(d)) for p in d.rglob("*")
-                                            if p.suffix.lower() in AVATAR_SUFFIXES and p.is_file())
+        files = folder_files(d, AVATAR_SUFFIXES)
         current = self.session.rig.avatar.path
         cur = None
         if d is not None and current:
@@ -196,11 +195,9 @@ class Panel:
                                 "folder": d is not None})
 
     def _clips(self, h) -> None:
-        from ..service import CLIP_SUFFIXES
+        from ..service import CLIP_SUFFIXES, folder_files
 
-        d = h.service.motion_dir
-        files = [] if d is None else sorted(str(p.relative_to(d)) for p in d.rglob("*")
-                                            if p.suffix.lower() in CLIP_SUFFIXES and p.is_file())
+        files = folder_files(h.service.motion_dir, CLIP_SUFFIXES)
         m = self.session.controller.motion()
         h._json(HTTPStatus.OK, {"clips": ["idle", "rest", *files], "playing": m.get("playing"),
                                 "motion": m.get("playing") is not None})

@@ -240,3 +240,28 @@ def test_no_hair_folder_is_403(service):
     svc, _ = service
     status, body = request(svc, "POST", "/hairstyle", {"name": "bob"})
     assert status == 403 and "--hair-dir" in body["error"]
+
+
+def test_listed_avatars_are_the_ones_the_loader_accepts(tmp_path):
+    """GET /avatars lists what POST /avatar takes: a symlink out of the folder is neither."""
+    from runtime.service import AVATAR_SUFFIXES, RequestError, folder_files, resolve_avatar
+
+    folder, outside = tmp_path / "avatars", tmp_path / "elsewhere"
+    (folder / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (folder / "a.vrm").write_bytes(b"x")
+    (folder / "sub" / "b.glb").write_bytes(b"x")
+    (folder / "notes.txt").write_text("x")
+    (outside / "c.vrm").write_bytes(b"x")
+    (folder / "inside_link.vrm").symlink_to(folder / "a.vrm")
+    (folder / "outside_link.vrm").symlink_to(outside / "c.vrm")
+    (folder / "linked_dir").symlink_to(outside, target_is_directory=True)
+    listed = folder_files(folder, AVATAR_SUFFIXES)
+    assert listed == ["a.vrm", "inside_link.vrm", "sub/b.glb"]
+    for name in listed:
+        assert resolve_avatar(folder, name).is_file()
+    for name in ("outside_link.vrm", "linked_dir/c.vrm"):
+        with pytest.raises(RequestError) as err:
+            resolve_avatar(folder, name)
+        assert err.value.status == 403
+    assert folder_files(None, AVATAR_SUFFIXES) == []
