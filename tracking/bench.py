@@ -1,7 +1,7 @@
 """Measuring the tracker: ms per frame, rotation jitter, filter lag.
 
 - :func:`bench_tracker`: MediaPipe time per frame (median, p95) at given frame sizes, on
-  real frames resized to each size (``cv2.INTER_AREA`` down, ``INTER_LINEAR`` up).
+  real frames fitted to each size (:func:`fit_frame`: aspect ratio kept, centred on black).
 - :func:`bench_tracker_vs_raw`: our (adaptive) tracker, raw MediaPipe ``num_faces=1`` and
   our tracker with the face count fixed, on the same frames in turn; the per-frame
   difference ours − raw (median, p95, mean, and on probe frames).
@@ -42,12 +42,32 @@ class TrackerTiming:
     frames: int
 
 
-def bench_tracker(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[int, int]] = ((640, 360), (1280, 720)),
-                  model_path=None, warmup: int = 5, num_faces: int | None = None) -> list[TrackerTiming]:  # fmt: skip
-    """Time :meth:`FaceTracker.process` on ``images`` (RGB uint8) resized to each
-    ``(width, height)``; the first ``warmup`` frames of each size are not counted."""
+def fit_frame(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """``image`` (H, W, 3) uint8 scaled to fit a ``width`` × ``height`` frame with its aspect
+    ratio kept, centred on black (a portrait clip in a landscape frame is pillarboxed, not
+    stretched: MediaPipe finds no face in a face squeezed to half its width).
+    ``cv2.INTER_AREA`` down, ``INTER_LINEAR`` up; the image itself when it has the size."""
     import cv2
 
+    ih, iw = image.shape[:2]
+    if (iw, ih) == (width, height):
+        return image
+    scale = min(width / iw, height / ih)
+    w, h = max(1, round(iw * scale)), max(1, round(ih * scale))
+    scaled = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    if (w, h) == (width, height):
+        return scaled
+    out = np.zeros((height, width, 3), np.uint8)
+    x, y = (width - w) // 2, (height - h) // 2
+    out[y:y + h, x:x + w] = scaled
+    return out
+
+
+def bench_tracker(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[int, int]] = ((640, 360), (1280, 720)),
+                  model_path=None, warmup: int = 5, num_faces: int | None = None) -> list[TrackerTiming]:  # fmt: skip
+    """Time :meth:`FaceTracker.process` on ``images`` (RGB uint8) fitted to each
+    ``(width, height)`` (:func:`fit_frame`); the first ``warmup`` frames of each size are not
+    counted."""
     from .face_tracker import FaceTracker, FaceTrackerOptions
 
     results = []
@@ -56,9 +76,7 @@ def bench_tracker(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[int, in
         times = []
         with FaceTracker(FaceTrackerOptions(**kw)) as tracker:
             for k, img in enumerate(images):
-                ih, iw = img.shape[:2]
-                interp = cv2.INTER_AREA if w < iw else cv2.INTER_LINEAR
-                frame = img if (iw, ih) == (w, h) else cv2.resize(img, (w, h), interpolation=interp)
+                frame = fit_frame(img, w, h)
                 t0 = time.perf_counter_ns()
                 tracker.process(frame, k * 40_000_000, index=k)
                 if k >= warmup:
@@ -91,7 +109,8 @@ def bench_tracker_vs_raw(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[
     every frame, its probe frames (a face detector pass before the landmarker) included.
 
     Returns:
-        One dict per size: ``width``, ``height``, ``frames`` (timed), ``num_faces``,
+        One dict per size (frames fitted to it: :func:`fit_frame`): ``width``, ``height``,
+        ``frames`` (timed), ``face_frames`` (timed frames where ours found a face), ``num_faces``,
         ``probe`` (``"detector"``, ``"landmarker"`` or None), ``policy_frames`` (``one``,
         ``many``, ``fallback``, ``probe``: counts over every frame, warm-up included),
         ``{ours,raw,fixed}_{median,p95}_ms``, and of the per-frame difference ours − raw
@@ -101,8 +120,6 @@ def bench_tracker_vs_raw(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[
     Raises:
         ValueError: no more than ``warmup`` frames.
     """
-    import cv2
-
     from .mediapipe_import import import_mediapipe
 
     mp = import_mediapipe()
@@ -115,19 +132,18 @@ def bench_tracker_vs_raw(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[
     for w, h in sizes:
         t = {"ours": [], "raw": [], "fixed": []}
         probed = []
+        face_frames = 0
         with FaceTracker(FaceTrackerOptions(model_path=model, num_faces=num_faces, adaptive=True)) as ours, \
                 FaceTracker(FaceTrackerOptions(model_path=model, num_faces=num_faces, adaptive=False)) as fixed:
             raw = _raw_landmarker(model, 1)
             try:
                 for k, img in enumerate(images):
-                    ih, iw = img.shape[:2]
-                    interp = cv2.INTER_AREA if w < iw else cv2.INTER_LINEAR
-                    frame = np.ascontiguousarray(img if (iw, ih) == (w, h)
-                                                 else cv2.resize(img, (w, h), interpolation=interp))
+                    frame = np.ascontiguousarray(fit_frame(img, w, h))
                     t_ns = k * 40_000_000
                     probes = ours.policy.counts["probe"] if ours.policy is not None else 0
+                    found = {}
                     run = {
-                        "ours": lambda: ours.process(frame, t_ns, index=k),
+                        "ours": lambda: found.setdefault("ours", ours.process(frame, t_ns, index=k).found),
                         "raw": lambda: raw.detect_for_video(mp.Image(image_format=mp.ImageFormat.SRGB, data=frame),
                                                             t_ns // 1_000_000),
                         "fixed": lambda: fixed.process(frame, t_ns, index=k),
@@ -142,13 +158,15 @@ def bench_tracker_vs_raw(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[
                         for name, v in ms.items():
                             t[name].append(v)
                         probed.append(ours.policy is not None and ours.policy.counts["probe"] > probes)
+                        face_frames += bool(found["ours"])
             finally:
                 raw.close()
             counts = dict(ours.policy.counts) if ours.policy is not None else {}
             probe_kind = ours.probe
         if not t["ours"]:
             raise ValueError(f"need more than {warmup} frames to time the tracker")
-        row = {"width": w, "height": h, "frames": len(t["ours"]), "num_faces": num_faces, "probe": probe_kind,
+        row = {"width": w, "height": h, "frames": len(t["ours"]), "face_frames": face_frames,
+               "num_faces": num_faces, "probe": probe_kind,
                "policy_frames": {"one": counts.get(1, 0), "many": counts.get(2, 0),
                                  "fallback": counts.get("fallback", 0), "probe": counts.get("probe", 0)}}
         for name, v in t.items():

@@ -110,13 +110,13 @@ def add_parser(sub) -> None:
 
     t = parsers["tracker"] = add_command(
         targets, "tracker", run_target, help="MediaPipe tracker ms per frame (median, p95) at 640x360 and 1280x720",
-        description="The face tracker's time per frame on a clip's frames resized to 640x360 and 1280x720 "
-        "(median and p95, after 5 warm-up frames per size): ours (adaptive face count, probe frames included) "
+        description="The face tracker's time per frame on a clip's frames fitted to 640x360 and 1280x720 "
+        "(aspect ratio kept, centred on black; median and p95, after 5 warm-up frames per size): ours (adaptive face count, probe frames included) "
         "against raw MediaPipe with num_faces=1 and ours with the face count fixed, the three in turn on each "
         "frame, and the per-frame difference ours - raw (median, p95, mean, on probe frames).")
     t.add_argument("--clip", type=existing_file, metavar="FILE",
                    help="video/GIF to time (default: the shared selfie clip)")
-    t.add_argument("--frames", type=count(6), default=100, metavar="N", help="frames per size (default 100)")
+    t.add_argument("--frames", type=count(6), default=100, metavar="N", help="frames read per size, the 5 warm-up frames included (default 100)")
     add_face_model_options(t)
 
     lp = parsers["loop"] = add_command(
@@ -257,8 +257,15 @@ def _tracker(args, text: bool) -> dict:
             print(f"    ours - raw per frame: median {r['ours_minus_raw_median_ms']}, "
                   f"p95 {r['ours_minus_raw_p95_ms']}, mean {r['ours_minus_raw_mean_ms']} ms; on probe frames (median) "
                   f"{'-' if on_probe is None else on_probe} ms")
-            print(f"    frames: one face {p['one']}, many {p['many']}, fallbacks {p['fallback']}; "
-                  f"probes {p['probe']} ({r['probe'] or 'none'})")
+            if r["probe"] is None:
+                print(f"    frames: not adaptive (num_faces={r['num_faces']}): every frame ran one landmarker")
+            else:
+                print(f"    frames: one face {p['one']}, many {p['many']}, fallbacks {p['fallback']}; "
+                      f"probes {p['probe']} ({r['probe']})")
+            print(f"    a face found in {r['face_frames']} of {r['frames']} timed frames")
+            if r["face_frames"] * 2 < r["frames"]:
+                print("    warning: no face in most frames: these times are MediaPipe's face search, "
+                      "not tracking (use a clip with a face in view)")
     return {"clip": clip, "frames_per_size": len(images), "num_faces": args.num_faces, "unit": "milliseconds",
             "sizes": rows}
 

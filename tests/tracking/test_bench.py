@@ -25,6 +25,20 @@ def test_bench_tracker_reports_median_and_p95(selfie_frames, model_path):
         bench_tracker(selfie_frames[:3], sizes=((64, 36),), model_path=model_path)
 
 
+def test_fit_frame_keeps_the_aspect_ratio():
+    from tracking.bench import fit_frame
+
+    portrait = np.full((564, 300, 3), 200, np.uint8)
+    out = fit_frame(portrait, 640, 360)
+    assert out.shape == (360, 640, 3)
+    cols = np.flatnonzero(out[180, :, 0] == 200)            # 300 x 564 scaled by 360/564: 191 x 360
+    assert (cols[0], cols[-1]) == (224, 414) and out[:, :224].max() == 0 and out[:, 415:].max() == 0
+    landscape = np.arange(720 * 1280 * 3, dtype=np.uint32).astype(np.uint8).reshape(720, 1280, 3)
+    assert fit_frame(landscape, 1280, 720) is landscape
+    assert fit_frame(landscape, 640, 360).shape == (360, 640, 3)
+    assert (fit_frame(landscape, 640, 360) == cv2.resize(landscape, (640, 360), interpolation=cv2.INTER_AREA)).all()
+
+
 @pytest.mark.parametrize("size", [(640, 360), (1280, 720)], ids=["640x360", "1280x720"])
 def test_tracker_ms_per_frame(benchmark, selfie_frames, model_path, size):
     frames = [cv2.resize(f, size, interpolation=cv2.INTER_LINEAR) if f.shape[1::-1] != size else f

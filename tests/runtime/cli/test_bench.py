@@ -33,6 +33,7 @@ def test_bench_tracker_json(android_gif, model_path, tmp_path, capsys):
         p = r["policy_frames"]
         assert r["num_faces"] == 4 and p["one"] + p["many"] + p["fallback"] == 8   # every frame ran a landmarker
         assert r["probe"] == "detector" and p["probe"] >= 1                        # the first frame probes
+        assert r["face_frames"] == 3     # the portrait GIF is pillarboxed, not squeezed: its face is found
         assert r["ours_minus_raw_median_ms"] <= r["ours_minus_raw_p95_ms"]
         assert all(isinstance(r[f"ours_minus_raw_{k}_ms"], float) for k in ("median", "p95", "mean"))
 
@@ -43,6 +44,24 @@ def test_bench_tracker_table(android_gif, model_path, capsys):
     assert out.startswith(f"tracker on {android_gif} (7 frames per size; ours: num_faces=4, adaptive; ")
     assert "640x360: ours " in out and "1280x720: ours " in out
     assert out.count("ours - raw per frame: median ") == 2 and out.count("(detector)") == 2
+    assert out.count("a face found in 2 of 2 timed frames") == 2 and "warning" not in out
+
+
+def test_bench_tracker_warns_when_no_face_is_timed(tmp_path, model_path, capsys):
+    import cv2
+    import numpy as np
+
+    clip = tmp_path / "empty.mp4"
+    w = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"mp4v"), 25, (320, 180))
+    for k in range(8):
+        w.write(np.full((180, 320, 3), 40 + 10 * k, np.uint8))     # a grey wall, no face
+    w.release()
+    assert main(["bench", "tracker", "--clip", str(clip), "--frames", "7", "--model", str(model_path),
+                 "--num-faces", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("a face found in 0 of 2 timed frames") == 2
+    assert out.count("warning: no face in most frames") == 2
+    assert out.count("not adaptive (num_faces=1)") == 2
 
 
 def test_bench_solver_json(monkeypatch, capsys):
