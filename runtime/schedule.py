@@ -124,7 +124,14 @@ def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callabl
 class sigterm_as_interrupt:
     """SIGTERM and SIGHUP (the terminal closed) behave like Ctrl-C inside the block, so outputs
     are flushed and devices released; ``received`` remembers which signal it was (for the
-    exit code, 128 + signal). Only on the main thread (signal handlers live there)."""
+    exit code, 128 + signal). Only on the main thread (signal handlers live there).
+
+    Inside :meth:`deferred` (one frame: draw, hand to the sinks, count) the interrupt waits for
+    the end of the block, so every output and the run's frame count end on the same frame (an
+    interrupt between two sinks left the mp4 one frame longer than the PNGs and the summary). A
+    second signal while one waits interrupts at once (a frame that hangs). Ctrl-C is handled
+    the same way unless SIGINT was not Python's default handler (e.g. ignored by the shell).
+    """
 
     #: getattr: SIGHUP (and on some platforms SIGTERM) does not exist everywhere
     SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s)
@@ -132,19 +139,47 @@ class sigterm_as_interrupt:
     def __init__(self):
         self._old: dict = {}
         self.received: int | None = None
+        self._depth = 0
+        self._pending = False
 
     def __enter__(self) -> "sigterm_as_interrupt":
         if threading.current_thread() is threading.main_thread():
             for s in self.SIGNALS:
                 self._old[s] = signal.signal(s, self._handler)
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                self._old[signal.SIGINT] = signal.signal(signal.SIGINT, self._handler)
         return self
 
     def _handler(self, signum, frame):
         self.received = signum
+        if self._depth and not self._pending:
+            self._pending = True           # raised at the end of the frame
+            return
         raise KeyboardInterrupt
+
+    def deferred(self) -> "_Deferred":
+        """A context manager: an interrupt inside it is raised when it ends (see class doc)."""
+        return _Deferred(self)
 
     def __exit__(self, *exc) -> bool:
         for s, old in self._old.items():
             signal.signal(s, old)
         self._old.clear()
+        return False
+
+
+class _Deferred:
+    def __init__(self, owner: sigterm_as_interrupt):
+        self._owner = owner
+
+    def __enter__(self) -> None:
+        self._owner._depth += 1
+
+    def __exit__(self, exc_type, *exc) -> bool:
+        o = self._owner
+        o._depth -= 1
+        if o._depth == 0 and o._pending:
+            o._pending = False
+            if exc_type is None:
+                raise KeyboardInterrupt
         return False
