@@ -116,6 +116,8 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock")
+#: string keys with a fixed set of values (named in the error for a value of another type)
+_CHOICES = {"outlines": ("auto", "on", "off"), "detail": ("auto", "full", "reduced")}
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "detail", "video_preset", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir", "service_token")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
@@ -163,7 +165,10 @@ def _check_types(cfg: RunConfig, where: str) -> None:
     for name in _STRINGS:
         v = getattr(cfg, name)
         if v is not None and not isinstance(v, str):
-            raise ConfigError(f"{where} {name}: {v!r} is not a string")
+            shown = str(v).lower() if isinstance(v, bool) else repr(v)      # TOML's spelling of true/false
+            choices = _CHOICES.get(name)
+            raise ConfigError(f"{where} {name}: {shown} is not a string"
+                              + (f" (one of {', '.join(repr(c) for c in choices)})" if choices else ""))
     if not all(isinstance(o, str) for o in cfg.output):
         raise ConfigError(f"{where} output: {list(cfg.output)!r} is not a list of strings")
     from .rig.drive import DriveOptions

@@ -435,7 +435,8 @@ class Session:
         result = RunResult(outputs=[o.name for o in self.output_specs])
         if self.service is not None:
             self.service.start()
-            self.say(f"control service: http://127.0.0.1:{self.service.address[1]}/status")
+            url = f"http://127.0.0.1:{self.service.address[1]}"
+            self.say(f"control panel: {url}/ (status: {url}/status)")
         if self.tryon.prewarm and self.live:
             self.tryon.start_prewarm()
         t_start = time.perf_counter()   # processing time of the run (a measurement, not run time)

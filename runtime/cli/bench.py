@@ -96,10 +96,10 @@ def add_parser(sub) -> None:
     r.add_argument("--antialias", choices=("auto", "msaa", "fxaa", "off"), default="auto",
                    help="anti-aliasing (default auto: MSAA on GPUs, off on llvmpipe)")
     r.add_argument("--outlines", choices=("auto", "on", "off"), default="auto",
-                   help="MToon outlines (default auto: on with GPUs, off on llvmpipe; render.quality)")
+                   help="MToon outlines (default auto: on with GPUs, off on llvmpipe; the run config's outlines key)")
     r.add_argument("--detail", choices=("auto", "full", "reduced"), action="append", default=None,
                    help="mesh detail; repeatable, the cases alternate in one process (default auto: full with "
-                        "GPUs, reduced on llvmpipe; render.detail)")
+                        "GPUs, reduced on llvmpipe; the run config's detail key)")
     r.add_argument("--readback", choices=("thread", "pbo"), action="append", default=None,
                    help="readback path; repeatable (default thread: frames in flight on headless EGL, as "
                         "offline runs; pbo: the PBO double buffer)")
@@ -275,6 +275,11 @@ def _loop(args, text: bool) -> dict:
 
     from ..eval.loop_bench import bench_live, bench_offline_modes, delay_table
 
+    if args.no_offline and args.no_live and args.no_table:
+        raise UsageError("--no-offline, --no-live and --no-table together leave nothing to run")
+    if args.size[0] % 2 or args.size[1] % 2:
+        raise UsageError(f"--size {args.size[0]}x{args.size[1]}: the runs encode H.264, which needs an even "
+                         "width and height")
     src = args.source or str(asset_path(*SELFIE_CLIP))
     avatar = str(avatar_path(args.avatar)) if args.avatar else None
     out: dict = {}
@@ -304,7 +309,9 @@ def _loop(args, text: bool) -> dict:
                             **kw)
             lives.append({"mode": name, **lv})
             if text:
-                print(f"live {lv['size']} into {lv['output']}, {lv['camera_fps'] or 'clip-rate'} fps camera, {name}: "
+                into = ("a stand-in virtual camera (what a v4l2loopback device costs the sender: the I420 "
+                        "conversion; no device)" if lv["output"] == "vcam" else lv["output"])
+                print(f"live {lv['size']} into {into}, {lv['camera_fps'] or 'clip-rate'} fps camera, {name}: "
                       f"fps {lv['fps']}, "
                       f"dropped {lv['dropped_frames']}, locked {lv['locked_pct']} %; ms p50 / p95:")
                 for k, v in lv["stages_ms"].items():

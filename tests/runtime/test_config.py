@@ -45,6 +45,8 @@ def test_toml_then_cli_override(tmp_path):
     ('tryon = "bob01"\n', "[tryon] must be a table"),
     ('hair_dir = "no/such/folder"\n', "hair_dir: "),
     ('detail = "low"\n', "detail: 'low' is not one of auto, full, reduced"),
+    ('outlines = true\n', "outlines: true is not a string (one of 'auto', 'on', 'off')"),
+    ('detail = 1\n', "detail: 1 is not a string (one of 'auto', 'full', 'reduced')"),
     ('video_preset = "turbo"\n', "video_preset: 'turbo' is not one of auto, ultrafast, superfast, veryfast"),
 ])
 def test_bad_toml_names_file_and_key(tmp_path, text, fragment):

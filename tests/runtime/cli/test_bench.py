@@ -149,3 +149,12 @@ def test_a_failing_target_is_one_line_exit_1(target, monkeypatch, capsys):
     monkeypatch.setattr(bench, "MEASURE", {**bench.MEASURE, target: _fake(0, fail=ValueError("no frames"))})
     assert main(["bench", target]) == 1
     assert capsys.readouterr().err == f"swaycam bench {target}: no frames\n"
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--no-offline", "--no-live", "--no-table"], "leave nothing to run"),
+    (["--size", "641x361"], "--size 641x361: the runs encode H.264, which needs an even width and height"),
+])
+def test_bench_loop_usage_errors_before_anything_runs(argv, fragment, capsys):
+    assert main(["bench", "loop", *argv]) == 2
+    assert fragment in capsys.readouterr().err

@@ -108,7 +108,7 @@ def run(tmp_path_factory):
         if not line:
             pytest.fail("swaycam run ended before serving:\n" + "".join(lines))
         lines.append(line)
-        m = re.search(r"control service: http://127\.0\.0\.1:(\d+)/", line)
+        m = re.search(r"control panel: http://127\.0\.0\.1:(\d+)/", line)
         if m:
             port = int(m.group(1))
         assert time.monotonic() < deadline
