@@ -91,7 +91,7 @@ class SessionController:
         stood still for 120-130 ms while Godette loaded at 1280×720). A rig built under
         settings that changed before the swap (solver, body motion, the config keys
         :meth:`Session.make_rig` reads) is built again on the render thread. In compare mode
-        the companion rig is still built on the render thread (:meth:`Session.swap_rig`).
+        the companion (the other solver) is built here too.
 
         Raises:
             ValueError: not an avatar (AvatarError), or one that cannot be driven (no head):
@@ -105,13 +105,14 @@ class SessionController:
             rig = s.make_rig(avatar, made_under[0])
             rig.warm_up()
             framing = s.drawer.framing(avatar, rig.world)
+            companion = _companion_for(s, rig) if s.compare else None
 
             def do():
-                new = rig
+                new, other = rig, companion
                 if not _same_rig_settings(_rig_settings(s), made_under):
-                    new = s.make_rig(avatar, s.rig.solver)
+                    new, other = s.make_rig(avatar, s.rig.solver), None
                     new.warm_up()
-                s.swap_rig(new, framing=framing)
+                s.swap_rig(new, framing=framing, companion=other)
                 s.base = BaseAvatar(Path(path), avatar)
                 style = s.tryon.rebase()        # the hairstyle is tried on the new avatar (off this thread)
                 return {"avatar": str(path), "springs": len(avatar.springs),
@@ -218,6 +219,16 @@ class SessionController:
         """The last drawn frame as PNG, read from the framebuffer now (render thread, between
         frames), or None before the first frame."""
         return self.session.commands.call(self.session.drawer.png)
+
+
+def _companion_for(s: Session, rig):
+    """The compare mode's companion of a freshly built ``rig`` (the other solver, the same
+    body motion), built off the render thread like ``rig``."""
+    companion = s.make_rig(rig.avatar, s.companion_solver(rig.solver), rig.hair_params)
+    if rig.motion is not None and companion.motion is not None:
+        companion.take_motion_from(rig)
+    companion.warm_up()
+    return companion
 
 
 def _rig_settings(s: Session) -> tuple:

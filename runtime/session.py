@@ -293,25 +293,36 @@ class Session:
                 r.expressions.calibrate(cal)
         self.cfg = replace(self.cfg, calibration=dict(ranges))
 
-    def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False, framing: Framing | None = None) -> None:
+    def companion_solver(self, solver: str) -> str:
+        """The compare mode's other solver for a rig running ``solver``."""
+        return (SolverMode.LEGACY if solver != SolverMode.LEGACY else SolverMode.REST_SHAPE).value
+
+    def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False, framing: Framing | None = None,
+                 companion: AvatarRig | None = None) -> None:
         """Simulate and draw ``rig`` from now on: the one way the rig changes (the ``s`` key,
         ``POST /hair`` with a solver, ``POST /avatar``, compare mode). Its hair starts at rest
         under the current pose, or, with ``keep_hair``, goes on from the motion ``rig``
         carries (a solver switch: :meth:`AvatarRig.with_solver`). In compare mode a companion
         with the other solver is built for it (starting with the same hair); a new avatar is
         uploaded and framed (with ``framing`` when given: cameras computed beforehand, see
-        :meth:`FrameDrawer.framing`). Parameter changes do not swap the rig: :meth:`AvatarRig.set_hair`.
+        :meth:`FrameDrawer.framing`). ``companion``: that companion built beforehand (off this
+        thread; used when compare mode is on and it is ``rig``'s avatar with the other solver).
+        Parameter changes do not swap the rig: :meth:`AvatarRig.set_hair`.
 
         Raises:
             ValueError: the companion cannot be built, or a chain set steps another h (the
                 current rig stays).
         """
-        companion = None
+        prepared, companion = companion, None
         if self.compare:
-            other = (SolverMode.LEGACY if rig.solver != SolverMode.LEGACY else SolverMode.REST_SHAPE).value
-            companion = rig.with_solver(other) if keep_hair else self.make_rig(rig.avatar, other, rig.hair_params)
-            if not keep_hair and rig.motion is not None and companion.motion is not None:
-                companion.take_motion_from(rig)       # the same body on both sides
+            other = self.companion_solver(rig.solver)
+            if (not keep_hair and prepared is not None and prepared.avatar is rig.avatar
+                    and prepared.solver == other):
+                companion = prepared
+            else:
+                companion = rig.with_solver(other) if keep_hair else self.make_rig(rig.avatar, other, rig.hair_params)
+                if not keep_hair and rig.motion is not None and companion.motion is not None:
+                    companion.take_motion_from(rig)       # the same body on both sides
         self.loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
         if rig.avatar is not self.rig.avatar:
             self.drawer.set_avatar(rig.avatar, rig.world, framing=framing)

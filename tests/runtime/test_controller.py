@@ -150,3 +150,21 @@ def test_a_broken_file_leaves_the_avatar(live_session, tmp_path):
     while time.monotonic() < deadline and len(frames) < n + 3:
         time.sleep(0.02)
     assert len(frames) >= n + 3                    # still drawing
+
+
+def test_compare_mode_builds_the_companion_off_the_render_thread(live_session, monkeypatch):
+    session, frames = live_session
+    session.commands.call(lambda: session.set_compare(True))
+    render_thread = session.commands.call(threading.get_ident)
+    calls = []
+    _spy(monkeypatch, session, "make_rig", calls)
+    session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
+    assert len(calls) == 2 and render_thread not in {c[1] for c in calls}      # the rig and its companion
+    rig, companion = session.rig, session.companion
+    assert companion is not None and companion.avatar is rig.avatar
+    assert (rig.solver, companion.solver) == ("rest-shape", "legacy")
+    n = len(frames)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len(frames) < n + 3:
+        time.sleep(0.02)
+    assert frames[-1].endswith("Godette_vrm_v4.vrm")
