@@ -116,8 +116,16 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
 _BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock")
-#: string keys with a fixed set of values (named in the error for a value of another type)
-_CHOICES = {"outlines": ("auto", "on", "off"), "detail": ("auto", "full", "reduced")}
+
+
+def _choices() -> dict[str, tuple[str, ...]]:
+    """The string keys with a fixed set of values, and those values (one table for both
+    errors: a value not among them, a value of another type)."""
+    return {"solver": tuple(SOLVER_NAMES), "framing": tuple(FRAMINGS), "outlines": ("auto", "on", "off"),
+            "detail": ("auto", "full", "reduced"), "video_preset": ("auto", *X264_PRESETS),
+            "antialias": ANTIALIAS}
+
+
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "detail", "video_preset", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir", "service_token")
 #: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
@@ -166,9 +174,9 @@ def _check_types(cfg: RunConfig, where: str) -> None:
         v = getattr(cfg, name)
         if v is not None and not isinstance(v, str):
             shown = str(v).lower() if isinstance(v, bool) else repr(v)      # TOML's spelling of true/false
-            choices = _CHOICES.get(name)
+            choices = _choices().get(name)
             raise ConfigError(f"{where} {name}: {shown} is not a string"
-                              + (f" (one of {', '.join(repr(c) for c in choices)})" if choices else ""))
+                              + (f" (one of {', '.join(chr(34) + c + chr(34) for c in choices)})" if choices else ""))
     if not all(isinstance(o, str) for o in cfg.output):
         raise ConfigError(f"{where} output: {list(cfg.output)!r} is not a list of strings")
     from .rig.drive import DriveOptions
@@ -238,18 +246,9 @@ def motion_options(motion: dict, where: str = "option"):
 
 def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     _check_types(cfg, where)
-    if cfg.solver not in SOLVER_NAMES:
-        raise ConfigError(f"{where} solver: {cfg.solver!r} is not one of {', '.join(SOLVER_NAMES)}")
-    if cfg.framing not in FRAMINGS:
-        raise ConfigError(f"{where} framing: {cfg.framing!r} is not one of {', '.join(FRAMINGS)}")
-    if cfg.outlines not in ("auto", "on", "off"):
-        raise ConfigError(f"{where} outlines: {cfg.outlines!r} is not one of auto, on, off")
-    if cfg.detail not in ("auto", "full", "reduced"):
-        raise ConfigError(f"{where} detail: {cfg.detail!r} is not one of auto, full, reduced")
-    if cfg.video_preset != "auto" and cfg.video_preset not in X264_PRESETS:
-        raise ConfigError(f"{where} video_preset: {cfg.video_preset!r} is not one of auto, {', '.join(X264_PRESETS)}")
-    if cfg.antialias not in ANTIALIAS:
-        raise ConfigError(f"{where} antialias: {cfg.antialias!r} is not one of {', '.join(ANTIALIAS)}")
+    for name, choices in _choices().items():
+        if getattr(cfg, name) not in choices:
+            raise ConfigError(f"{where} {name}: {getattr(cfg, name)!r} is not one of {', '.join(choices)}")
     if cfg.fps is not None and not 1 <= cfg.fps <= 1000:
         raise ConfigError(f"{where} fps: {cfg.fps} is outside 1..1000")
     if cfg.duration is not None and not 0 < cfg.duration <= MAX_DURATION_S:

@@ -36,9 +36,10 @@ class CommandQueue:
 
         Raises:
             whatever ``fn`` raised; TimeoutError when the render thread did not get to it in
-            ``timeout_s`` seconds (the run is not drawing frames).
+            ``timeout_s`` seconds (the run is not drawing frames; it is then dropped, unless it
+            had started).
         """
-        return self.submit(fn).result(timeout=timeout_s)
+        return _wait(self.submit(fn), timeout_s)
 
     def submit(self, fn: Callable[[], Any]) -> Future:
         """Queue ``fn()`` for the render thread (any thread); its Future carries the result or
@@ -54,10 +55,24 @@ class CommandQueue:
                 fn, fut = self._queue.get_nowait()
             except queue.Empty:
                 return
+            if not fut.set_running_or_notify_cancel():      # its caller gave up waiting (a timeout)
+                continue
             try:
                 fut.set_result(fn())
             except BaseException as exc:  # noqa: BLE001 - handed back to the service thread
                 fut.set_exception(exc)
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise                                    # the run ends as well
+
+
+def _wait(fut: Future, timeout_s: float):
+    """``fut``'s result; on a timeout the queued work is cancelled (it will not run later,
+    after its caller was told it failed) unless it already started."""
+    try:
+        return fut.result(timeout=timeout_s)
+    except TimeoutError:
+        fut.cancel()
+        raise
 
 
 class SessionController:
@@ -119,7 +134,7 @@ class SessionController:
                         "warnings": [str(w) for w in avatar.warnings], "hairstyle_pending": style}
 
             swapped = s.commands.submit(do)     # queued in request order; waited for without the lock
-        return swapped.result(timeout=60.0)
+        return _wait(swapped, 60.0)
 
     def set_hair(self, solver: str | None, params: dict | None) -> dict:
         """Switch to ``solver`` (None: keep it) and/or replace the ``[hair]`` settings with

@@ -105,7 +105,8 @@ def folder_files(folder: Path | None, suffixes) -> list[str]:
     base = folder.resolve()
     out = []
     for p in folder.rglob("*"):
-        if p.suffix.lower() in suffixes and p.is_file() and p.resolve().is_relative_to(base):
+        target = p.resolve()             # what the loader checks: the file a link leads to
+        if target.suffix.lower() in suffixes and target.is_file() and target.is_relative_to(base):
             out.append(str(p.relative_to(folder)))
     return sorted(out)
 

@@ -453,22 +453,22 @@ class Session:
         t_start = time.perf_counter()   # processing time of the run (a measurement, not run time)
         self.pose_input.start(self.clock)
         with sigterm_as_interrupt() as sig:
-            def whole(draw):       # an interrupt ends the run between frames: every output the same
-                def frame(t_ns):
+            def whole(step):       # an interrupt ends the run between frames and commands, never inside one
+                def run_whole(*a):
                     with sig.deferred():
-                        return draw(t_ns)
-                return frame
+                        return step(*a)
+                return run_whole
 
             try:
                 if self.live:
                     if self._window:
                         self.say(f"live: {KEY_HELP}" if not self.cfg.kiosk else "kiosk mode: q/esc quits")
                     run_live(self.clock, self.fps, self.duration_ns, draw=whole(self._live_frame),
-                             between=self._between_frames, stop=self._stop, dropped=self._dropped_frames,
+                             between=whole(self._between_frames), stop=self._stop, dropped=self._dropped_frames,
                              arrivals=self.pose_input.arrivals if self.cfg.frame_lock else None)
                 else:
                     run_offline(self.clock, self.fps, self.duration_ns, draw=whole(self.loop.frame),
-                                between=self._between_frames, stop=self._stop, progress=self.progress,
+                                between=whole(self._between_frames), stop=self._stop, progress=self.progress,
                                 pace=self._window)
             except KeyboardInterrupt:
                 result.interrupted = True

@@ -115,7 +115,8 @@ def console_main() -> int:
     # The process ends next. The interpreter's last garbage collections would walk every object
     # left (numba's and LLVM's, MediaPipe's: 0.2-0.45 s after a run, issue 20) and find nothing
     # to release: the command closed its files, sinks, processes and contexts itself, and
-    # atexit handlers still run. Frozen objects are skipped.
+    # atexit handlers still run. Frozen objects are skipped: a garbage cycle left now would not
+    # run its finalizers (none holds unwritten data: outputs are closed by their owners).
     gc.freeze()
     return code
 

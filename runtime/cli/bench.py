@@ -277,7 +277,7 @@ def _loop(args, text: bool) -> dict:
 
     if args.no_offline and args.no_live and args.no_table:
         raise UsageError("--no-offline, --no-live and --no-table together leave nothing to run")
-    if args.size[0] % 2 or args.size[1] % 2:
+    if (not args.no_offline or not args.no_live) and (args.size[0] % 2 or args.size[1] % 2):
         raise UsageError(f"--size {args.size[0]}x{args.size[1]}: the runs encode H.264, which needs an even "
                          "width and height")
     src = args.source or str(asset_path(*SELFIE_CLIP))

@@ -45,8 +45,9 @@ def test_toml_then_cli_override(tmp_path):
     ('tryon = "bob01"\n', "[tryon] must be a table"),
     ('hair_dir = "no/such/folder"\n', "hair_dir: "),
     ('detail = "low"\n', "detail: 'low' is not one of auto, full, reduced"),
-    ('outlines = true\n', "outlines: true is not a string (one of 'auto', 'on', 'off')"),
-    ('detail = 1\n', "detail: 1 is not a string (one of 'auto', 'full', 'reduced')"),
+    ('outlines = true\n', 'outlines: true is not a string (one of "auto", "on", "off")'),
+    ('detail = 1\n', 'detail: 1 is not a string (one of "auto", "full", "reduced")'),
+    ('antialias = false\n', 'antialias: false is not a string (one of "auto", "msaa", "fxaa", "off")'),
     ('video_preset = "turbo"\n', "video_preset: 'turbo' is not one of auto, ultrafast, superfast, veryfast"),
 ])
 def test_bad_toml_names_file_and_key(tmp_path, text, fragment):

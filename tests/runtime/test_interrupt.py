@@ -30,8 +30,12 @@ def test_an_interrupt_mid_frame_ends_every_output_on_the_same_frame(tmp_path, si
             os.kill(os.getpid(), signum)
             drawn.append("after the signal")     # the frame goes on to its end
 
-    with Session(cfg, say=lambda s: None, on_frame=on_frame) as session:
-        result = session.run()
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)   # as an interactive shell starts us
+    try:
+        with Session(cfg, say=lambda s: None, on_frame=on_frame) as session:
+            result = session.run()
+    finally:
+        signal.signal(signal.SIGINT, old)
     assert result.interrupted and result.signal == signum
     assert drawn[SIGNAL_AT] == "after the signal" and len(drawn) == SIGNAL_AT + 1
     assert result.frames == SIGNAL_AT
@@ -65,3 +69,37 @@ def test_an_ignored_sigint_stays_ignored():
         del with_default
     finally:
         signal.signal(signal.SIGINT, old)
+
+
+def test_a_signal_during_a_render_thread_command_ends_the_run(tmp_path):
+    """A command (POST /avatar's swap, ...) runs between frames: the signal waits for its end,
+    then the run stops; the command's caller gets its result."""
+    cfg = RunConfig(source="turn-test", size=SIZE, fps=20, output=(f"video:{tmp_path}/v.mp4",))
+    done = []
+
+    def command():
+        os.kill(os.getpid(), signal.SIGTERM)
+        done.append("after the signal")
+        return 42
+
+    def on_frame(info, rig):
+        if not done and session.metrics.frames == SIGNAL_AT - 1:     # this frame is counted after it
+            done.append(session.commands.submit(command))
+
+    with Session(cfg, say=lambda s: None, on_frame=on_frame) as session:
+        result = session.run()
+    assert result.interrupted and result.signal == signal.SIGTERM
+    assert done[1] == "after the signal" and done[0].result(timeout=0) == 42
+    assert result.frames == SIGNAL_AT
+    _, frames = read_video(tmp_path / "v.mp4")
+    assert len(frames) == SIGNAL_AT
+
+
+def test_a_command_whose_caller_gave_up_does_not_run():
+    from runtime.controller import CommandQueue, _wait
+
+    q, ran = CommandQueue(), []
+    with pytest.raises(TimeoutError):
+        _wait(q.submit(lambda: ran.append(1)), 0.01)
+    q.drain()
+    assert ran == []

@@ -256,12 +256,14 @@ def test_listed_avatars_are_the_ones_the_loader_accepts(tmp_path):
     (folder / "inside_link.vrm").symlink_to(folder / "a.vrm")
     (folder / "outside_link.vrm").symlink_to(outside / "c.vrm")
     (folder / "linked_dir").symlink_to(outside, target_is_directory=True)
+    (folder / "named.bin").symlink_to(folder / "a.vrm")          # the loader checks the target's suffix
+    (folder / "text.vrm").symlink_to(folder / "notes.txt")
     listed = folder_files(folder, AVATAR_SUFFIXES)
-    assert listed == ["a.vrm", "inside_link.vrm", "sub/b.glb"]
+    assert listed == ["a.vrm", "inside_link.vrm", "named.bin", "sub/b.glb"]
     for name in listed:
         assert resolve_avatar(folder, name).is_file()
-    for name in ("outside_link.vrm", "linked_dir/c.vrm"):
+    for name, status in (("outside_link.vrm", 403), ("linked_dir/c.vrm", 403), ("text.vrm", 400)):
         with pytest.raises(RequestError) as err:
             resolve_avatar(folder, name)
-        assert err.value.status == 403
+        assert err.value.status == status
     assert folder_files(None, AVATAR_SUFFIXES) == []

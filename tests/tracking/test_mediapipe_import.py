@@ -73,13 +73,14 @@ def test_a_mediapipe_that_needs_more_is_imported_the_plain_way():
 
 
 THREADS = r"""
-import json, sys, threading
+import json, sys, threading, time
 from tracking.mediapipe_import import import_mediapipe
 got = []
 def first():
     import_mediapipe()
 def late():                      # arrives while the first one's import is under way
-    while "mediapipe" not in sys.modules:
+    deadline = time.monotonic() + 60
+    while "mediapipe" not in sys.modules and time.monotonic() < deadline:
         pass
     mp = import_mediapipe()
     got.append(hasattr(mp, "Image") and hasattr(mp, "tasks"))    # never a half-imported package
