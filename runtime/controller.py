@@ -120,7 +120,9 @@ class SessionController:
             rig = s.make_rig(avatar, made_under[0])
             rig.warm_up()
             framing = s.drawer.framing(avatar, rig.world)
-            companion = _companion_for(s, rig) if s.compare else None
+            companion = s.make_companion(rig) if s.compare else None
+            if companion is not None:
+                companion.warm_up()
 
             def do():
                 new, other = rig, companion
@@ -234,16 +236,6 @@ class SessionController:
         """The last drawn frame as PNG, read from the framebuffer now (render thread, between
         frames), or None before the first frame."""
         return self.session.commands.call(self.session.drawer.png)
-
-
-def _companion_for(s: Session, rig):
-    """The compare mode's companion of a freshly built ``rig`` (the other solver, the same
-    body motion), built off the render thread like ``rig``."""
-    companion = s.make_rig(rig.avatar, s.companion_solver(rig.solver), rig.hair_params)
-    if rig.motion is not None and companion.motion is not None:
-        companion.take_motion_from(rig)
-    companion.warm_up()
-    return companion
 
 
 def _rig_settings(s: Session) -> tuple:

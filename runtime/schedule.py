@@ -18,6 +18,8 @@ Both stop at ``stop``; SIGTERM and SIGHUP are turned into KeyboardInterrupt arou
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import signal
 import threading
 import time
@@ -157,9 +159,28 @@ class sigterm_as_interrupt:
             return
         raise KeyboardInterrupt
 
-    def deferred(self) -> "_Deferred":
-        """A context manager: an interrupt inside it is raised when it ends (see class doc)."""
-        return _Deferred(self)
+    @contextlib.contextmanager
+    def deferred(self):
+        """A context manager: an interrupt inside it is raised when it ends (see class doc);
+        an exception leaving the block wins over it."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            pending = self._depth == 0 and self._pending
+            if pending:
+                self._pending = False
+        if pending:
+            raise KeyboardInterrupt
+
+    def deferring(self, step: Callable):
+        """``step`` wrapped in :meth:`deferred` (a frame or the work between frames)."""
+        @functools.wraps(step)
+        def whole(*args):
+            with self.deferred():
+                return step(*args)
+        return whole
 
     def __exit__(self, *exc) -> bool:
         for s, old in self._old.items():
@@ -167,19 +188,3 @@ class sigterm_as_interrupt:
         self._old.clear()
         return False
 
-
-class _Deferred:
-    def __init__(self, owner: sigterm_as_interrupt):
-        self._owner = owner
-
-    def __enter__(self) -> None:
-        self._owner._depth += 1
-
-    def __exit__(self, exc_type, *exc) -> bool:
-        o = self._owner
-        o._depth -= 1
-        if o._depth == 0 and o._pending:
-            o._pending = False
-            if exc_type is None:
-                raise KeyboardInterrupt
-        return False

@@ -297,6 +297,15 @@ class Session:
         """The compare mode's other solver for a rig running ``solver``."""
         return (SolverMode.LEGACY if solver != SolverMode.LEGACY else SolverMode.REST_SHAPE).value
 
+    def make_companion(self, rig: AvatarRig) -> AvatarRig:
+        """The compare mode's companion of a fresh ``rig``: its avatar and hair settings with
+        the other solver, the same body motion. Touches no render-thread state, as
+        :meth:`make_rig`. Raises ValueError as :meth:`make_rig`."""
+        companion = self.make_rig(rig.avatar, self.companion_solver(rig.solver), rig.hair_params)
+        if rig.motion is not None and companion.motion is not None:
+            companion.take_motion_from(rig)       # the same body on both sides
+        return companion
+
     def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False, framing: Framing | None = None,
                  companion: AvatarRig | None = None) -> None:
         """Simulate and draw ``rig`` from now on: the one way the rig changes (the ``s`` key,
@@ -316,13 +325,12 @@ class Session:
         prepared, companion = companion, None
         if self.compare:
             other = self.companion_solver(rig.solver)
-            if (not keep_hair and prepared is not None and prepared.avatar is rig.avatar
-                    and prepared.solver == other):
+            if keep_hair:
+                companion = rig.with_solver(other)
+            elif prepared is not None and prepared.avatar is rig.avatar and prepared.solver == other:
                 companion = prepared
             else:
-                companion = rig.with_solver(other) if keep_hair else self.make_rig(rig.avatar, other, rig.hair_params)
-                if not keep_hair and rig.motion is not None and companion.motion is not None:
-                    companion.take_motion_from(rig)       # the same body on both sides
+                companion = self.make_companion(rig)
         self.loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
         if rig.avatar is not self.rig.avatar:
             self.drawer.set_avatar(rig.avatar, rig.world, framing=framing)
@@ -453,12 +461,8 @@ class Session:
         t_start = time.perf_counter()   # processing time of the run (a measurement, not run time)
         self.pose_input.start(self.clock)
         with sigterm_as_interrupt() as sig:
-            def whole(step):       # an interrupt ends the run between frames and commands, never inside one
-                def run_whole(*a):
-                    with sig.deferred():
-                        return step(*a)
-                return run_whole
-
+            # an interrupt ends the run between frames and commands, never inside one
+            whole = sig.deferring
             try:
                 if self.live:
                     if self._window:
