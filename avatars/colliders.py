@@ -1,4 +1,7 @@
-"""Collider helpers: the fitted torso capsule and rest-pose overlap checks (numpy, build time).
+"""Collider geometry: colliders in world space, point-segment distance and the fitted torso
+capsule (numpy, build time). The solver's build (solver/build.py) and the try-on's auto-rig
+(:mod:`avatars.tryon.autorig`) use it; the generated avatars' collider specs are
+:mod:`avatars.generate.colliders`.
 
 The avatar's colliders (:class:`avatars.Collider`) are used as they are, in their node's
 local frame; the kernels move them with their bones every substep. When the avatar's own
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from avatars import Avatar, Collider
+from .model import Avatar, Collider
 
 #: Torso capsule radius as a fraction of the upper-arm span (a chest is about 60% as deep
 #: as the shoulders are wide, so its half-depth is ~0.3 of the span).

@@ -3,13 +3,13 @@ and of sphere/capsule colliders, as a pure function of the drawn pose.
 
 Spring contact (DESIGN §4.4) acts on the chain links; a fitted hair's vertices between
 chains, or farther from their chain than its hit radius, are not tested and can pass into
-the shoulders or the head while the hair swings (solver/tryon/NOTES.md). A mesh instance
+the shoulders or the head while the hair swings (avatars/tryon/NOTES.md). A mesh instance
 with a :class:`SkinContact` gets, after linear-blend skinning, for every vertex ``p``
 (world, metres):
 
 1. the head proxy: a star-shaped radial envelope around a centre carried by the head bone
    (``grid``: radius per (elevation, azimuth) cell centre, the layout and bilinear lookup of
-   :class:`solver.tryon.geometry.RadialEnvelope`). In the envelope frame ``q = to_env · p``
+   :class:`avatars.tryon.geometry.RadialEnvelope`). In the envelope frame ``q = to_env · p``
    at depth ``d = R(q) − |q|``, ``q`` moves out along its ray from the centre by
    ``push(d, R)``;
 2. then each collider in order, :data:`ROUNDS` times: a sphere or capsule of world axis a-b
@@ -147,7 +147,7 @@ def contact_frame(avatar, contact: SkinContact, world: np.ndarray) -> ContactFra
 
 def envelope_radius(grid: np.ndarray, q: np.ndarray) -> np.ndarray:
     """(P,) radii of the envelope ``grid`` (E, A) along directions ``q`` (P, 3), bilinear
-    between cell centres (as :meth:`solver.tryon.geometry.RadialEnvelope.radius`)."""
+    between cell centres (as :meth:`avatars.tryon.geometry.RadialEnvelope.radius`)."""
     ne, na = grid.shape
     az = np.arctan2(q[:, 0], q[:, 2])
     el = np.arctan2(q[:, 1], np.hypot(q[:, 0], q[:, 2]))

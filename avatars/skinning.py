@@ -1,4 +1,5 @@
-"""CPU linear-blend skinning (numpy), for measuring hair meshes.
+"""CPU linear-blend skinning (numpy): the try-on's contact set-up
+(:mod:`avatars.tryon.skin_contact`) and the hair-mesh measures (solver/eval) pose meshes with it.
 
 It computes exactly what the vertex shader does (render/): morph targets first,
 ``p' = p + Σ_t w_t Δp_t``, then ``v = Σ_i w_i · (W[joint_i] · IBM_i) · p'`` (glTF 2.0 §3.7.3
@@ -15,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from avatars import Avatar, Primitive
-from avatars.contact import apply_contact, contact_frame
+from .contact import apply_contact, contact_frame
+from .model import Avatar, Primitive
 
 
 ZERO_WEIGHT_SUM = 1e-6  #: vertices whose weights sum to no more than this follow their first joint (as mesh.vert)

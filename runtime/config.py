@@ -213,10 +213,10 @@ def _check_types(cfg: RunConfig, where: str) -> None:
 
 
 def tryon_settings(tryon: dict):
-    """The ``[tryon]`` table -> :class:`solver.tryon.TryOnSettings` (``hide_own_hair``,
+    """The ``[tryon]`` table -> :class:`avatars.tryon.TryOnSettings` (``hide_own_hair``,
     default true: the avatar's meshes skinned only to the head and spring joints under it
     are hidden; the other settings are the core's defaults, which key the fit cache)."""
-    from solver.tryon import TryOnSettings
+    from avatars.tryon import TryOnSettings
 
     return TryOnSettings(hide_own_hair=bool((tryon or {}).get("hide_own_hair", True)))
 

@@ -1,8 +1,11 @@
 """swaycam solver: hair dynamics on numpy arrays (DESIGN §4). No OpenGL, no camera.
 
-Layout: the core here (chain set, build, params, colliders, packed layout); the numba code
-in :mod:`solver.kernels`; measurement, the standard head turn, calibration, synthetic sets,
-benchmarks and the three-vrm reference in :mod:`solver.eval`.
+Layout: the core here (chain set, build, params, packed layout); the numba code in
+:mod:`solver.kernels`; measurement, calibration, synthetic sets, benchmarks and the three-vrm
+reference in :mod:`solver.eval`. What is not dynamics lives under avatars/: collider
+geometry and the fitted torso capsule the build uses (:mod:`avatars.colliders`), CPU
+skinning (:mod:`avatars.skinning`), the standard head turn (:mod:`avatars.clips.head_turn`),
+and hairstyle fitting with auto-rigging (rigged hair the solver runs like any VRM's).
 
 Public names:
 
@@ -18,15 +21,13 @@ Public names:
 - :class:`SolverMode`, :data:`SOLVER_NAMES` (:mod:`solver.modes`): rest-shape, legacy, vrm.
 - :class:`VrmMapping`, :class:`SpringOverride`, :data:`DEFAULT_MAPPING` (:mod:`solver.params`):
   VRM parameters -> (k, c, g) and per-spring overrides.
-- :func:`fit_torso_capsule` (:mod:`solver.colliders`).
 """
 
 from .chains import SUBSTEP_SECONDS, BuildReport, ChainSet, SpringParams
-from .colliders import TorsoFit, fit_torso_capsule
 from .modes import SOLVER_NAMES, SolverMode
 from .params import ANALYTIC_MAPPING, DEFAULT_MAPPING, RATE_HZ, SpringOverride, VrmMapping
 
 __all__ = [
     "ANALYTIC_MAPPING", "BuildReport", "ChainSet", "DEFAULT_MAPPING", "RATE_HZ", "SOLVER_NAMES", "SUBSTEP_SECONDS",
-    "SolverMode", "SpringOverride", "SpringParams", "TorsoFit", "VrmMapping", "fit_torso_capsule",
+    "SolverMode", "SpringOverride", "SpringParams", "VrmMapping",
 ]

@@ -24,7 +24,7 @@ from avatars import Avatar, Collider
 
 from .kernels import step as K
 from . import layout as L
-from .colliders import collider_world, fit_torso_capsule, point_segment_distance
+from avatars.colliders import collider_world, fit_torso_capsule, point_segment_distance
 from .params import DEFAULT_MAPPING, check_stable, SUBSTEP_SECONDS, Overrides, VrmMapping, override_for
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ rotations/translations are in: ``"avatar"`` (mirror, recenter and limits applied
 the runtime drives the head with) or ``"camera"`` (raw MediaPipe camera frame).
 
 :func:`synthetic_track` samples any rotation function into a track (the runtime's
-``turn-test`` source is the standard head turn of :mod:`solver.eval.head_turn`).
+``turn-test`` source is the standard head turn of :mod:`avatars.clips.head_turn`).
 """
 
 from __future__ import annotations

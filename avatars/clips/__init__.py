@@ -5,7 +5,8 @@ tracks, hips translation, optional expression, lookAt and node tracks).
 - :func:`load_clips` / :func:`load_file`: ``FILE[#Name[+Name...]]`` -> clips;
 - :func:`inspect_file` / :func:`describe`: what ``swaycam inspect CLIP`` reports;
 - :mod:`.bonemap`: naming conventions (Rigify, Mixamo, CMU, VRM, VRoid, Unity) and map files;
-- :mod:`.idle`: the generated idle motion (breathing, weight shift, sway).
+- :mod:`.idle`: the generated idle motion (breathing, weight shift, sway);
+- :mod:`.head_turn`: the standard head turn (the ``turn-test`` source, metrics, benchmarks).
 
 Retargeting onto an avatar is the runtime's (:mod:`runtime.rig.retarget`).
 """

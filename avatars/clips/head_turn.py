@@ -1,4 +1,7 @@
-"""The standard head-turn test motion (DESIGN §4.5), used by metrics, benchmarks and fps checks.
+"""The standard head-turn test motion (DESIGN §4.5): the ``turn-test`` pose source (the
+default without a webcam, :func:`runtime.pose_inputs.head_turn_track`) and the motion of
+metrics, benchmarks and fps checks. Like the generated idle (:mod:`avatars.clips.idle`) it is
+our own content, a pure function of time.
 
 For 0 <= t <= 4 s the head's world rotation is Ry(yaw)·Rx(pitch)·Rz(roll) applied to its
 rest world rotation, with
@@ -18,7 +21,7 @@ import math
 
 import numpy as np
 
-from avatars.math3d import quat_from_euler
+from ..math3d import quat_from_euler
 
 MOTION_S = 4.0
 STILL_S = 8.0

@@ -1,10 +1,22 @@
-"""npm packages installed once into a cache folder, and Node.js scripts run beside ours.
+"""npm packages installed once into a cache folder, and Node.js scripts run beside ours: the
+one installer of every three-vrm reference.
 
-The references the tests and benches run beside swaycam (three-vrm's spring bones, its
-animation and node-constraint packages, the full three-vrm loader) are npm packages. Each
-lives in its own folder under ``$XDG_CACHE_HOME/swaycam`` (or where its environment variable
-says), installed with npm on first use; without Node.js and npm, :class:`ReferenceUnavailable`
-says so in one line and the tests that need them skip.
+The references the tests and benches run beside swaycam are npm packages at one three-vrm
+release (:data:`THREE_VRM_VERSION`, built against three.js :data:`THREE_VERSION`):
+
+- three-vrm's spring bones (:mod:`solver.eval.reference`, ``$SWAYCAM_THREEVRM_DIR``, else
+  ``<cache>/swaycam/threevrm-3.5.5``);
+- the full three-vrm, :data:`THREEVRM_FULL`: drawn in headless Chromium as the rendering
+  reference (:mod:`render.eval.threevrm`) and run in Node.js on a try-on export
+  (:mod:`avatars.eval.threevrm_load`); ``$SWAYCAM_THREEVRM_RENDER_DIR``, else
+  ``<cache>/swaycam/threevrm-full-3.5.5``;
+- its animation and node-constraint packages (:mod:`runtime.eval.motion_reference`,
+  :mod:`runtime.eval.constraint_reference`, ``$SWAYCAM_THREEVRM_ANIMATION_DIR`` and
+  ``$SWAYCAM_THREEVRM_CONSTRAINT_DIR``).
+
+``<cache>`` is ``$XDG_CACHE_HOME``, else ``~/.cache``. Each folder is installed with npm on
+first use. Without npm (to install) or Node.js (to run a script), :class:`ReferenceUnavailable`
+says so in one line and the tests that need the reference skip.
 """
 
 from __future__ import annotations
@@ -22,7 +34,14 @@ THREE_VERSION = "0.180.0"
 
 
 class ReferenceUnavailable(RuntimeError):
-    """Node.js / npm are missing or the packages could not be installed."""
+    """A reference cannot run here: Node.js, npm or Chromium is missing, or the npm packages
+    could not be installed (the message says which)."""
+
+
+def _spec(package: str) -> tuple[str, str]:
+    """``"@scope/name@1.2.3"`` -> (``"@scope/name"``, ``"1.2.3"``)."""
+    name, _, version = package.rpartition("@")
+    return name, version
 
 
 @dataclass(frozen=True)
@@ -32,16 +51,14 @@ class NpmFolder:
     Attributes:
         folder: the folder's name under ``<cache>/swaycam``.
         env: the environment variable that overrides the whole path.
-        packages: ``name@version`` specs to install.
-        marker: the package whose ``package.json`` version (:data:`THREE_VRM_VERSION`)
-            tells that the folder is complete.
+        packages: ``name@version`` specs to install; the folder is complete when every one
+            of them is installed at its version (its ``package.json``).
         purpose: what needs it, for the error message ("the three-vrm reference").
     """
 
     folder: str
     env: str
     packages: tuple[str, ...]
-    marker: str
     purpose: str
 
     def path(self) -> Path:
@@ -51,34 +68,52 @@ class NpmFolder:
             return Path(env)
         return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "swaycam" / self.folder
 
+    def installed(self, directory: Path | None = None) -> bool:
+        """True when every package is present at its version in ``directory`` (default
+        :meth:`path`)."""
+        d = Path(directory) if directory is not None else self.path()
+        for name, version in map(_spec, self.packages):
+            pkg = d / "node_modules" / Path(*name.split("/")) / "package.json"
+            if not pkg.exists() or json.loads(pkg.read_text()).get("version") != version:
+                return False
+        return True
+
     def ensure(self, directory: Path | None = None) -> Path:
         """Install the packages with npm unless present; returns the folder.
 
         Raises:
-            ReferenceUnavailable: node or npm is not on PATH, or npm failed (its message).
+            ReferenceUnavailable: npm is not on PATH, or npm failed (its message).
         """
         d = Path(directory) if directory is not None else self.path()
-        pkg = d / "node_modules" / Path(*self.marker.split("/")) / "package.json"
-        if pkg.exists() and json.loads(pkg.read_text()).get("version") == THREE_VRM_VERSION:
+        if self.installed(d):
             return d
-        for tool in ("node", "npm"):
-            if shutil.which(tool) is None:
-                raise ReferenceUnavailable(f"{tool} is not on PATH; {self.purpose} needs Node.js and npm")
+        if shutil.which("npm") is None:
+            raise ReferenceUnavailable(f"npm is not on PATH; {self.purpose} installs its packages with npm")
         d.mkdir(parents=True, exist_ok=True)
         r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent",
                             *self.packages], capture_output=True, text=True, check=False)
-        if r.returncode != 0 or not pkg.exists():
+        if r.returncode != 0 or not self.installed(d):
             raise ReferenceUnavailable(f"npm install {' '.join(self.packages)} into {d} failed: "
                                        f"{r.stderr.strip()[-800:]}")
         return d
+
+
+#: The full ``@pixiv/three-vrm`` and three.js: the rendering reference (Chromium) and the
+#: try-on export check (Node.js) share it.
+THREEVRM_FULL = NpmFolder(f"threevrm-full-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_RENDER_DIR",
+                          (f"@pixiv/three-vrm@{THREE_VRM_VERSION}", f"three@{THREE_VERSION}"),
+                          "the full three-vrm reference")
 
 
 def run_node(script: Path, *args: str, what: str) -> str:
     """Run ``node script args...``; returns its stdout.
 
     Raises:
+        ReferenceUnavailable: node is not on PATH.
         RuntimeError: the script failed (``what`` and the end of its stderr in the message).
     """
+    if shutil.which("node") is None:
+        raise ReferenceUnavailable(f"node is not on PATH; {what} needs Node.js")
     proc = subprocess.run(["node", str(script), *map(str, args)], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"{what}: {proc.stderr.strip()[-1200:]}")

@@ -1,5 +1,5 @@
 // Load a VRM file with three-vrm 3.5.5 (GLTFLoader + VRMLoaderPlugin) in Node and step its
-// springs: the check that a try-on export is a VRM three-vrm can use (solver/tryon/threevrm.py).
+// springs: the check that a try-on export is a VRM three-vrm can use (avatars/eval/threevrm_load.py).
 //
 // usage: node threevrm_load.mjs INSTALL_DIR FILE.vrm FRAMES
 //

@@ -4,9 +4,9 @@
 ``@pixiv/three-vrm``'s ``VRMLoaderPlugin`` parses the file (meta, humanoid, expressions,
 MToon, VRMC_springBone), then the head turns for some frames while ``vrm.update`` steps the
 springs, and every joint is checked for NaN/inf. The full ``@pixiv/three-vrm`` 3.5.5 and
-``three`` are installed with npm on first use into ``$SWAYCAM_THREEVRM_FULL_DIR``, else
-``<cache>/swaycam/threevrm-full-3.5.5`` (the solver's reference, :mod:`solver.eval.reference`,
-only needs the spring-bone package).
+``three`` are the rendering reference's folder (:data:`avatars.eval.node.THREEVRM_FULL`:
+``$SWAYCAM_THREEVRM_RENDER_DIR``, else ``<cache>/swaycam/threevrm-full-3.5.5``), installed with
+npm on first use.
 """
 
 from __future__ import annotations
@@ -14,22 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..eval.node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, ReferenceUnavailable, run_node  # noqa: F401
+from .node import THREE_VRM_VERSION, THREEVRM_FULL, run_node
 
-PACKAGES = (f"@pixiv/three-vrm@{THREE_VRM_VERSION}", f"three@{THREE_VERSION}")
 SCRIPT = Path(__file__).with_name("threevrm_load.mjs")
-NPM = NpmFolder(f"threevrm-full-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_FULL_DIR", PACKAGES, "@pixiv/three-vrm",
-                "the three-vrm check")
-
-
-def install_dir() -> Path:
-    return NPM.path()
-
-
-def ensure_installed(directory: Path | None = None) -> Path:
-    """Install ``@pixiv/three-vrm`` and three with npm unless present; returns the folder.
-    Raises :class:`ReferenceUnavailable` without node/npm or when the install fails."""
-    return NPM.ensure(directory)
 
 
 def load_with_threevrm(path: str | Path, frames: int = 240, directory: Path | None = None) -> dict:
@@ -38,9 +25,9 @@ def load_with_threevrm(path: str | Path, frames: int = 240, directory: Path | No
     "max_tail_travel" (metres)}.
 
     Raises:
-        ReferenceUnavailable: no Node.js/npm, or the install failed.
+        avatars.eval.node.ReferenceUnavailable: no Node.js/npm, or the install failed.
         RuntimeError: three-vrm refused the file (its message is included).
     """
-    d = ensure_installed(directory)
+    d = THREEVRM_FULL.ensure(directory)
     out = run_node(SCRIPT, d, path, int(frames), what=f"three-vrm {THREE_VRM_VERSION} could not load {path}")
     return json.loads(out.strip().splitlines()[-1])

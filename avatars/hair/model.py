@@ -1,6 +1,6 @@
 """The hair-source data model: a stand-alone hair mesh as plain numpy data (no solver, no GL).
 
-A :class:`HairMesh` is what the try-on pipeline (``solver.tryon``) starts from: triangles
+A :class:`HairMesh` is what the try-on pipeline (``avatars.tryon``) starts from: triangles
 with their render vertices, the welding key that joins vertices split by UV seams (for the
 connectivity analysis only), a diffuse colour, and what the file says about its units and
 the head it was made for. Positions stay in the file's units and frame (+Y up, facing +Z,

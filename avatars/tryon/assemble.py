@@ -14,7 +14,7 @@ The result is what a VRM 1.0 file of the same content loads to (see
   that named them, and the springs that moved nothing else) and, for a hair rebuilt on the
   avatar it came from, the old triangles and springs removed.
 
-Nothing here decides anything; :mod:`solver.tryon.pipeline` does.
+Nothing here decides anything; :mod:`avatars.tryon.pipeline` does.
 """
 
 from __future__ import annotations

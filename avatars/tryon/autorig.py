@@ -53,7 +53,7 @@ MAX_CURVE_POINTS = 32
 #: where the hair leaves the scalp and carry wide pieces whose vertices blend between chains:
 #: while tuning (with an earlier weighting) root stiffness 1.2 / 2.0 / 3.0 / 4.0 gave bob01
 #: p99 edge stretch 25 / 16 / 10 / 6.7 % on the standard head turn for tip swings of
-#: 37 / 25 / 17 / 11 mm; 3.0 keeps visible motion (solver/tryon/NOTES.md).
+#: 37 / 25 / 17 / 11 mm; 3.0 keeps visible motion (avatars/tryon/NOTES.md).
 STIFFNESS = (3.0, 0.6)
 DRAG = 0.4
 GRAVITY = (0.1, 0.3)
@@ -119,7 +119,7 @@ class Chain:
 
 @dataclass(frozen=True, eq=False)
 class RigResult:
-    """Chains and what to add to the avatar (see :func:`solver.tryon.assemble.assemble`)."""
+    """Chains and what to add to the avatar (see :func:`avatars.tryon.assemble.assemble`)."""
 
     chains: list[Chain]
     nodes: list[NewNode]

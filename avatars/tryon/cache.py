@@ -2,7 +2,7 @@
 
 A kiosk switching styles reloads a fitted avatar in a few milliseconds instead of fitting
 it again (about a second): :meth:`TryOnCache.load` returns the stored
-:class:`~solver.tryon.pipeline.TryOnResult` (its avatar, reports and chain attachments) or
+:class:`~avatars.tryon.pipeline.TryOnResult` (its avatar, reports and chain attachments) or
 None. The key hashes the avatar file's bytes, the style file's bytes together with the
 MakeHuman ``.mhmat``/``.mhclo`` beside it, :meth:`TryOnSettings.digest` (which includes the
 pipeline version) and :data:`FORMAT`; any change makes a new entry (old ones are left
@@ -30,7 +30,8 @@ from .pipeline import TryOnResult, TryOnSettings
 log = logging.getLogger(__name__)
 
 #: Bump when the stored layout changes.
-FORMAT = "tryon-cache-3"   # 2: the hair mesh instance carries its SkinContact; 3: reload-stable weights
+FORMAT = "tryon-cache-4"   # 2: the hair mesh instance carries its SkinContact; 3: reload-stable weights;
+#                            4: the pickled classes moved from solver.tryon to avatars.tryon
 #: Files beside a style that change its result.
 SIDECARS = (".mhmat", ".mhclo")
 

@@ -37,6 +37,7 @@ from avatars import Avatar
 from avatars.hair import HairMesh, detect_units
 
 from ..colliders import collider_world
+from .errors import FitError
 from .head import HeadModel
 
 log = logging.getLogger(__name__)
@@ -110,7 +111,8 @@ def estimate_source_head(p: np.ndarray, size: np.ndarray | None) -> tuple[np.nda
     """(centre (3,), size (3,)) of the head a hairstyle ``p`` (V, 3, metres) was made around:
     the largest ellipsoid of :data:`HEAD_PROPORTIONS` (or of ``size`` when known) whose upper
     half holds at most :data:`INSIDE_SHARE` of the hair above its centre, pushed up to the
-    crown. Raises ValueError when no position fits (no head-shaped opening in the hair)."""
+    crown. Raises :class:`~avatars.tryon.errors.FitError` when no position fits (no
+    head-shaped opening in the hair)."""
     lo, hi = p.min(axis=0), p.max(axis=0)
     top = p[p[:, 1] > hi[1] - 0.25 * (hi[1] - lo[1])]
     cx = 0.5 * (top[:, 0].min() + top[:, 0].max())
@@ -136,7 +138,7 @@ def estimate_source_head(p: np.ndarray, size: np.ndarray | None) -> tuple[np.nda
                 break
         if best is not None:
             return np.array([cx, best[0], best[1]]), 2.0 * r
-    raise ValueError("no head-shaped opening found in the hair")
+    raise FitError("no head-shaped opening found in the hair")
 
 
 def _length_scale(avatar: Avatar, head: HeadModel) -> float:
@@ -168,7 +170,7 @@ def _body_colliders(avatar: Avatar, head: HeadModel) -> list[tuple[np.ndarray, n
     """World (a, b, r, label) of the colliders the hair will use (:func:`rig.usable_colliders`:
     the avatar's sphere/capsule colliders that do not hold the scalp, plus the fitted torso
     capsule where the torso is uncovered)."""
-    from .rig import usable_colliders
+    from .autorig import usable_colliders
 
     rest = avatar.skeleton.rest_world
     keep, add, _ = usable_colliders(avatar, head)
@@ -272,7 +274,7 @@ def fit_hair(hair: HairMesh, avatar: Avatar, head: HeadModel, *, placement: str 
         ref = None if hair.head_reference is None else hair.head_reference * (hair.unit or choice.scale)
         try:
             c_s, size_s = estimate_source_head(p0, ref)
-        except ValueError as exc:
+        except FitError as exc:
             return p0, FitReport(ok=False, units=units, unit_guessed=guessed,
                                  problems=(f"{hair.name}: {exc}: the crown cannot be estimated",), notes=tuple(notes))
         k = head.size / size_s

@@ -24,6 +24,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 from trimesh.triangles import closest_point as _tri_closest
 
+from .errors import FitError
+
 
 class TriangleIndex:
     """Closest-point queries on a fixed triangle mesh (see module doc).
@@ -31,13 +33,16 @@ class TriangleIndex:
     Args:
         vertices: (V, 3) float64.
         faces: (F, 3) int64; F ≥ 1.
+
+    Raises:
+        FitError: ``faces`` is empty.
     """
 
     def __init__(self, vertices: np.ndarray, faces: np.ndarray):
         self.vertices = np.asarray(vertices, np.float64)
         self.faces = np.asarray(faces, np.int64)
         if len(self.faces) == 0:
-            raise ValueError("TriangleIndex needs at least one triangle")
+            raise FitError("TriangleIndex needs at least one triangle")
         self.triangles = self.vertices[self.faces]
         self.centroids = self.triangles.mean(axis=1)
         self.rmax = float(np.linalg.norm(self.triangles - self.centroids[:, None], axis=2).max())

@@ -1,6 +1,6 @@
 """Candidate guide curves from the hair's surface graph (DESIGN §9, the seed articles).
 
-Per connected piece of the welded graph (:mod:`solver.tryon.graph`): from a root candidate
+Per connected piece of the welded graph (:mod:`avatars.tryon.graph`): from a root candidate
 (the piece's highest node), Dijkstra's shortest surface paths reach every node; the
 *distant endpoints* are the nodes farther along the surface than all their neighbours
 (local maxima of the path length) and the boundary nodes where shortest paths end (leaves

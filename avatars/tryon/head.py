@@ -25,6 +25,7 @@ import numpy as np
 from avatars import Avatar
 from avatars.hair import rest_positions
 
+from .errors import NoHeadError
 from .geometry import RadialEnvelope, TriangleIndex, sample_triangles
 
 #: Hairline elevation (degrees above the head centre's horizontal plane) by azimuth
@@ -34,10 +35,6 @@ HAIRLINE = ((0.0, 25.0, 45.0, 70.0, 95.0, 130.0, 180.0), (28.0, 26.0, 18.0, 0.0,
 HEAD_SHARE = 0.5
 #: Weight on the head bone alone for a rigid (scalp-eligible) vertex.
 RIGID_WEIGHT = 1.0 - 1e-6
-
-
-class NoHeadError(ValueError):
-    """The avatar has no humanoid head bone or no mesh skinned to it."""
 
 
 @dataclass(frozen=True, eq=False)

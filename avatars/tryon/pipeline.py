@@ -26,14 +26,15 @@ from avatars.materials import srgb_to_linear
 from avatars.vrm1 import to_vrm1
 
 from .assemble import assemble
+from .autorig import Chain, RigOptions, build_rig, size_hit_radii
+from .errors import NoHeadError
 from .fit import FitReport, fit_hair
 from .graph import build_graph
 from .guides import Guide, GuideOptions, extract_guides
-from .head import NoHeadError, build_head, own_hair_instances
-from .skin_contact import with_contact
+from .head import build_head, own_hair_instances
 from .join import JoinOptions, JoinResult, join_fragments
-from .rig import Chain, RigOptions, build_rig, size_hit_radii
 from .scalp import Scalp, ScalpAttachment
+from .skin_contact import with_contact
 from .weights import WeightOptions, body_anchor, hair_weights
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ vertices move with the skin, so the root follows the skinned scalp exactly,
 
 Because scalp triangles are skinned to the head bone alone (no morph target moves them),
 x_root(t) = M_head(t) · IBM_head · Σ_k b_k v_k: a joint parented to the head at that point
-reproduces it to rounding (the try-on rig does that; ``evaluate`` measures it).
+reproduces it to rounding (the auto-rig does that; :mod:`solver.eval.tryon_quality` measures it).
 """
 
 from __future__ import annotations

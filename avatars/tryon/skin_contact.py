@@ -3,11 +3,11 @@
 The spring contact keeps the chain links out of the colliders, but a fitted hair's
 vertices between chains, or farther from their chain than its hit radius, were not tested:
 during the standard head turn ponytail01 (default avatar) passed 8.3 mm into a shoulder
-capsule, long01 44 mm, bob01 (Godette) 5 mm into the head mesh (solver/tryon/NOTES.md). The
+capsule, long01 44 mm, bob01 (Godette) 5 mm into the head mesh (avatars/tryon/NOTES.md). The
 hair mesh instance therefore gets a contact correction applied after skinning (renderer and
 CPU measure alike):
 
-- head proxy: the head's radial envelope (:class:`solver.tryon.geometry.RadialEnvelope`,
+- head proxy: the head's radial envelope (:class:`avatars.tryon.geometry.RadialEnvelope`,
   which contains the head surface), carried by the head bone. The fit pushed every hair node
   out of it, so at rest the correction moves nothing; a kept placement (hair rebuilt on the
   avatar it came from, never pushed out) whose rest vertices lie inside the envelope gets no
@@ -26,7 +26,7 @@ import numpy as np
 from avatars import Avatar
 from avatars.contact import MAX_COLLIDERS, SkinContact, apply_contact, contact_frame
 
-from ..eval.lbs import skin_instance
+from ..skinning import skin_instance
 from .head import HeadModel
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ never open), then copied to the render vertices. Three ingredients:
   distance; a piece with no chain of its own follows the two chains nearest to it *as a
   whole* (one share for all its nodes, each node at its own u), so it moves coherently and
   does not tear. Pieces held by no attached or joined guide are rigid on the head.
-  The same holds for a *loose region* (:func:`~solver.tryon.graph.loose_regions`: the
+  The same holds for a *loose region* (:func:`~avatars.tryon.graph.loose_regions`: the
   piece's hair beyond the attachment band, split where the piece lies on the head) that
   none of its piece's chains runs through: a layer laid over the head and falling on both
   sides whose one chain hangs on the other side. The region follows the ``follow``
@@ -73,9 +73,9 @@ import numpy as np
 from scipy.sparse import coo_matrix, diags
 from scipy.sparse.linalg import splu
 
+from .autorig import Chain
 from .graph import HairGraph, loose_regions
 from .head import HeadModel
-from .rig import Chain
 
 
 @dataclass(frozen=True)

@@ -106,12 +106,12 @@ def run_render_bench(avatars: Sequence[str | Path] = ("default", "layered"), *,
     Raises:
         ValueError: an unknown readback case.
     """
-    from ._gl import GL
+    from .._gl import GL
 
     from avatars import load_avatar
 
-    from .context import create_context
-    from .renderer import Renderer
+    from ..context import create_context
+    from ..renderer import Renderer
 
     bad = [r for r in readbacks if r not in READBACKS]
     if bad:

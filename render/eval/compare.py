@@ -144,7 +144,7 @@ def compare_cases(cases: list[CompareCase], options: CompareOptions = CompareOpt
     """Draw each case both ways (one Chromium run for all) and measure.
 
     Raises:
-        render.eval.threevrm.ReferenceUnavailable: no Chromium / npm.
+        avatars.eval.node.ReferenceUnavailable: no Chromium / npm.
         RuntimeError: the reference page failed.
     """
     ours, jobs = [], []

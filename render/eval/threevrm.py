@@ -14,7 +14,9 @@ itself is needed (no chromium-driver, selenium or puppeteer). Chromium runs with
 group when the page is done.
 
 The packages are installed with npm on first use into a cache folder
-(``$SWAYCAM_THREEVRM_RENDER_DIR``, else ``$XDG_CACHE_HOME/swaycam/threevrm-full-3.5.5``);
+(:data:`avatars.eval.node.THREEVRM_FULL`: ``$SWAYCAM_THREEVRM_RENDER_DIR``, else
+``$XDG_CACHE_HOME/swaycam/threevrm-full-3.5.5``); a missing tool or a failed install raises
+:class:`avatars.eval.node.ReferenceUnavailable`;
 Chromium is ``$SWAYCAM_CHROMIUM`` or the first of ``chromium``, ``chromium-browser``,
 ``google-chrome`` on PATH (Debian: ``apt-get install chromium``, see ``.ci/system-deps.sh``).
 """
@@ -36,11 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
+from avatars.eval.node import THREEVRM_FULL, ReferenceUnavailable
+
 log = logging.getLogger(__name__)
 
-THREE_VRM_VERSION = "3.5.5"
-THREE_VERSION = "0.180.0"
-PACKAGES = (f"@pixiv/three-vrm@{THREE_VRM_VERSION}", f"three@{THREE_VERSION}")
 SCRIPT = Path(__file__).with_name("threevrm_render.mjs")
 #: Chromium's flags: headless, no sandbox (containers), no GPU (software WebGL through
 #: SwiftShader), nothing that talks to the network, a throwaway profile added per run.
@@ -58,42 +59,6 @@ _PAGE = """<!doctype html>
 </script></head>
 <body style="margin:0"><script type="module" src="/threevrm_render.mjs"></script></body></html>
 """
-
-
-class ReferenceUnavailable(RuntimeError):
-    """Chromium, Node.js/npm or the three-vrm packages are missing (the message says which)."""
-
-
-def install_dir() -> Path:
-    """Where the npm packages live (see the module docstring)."""
-    env = os.environ.get("SWAYCAM_THREEVRM_RENDER_DIR")
-    if env:
-        return Path(env)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "swaycam" / f"threevrm-full-{THREE_VRM_VERSION}"
-
-
-def _version(d: Path, package: str) -> str | None:
-    pkg = d / "node_modules" / package / "package.json"
-    return json.loads(pkg.read_text()).get("version") if pkg.exists() else None
-
-
-def ensure_installed(directory: Path | None = None) -> Path:
-    """Install ``@pixiv/three-vrm`` 3.5.5 and three r180 with npm unless present.
-
-    Returns the install folder. Raises :class:`ReferenceUnavailable` (with npm's message)
-    when npm is missing or the install fails."""
-    d = Path(directory) if directory is not None else install_dir()
-    if _version(d, "@pixiv/three-vrm") == THREE_VRM_VERSION and _version(d, "three") == THREE_VERSION:
-        return d
-    if shutil.which("npm") is None:
-        raise ReferenceUnavailable("npm is not on PATH; the three-vrm rendering reference installs its packages with npm")
-    d.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent", *PACKAGES],
-                       capture_output=True, text=True)
-    if r.returncode != 0 or _version(d, "@pixiv/three-vrm") != THREE_VRM_VERSION:
-        raise ReferenceUnavailable(f"npm install {' '.join(PACKAGES)} into {d} failed: {r.stderr.strip()[-800:]}")
-    return d
 
 
 def find_chromium() -> str:
@@ -116,10 +81,8 @@ def missing_tools(directory: Path | None = None) -> str | None:
         find_chromium()
     except ReferenceUnavailable as exc:
         return str(exc)
-    d = Path(directory) if directory is not None else install_dir()
-    installed = _version(d, "@pixiv/three-vrm") == THREE_VRM_VERSION and _version(d, "three") == THREE_VERSION
-    if not installed and shutil.which("npm") is None:
-        return "npm is not on PATH; the three-vrm rendering reference installs its packages with npm"
+    if not THREEVRM_FULL.installed(directory) and shutil.which("npm") is None:
+        return f"npm is not on PATH; {THREEVRM_FULL.purpose} installs its packages with npm"
     return None
 
 
@@ -225,7 +188,7 @@ def render_threevrm(jobs: list[ReferenceJob], *, timeout: float = 180.0,
         ReferenceUnavailable: no Chromium / npm, or the packages cannot be installed.
         RuntimeError: the page failed (its error is in the message) or timed out.
     """
-    root = ensure_installed(directory)
+    root = THREEVRM_FULL.ensure(directory)
     browser = find_chromium()
     files = {f"/avatar/{j}{Path(job.avatar).suffix}": Path(job.avatar) for j, job in enumerate(jobs)}
     urls = list(files)

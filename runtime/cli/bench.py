@@ -1,7 +1,7 @@
 """``swaycam bench TARGET``: benchmarks (never timed tests). Medians and p95; noisy machine.
 
 The measuring code lives with what it measures (:mod:`solver.eval.bench`,
-:mod:`render.bench`, :mod:`tracking.bench`, :mod:`runtime.eval.loop_bench`); the options of every
+:mod:`render.eval.bench`, :mod:`tracking.eval.bench`, :mod:`runtime.eval.loop_bench`); the options of every
 target are declared here, once, with the shared types of :mod:`runtime.cli.args`.
 """
 
@@ -196,14 +196,15 @@ def add_parser(sub) -> None:
 # prints its table on stdout.
 
 def _solver(args, text: bool) -> dict:
+    from avatars.clips.head_turn import head_turn_rotation
     from solver.eval.bench import SAMPLES, default_sets, run_solver_bench
-    from solver.eval.head_turn import head_turn_rotation
 
     from ..eval.rig_bench import posed_rig, posed_rig_with
     from ..rig import load_motion
 
     if args.reference:
-        from solver.eval.reference import ReferenceUnavailable, ensure_installed
+        from avatars.eval.node import ReferenceUnavailable
+        from solver.eval.reference import ensure_installed
 
         try:
             ensure_installed()      # before any set runs: fail in a second, not after a minute
@@ -224,7 +225,7 @@ def _solver(args, text: bool) -> dict:
 
 
 def _render(args, text: bool) -> dict:
-    from render.bench import DEFAULT_SIZES, format_table, run_render_bench
+    from render.eval.bench import DEFAULT_SIZES, format_table, run_render_bench
 
     result = run_render_bench([avatar_path(a) for a in args.avatar or ("default", "layered")],
                               sizes=args.size or DEFAULT_SIZES, frames=args.frames, rounds=args.rounds,
@@ -239,7 +240,7 @@ def _render(args, text: bool) -> dict:
 
 def _tracker(args, text: bool) -> dict:
     from avatars.assets import SELFIE_CLIP, asset_path
-    from tracking.bench import bench_tracker_vs_raw
+    from tracking.eval.bench import bench_tracker_vs_raw
     from tracking.frame_sources import open_source
 
     clip = args.clip or str(asset_path(*SELFIE_CLIP))

@@ -54,8 +54,8 @@ def run(args) -> int:
 
     from PIL import Image
 
+    from avatars.eval.node import ReferenceUnavailable
     from render.eval.compare import CompareOptions, builtin_case, compare_cases
-    from render.eval.threevrm import ReferenceUnavailable
 
     try:
         case = builtin_case(args.avatar)

@@ -71,7 +71,7 @@ def _style_path(arg: str) -> Path:
 
 
 def _settings(args):
-    from solver.tryon import TryOnSettings
+    from avatars.tryon import TryOnSettings
 
     color = None
     if args.color:
@@ -87,9 +87,9 @@ def _settings(args):
 def run_fit(args) -> int:
     from avatars import AvatarError, load_avatar
     from avatars.hair import load_hair
+    from avatars.tryon import try_on
+    from avatars.tryon.cache import cached_try_on
     from avatars.vrm1 import save_vrm1
-    from solver.tryon import try_on
-    from solver.tryon.cache import cached_try_on
 
     from ..writable import check_file
 
@@ -162,7 +162,7 @@ def run_list(args) -> int:
 
 
 def run_bench(args) -> int:
-    from solver.tryon.evaluate import bench_tryon
+    from avatars.eval.fit_bench import bench_tryon
 
     rows = bench_tryon(_avatar_path(args.avatar), [str(p) for p in _styles(args.styles)], repeats=args.repeats)
     if args.json:
@@ -178,8 +178,8 @@ def run_bench(args) -> int:
 def run_metrics(args) -> int:
     from avatars import load_avatar
     from avatars.hair import load_hair
-    from solver.tryon import TryOnSettings, build_head, try_on
-    from solver.tryon.evaluate import measure_tryon
+    from avatars.tryon import TryOnSettings, build_head, try_on
+    from solver.eval.tryon_quality import measure_tryon
 
     avatar = load_avatar(_avatar_path(args.avatar))
     rows = []

@@ -1,5 +1,5 @@
 """``swaycam soak``: a long run that reloads, switches and toggles on a schedule and reports
-memory, GL objects, file descriptors and threads over time (:mod:`runtime.soak`)."""
+memory, GL objects, file descriptors and threads over time (:mod:`runtime.eval.soak`)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..soak import SoakOptions, soak
+    from ..eval.soak import SoakOptions, soak
 
     try:
         opts = SoakOptions(duration_s=args.duration, sample_s=args.sample, warmup_s=args.warmup)

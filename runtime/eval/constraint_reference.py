@@ -7,8 +7,8 @@ pose), sets the local rotations (and translations) of chosen nodes frame by fram
 ``VRMNodeConstraintManager.update()`` and returns the destinations' local rotations.
 :func:`run_ours` evaluates the same frames with the rig's compiled constraint plan.
 
-The packages (``@pixiv/three-vrm-node-constraint`` at the solver reference's three-vrm version
-and ``three`` at its three.js version, :mod:`solver.eval.reference`) are installed with npm on
+The packages (``@pixiv/three-vrm-node-constraint`` at the references' three-vrm version
+and ``three`` at its three.js version, :mod:`avatars.eval.node`) are installed with npm on
 first use into ``$SWAYCAM_THREEVRM_CONSTRAINT_DIR``, else
 ``$XDG_CACHE_HOME/swaycam/threevrm-node-constraint-3.5.5``; Node.js and npm must be on PATH.
 The script is ``runtime/eval/threevrm_constraints.mjs``.
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from avatars import Avatar
-from solver.eval.node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, ReferenceUnavailable, run_node  # noqa: F401
+from avatars.eval.node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, run_node
 
 from ..rig.constraints import ConstraintPlan, constrained_nodes
 from ..rig.kernels import TRS_Q, TRS_T
@@ -33,17 +33,12 @@ PACKAGE = "@pixiv/three-vrm-node-constraint"
 PACKAGES = (f"{PACKAGE}@{THREE_VRM_VERSION}", f"three@{THREE_VERSION}")
 SCRIPT = Path(__file__).with_name("threevrm_constraints.mjs")
 NPM = NpmFolder(f"threevrm-node-constraint-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_CONSTRAINT_DIR", PACKAGES,
-                PACKAGE, "the three-vrm reference")
-
-
-def install_dir() -> Path:
-    """Where the packages live (see the module docstring)."""
-    return NPM.path()
+                "the three-vrm node-constraint reference")
 
 
 def ensure_installed(directory: Path | None = None) -> Path:
     """Install the node-constraint package and three.js with npm unless present; returns the
-    folder. Raises :class:`ReferenceUnavailable` (with npm's message) when node or npm is
+    folder. Raises :class:`avatars.eval.node.ReferenceUnavailable` (with npm's message) when npm is
     missing or the install fails."""
     return NPM.ensure(directory)
 
@@ -64,7 +59,7 @@ def run_threevrm_constraints(path: str | Path, posed: np.ndarray, rotations: np.
         rotations after each frame's ``update()``}.
 
     Raises:
-        ReferenceUnavailable: no Node.js/npm, or the install failed.
+        avatars.eval.node.ReferenceUnavailable: no Node.js/npm, or the install failed.
         RuntimeError: the script failed (its stderr is in the message).
     """
     d = ensure_installed(directory)

@@ -468,7 +468,7 @@ def _drive(avatar, *, clips=None) -> None:
     """Rig ``avatar`` (playing ``clips``), step :data:`SUBSTEPS` substeps of the head turn at
     its fastest, pose for drawing and skin every primitive with every expression at full
     weight. Raises NonFinite."""
-    from solver.eval.head_turn import head_turn_rotation
+    from avatars.clips.head_turn import head_turn_rotation
     from tracking.pose_track import PoseSample
 
     from ..rig import AvatarRig, MotionOptions
@@ -500,8 +500,8 @@ def _drive(avatar, *, clips=None) -> None:
 def _skin(avatar, world) -> None:
     """Skin every primitive of ``avatar`` posed by ``world`` (N, 4, 4) on the CPU, every
     expression at full weight. Raises NonFinite."""
+    from avatars.skinning import joint_matrices, skin_positions
     from render.expressions import expression_frame
-    from solver.eval.lbs import joint_matrices, skin_positions
 
     values = {name: 1.0 for name in avatar.expressions}
     frame = expression_frame(avatar, values)
@@ -546,7 +546,7 @@ def exercise(mutant: Mutant, ctx: _Context) -> Outcome:
             _drive(ctx.clip_avatar, clips=clips)
         elif mutant.kind == "obj":
             from avatars.hair import load_obj
-            from solver.tryon.pipeline import try_on
+            from avatars.tryon.pipeline import try_on
 
             path = ctx.tmp / f"m{mutant.index}.obj"
             path.write_bytes(mutant.data)

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from avatars import Avatar
-from solver.eval.head_turn import head_turn_rotation
+from avatars.clips.head_turn import head_turn_rotation
 from solver.eval.measure import RunMetrics, standard_run
 from solver.modes import SolverMode
 from solver.params import RATE_HZ

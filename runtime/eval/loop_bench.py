@@ -265,13 +265,13 @@ def delay_table(source: str, *, delays_ms=(0, 10, 20, 33.3, 40, 50), camera_fps:
     observation pushed ``tracker_ms`` later; the filter sampled at ``render_fps``.
 
     Per row (delay d, interpolate or extrapolate): ``lag_ms`` of the shown yaw behind the raw
-    yaw at capture time (:func:`tracking.bench.lag_ms`, plus the tracker's time: the shown
+    yaw at capture time (:func:`tracking.eval.bench.lag_ms`, plus the tracker's time: the shown
     pose can only follow what has been tracked), ``jitter_deg``: RMS of the shown yaw's
     second difference per rendered frame (roughness: steps, holds, overshoot), ``held_pct``:
     rendered frames whose read time t − d is past the newest observation pushed (held or
     extrapolated instead of interpolated). Averaged over ``phases`` render-clock phases."""
     from avatars.math3d import euler_from_quat
-    from tracking.bench import lag_ms
+    from tracking.eval.bench import lag_ms
     from tracking.face_tracker import FaceTracker, FaceTrackerOptions
     from tracking.frame_sources import open_source
     from tracking.head_pose import HeadPoseMapper

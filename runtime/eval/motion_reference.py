@@ -28,7 +28,7 @@ Where the two differ by design (reported, not hidden):
 The packages (``@pixiv/three-vrm-animation``, ``@pixiv/three-vrm-core`` 3.5.5 and three
 0.180.0) are installed with npm on first use into ``$SWAYCAM_THREEVRM_ANIMATION_DIR``, else
 ``$XDG_CACHE_HOME/swaycam/threevrm-animation-3.5.5``; without Node.js / npm,
-:class:`solver.eval.reference.ReferenceUnavailable` is raised (tests skip).
+:class:`avatars.eval.node.ReferenceUnavailable` is raised (tests skip).
 """
 
 from __future__ import annotations
@@ -42,24 +42,20 @@ import numpy as np
 
 from avatars import Avatar
 from avatars.clips import load_file
+from avatars.eval.node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, run_node
 from avatars.math3d import quat_angle
-from solver.eval.node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, ReferenceUnavailable, run_node  # noqa: F401
 from tracking.pose_track import PoseSample
 
 PACKAGES = (f"@pixiv/three-vrm-animation@{THREE_VRM_VERSION}", f"@pixiv/three-vrm-core@{THREE_VRM_VERSION}",
             f"three@{THREE_VERSION}")
 SCRIPT = Path(__file__).with_name("threevrm_animation.mjs")
 NPM = NpmFolder(f"threevrm-animation-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_ANIMATION_DIR", PACKAGES,
-                "@pixiv/three-vrm-animation", "the three-vrm-animation reference")
-
-
-def install_dir() -> Path:
-    return NPM.path()
+                "the three-vrm-animation reference")
 
 
 def ensure_installed(directory: Path | None = None) -> Path:
     """Install the packages with npm unless present; returns the folder. Raises
-    ReferenceUnavailable without node/npm or when the install fails."""
+    avatars.eval.node.ReferenceUnavailable without npm or when the install fails."""
     return NPM.ensure(directory)
 
 
@@ -74,7 +70,8 @@ def _file_frame(avatar: Avatar) -> tuple[np.ndarray, np.ndarray]:
 def run_reference(avatar: Avatar, vrma: str | Path, times: np.ndarray, *, animation: int = 0,
                   directory: Path | None = None) -> dict:
     """three-vrm's normalized bone rotations {bone: (T, 4)} (our +Z frame) and hips positions
-    (T, 3) at ``times`` (s). Raises ReferenceUnavailable, or RuntimeError with the script's error."""
+    (T, 3) at ``times`` (s). Raises avatars.eval.node.ReferenceUnavailable, or RuntimeError with
+    the script's error."""
     d = ensure_installed(directory)
     sk = avatar.skeleton
     t, r = _file_frame(avatar)

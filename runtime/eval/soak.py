@@ -38,8 +38,8 @@ from pathlib import Path
 
 from solver.modes import SOLVER_NAMES
 
-from .config import RunConfig
-from .session import Session
+from ..config import RunConfig
+from ..session import Session
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The live try-on benchmark (``swaycam bench tryon``; a measurement, never a test).
 
-- per style: seconds to fit + rig (:func:`solver.tryon.try_on` on the loaded avatar, hair
+- per style: seconds to fit + rig (:func:`avatars.tryon.try_on` on the loaded avatar, hair
   file loading included, then the runtime's rig: ``AvatarRig`` with the run's options, its
   numba warm-up and the camera framing — what the switch's worker does), median and p95 of
   ``repeats`` fresh runs; and the cached reload (:meth:`TryOnCache.load`, both files hashed,
@@ -52,8 +52,8 @@ def _stats(xs) -> dict:
 
 def bench_fits(avatar_path, styles: list[str], *, repeats: int = 5) -> list[dict]:
     """Seconds per style: fit + rig (fresh) and cached reload + rig (module doc)."""
-    from solver.tryon import TryOnSettings, try_on
-    from solver.tryon.cache import TryOnCache
+    from avatars.tryon import TryOnSettings, try_on
+    from avatars.tryon.cache import TryOnCache
 
     avatar = load_avatar(avatar_path)
     settings = TryOnSettings()
@@ -95,7 +95,7 @@ def bench_live_switch(styles: list[str], *, avatar: str | None = None, source: s
     """Frame periods of a live-paced run while the styles are switched (module doc).
     ``paced`` false: the worker's steps do not wait for the render thread's idle time
     (:meth:`runtime.tryon.StyleSwitcher.frame_drawn`; to measure what that wait buys)."""
-    from solver.tryon.cache import TryOnCache
+    from avatars.tryon.cache import TryOnCache
 
     from ..session import Session
 
@@ -173,9 +173,9 @@ def bench_contact(avatar_path, styles: list[str], *, frames: int = 60, repeats: 
     import render
     from avatars.contact import contact_frame
     from avatars.math3d import quat_from_axis_angle
+    from avatars.tryon import TryOnSettings, try_on
     from render._gl import GL
     from solver.eval.posing import SubtreePoser
-    from solver.tryon import TryOnSettings, try_on
 
     avatar = load_avatar(avatar_path)
     ctx = render.create_context("auto", size=(64, 64), visible=False, vsync=False)

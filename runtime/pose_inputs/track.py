@@ -2,13 +2,13 @@
 
 :class:`TrackInput` answers ``sample(t_ns, out)`` from a :class:`tracking.PoseTrack`
 (deterministic); :func:`head_turn_track` is the standard head-turn test (DESIGN §4.5,
-:mod:`solver.eval.head_turn`) as an avatar-frame track, the ``turn-test`` source.
+:mod:`avatars.clips.head_turn`) as an avatar-frame track, the ``turn-test`` source.
 """
 
 from __future__ import annotations
 
-from solver.eval.head_turn import DURATION_S as HEAD_TURN_DURATION_S
-from solver.eval.head_turn import head_turn_rotation
+from avatars.clips.head_turn import DURATION_S as HEAD_TURN_DURATION_S
+from avatars.clips.head_turn import head_turn_rotation
 from solver.params import RATE_HZ
 from tracking.pose_track import PoseSample, PoseTrack, synthetic_track
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, BinaryIO, Callable
 from .styles import BaseAvatar, StyleError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from solver.tryon import TryOnResult, TryOnSettings
+    from avatars.tryon import TryOnResult, TryOnSettings
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ class Fitter:
 def main() -> int:
     """The child: answer fit requests on stdin until it closes (module doc)."""
     from avatars import load_avatar
-    from solver.tryon.cache import TryOnCache
+    from avatars.tryon.cache import TryOnCache
 
     from .styles import fit_style
 

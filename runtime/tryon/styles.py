@@ -2,8 +2,8 @@
 
 :class:`HairStyles`: the styles in the hair folder (``--hair-dir``, else
 ``$SWAYCAM_HAIR_DIR`` and the shared assets' ``hair``) and what a ``--hair`` value (a style
-name or a file) resolves to. :func:`fit_style`: the disk cache (:mod:`solver.tryon.cache`)
-or a fit (:func:`solver.tryon.try_on`) on a :class:`BaseAvatar`, a failure being a
+name or a file) resolves to. :func:`fit_style`: the disk cache (:mod:`avatars.tryon.cache`)
+or a fit (:func:`avatars.tryon.try_on`) on a :class:`BaseAvatar`, a failure being a
 :class:`StyleError` with the core's message.
 """
 
@@ -16,17 +16,18 @@ from typing import TYPE_CHECKING
 
 from avatars import Avatar
 from avatars.hair import HairError, find_style, hair_folders, list_styles
+from avatars.tryon.errors import TryOnError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from solver.tryon import TryOnResult, TryOnSettings
-    from solver.tryon.cache import TryOnCache
+    from avatars.tryon import TryOnResult, TryOnSettings
+    from avatars.tryon.cache import TryOnCache
 
 log = logging.getLogger(__name__)
 
 
-class StyleError(ValueError):
+class StyleError(TryOnError):
     """A style that cannot be tried on: the file cannot be loaded, or the core cannot fit it
-    (the message is the core's)."""
+    (the message is the core's). A :class:`avatars.tryon.TryOnError` (so a ``ValueError``)."""
 
 
 class StyleSuperseded(RuntimeError):
@@ -100,8 +101,8 @@ def fit_style(base: BaseAvatar, style: Path, settings: TryOnSettings, cache: Try
     """
     from avatars import AvatarError
     from avatars.hair import load_hair
-    from solver.tryon import try_on
-    from solver.tryon.cache import TryOnCache
+    from avatars.tryon import try_on
+    from avatars.tryon.cache import TryOnCache
 
     cache = cache or TryOnCache()
     try:

@@ -34,8 +34,8 @@ from .fitter import Fitter
 from .styles import BaseAvatar, HairStyles, SessionClosed, StyleError, StyleSuperseded, summary
 
 if TYPE_CHECKING:  # pragma: no cover
-    from solver.tryon import TryOnSettings
-    from solver.tryon.cache import TryOnCache
+    from avatars.tryon import TryOnSettings
+    from avatars.tryon.cache import TryOnCache
 
     from ..drawing import Framing
     from ..rig import AvatarRig
@@ -189,7 +189,7 @@ class StyleSwitcher:
         """Import what a switch needs on this process's side (the try-on's data classes, to
         unpickle results: ~0.5 s, which would otherwise hold the GIL while frames are drawn).
         The session calls it at open when styles can be switched."""
-        import solver.tryon.cache  # noqa: F401
+        import avatars.tryon.cache  # noqa: F401
 
     def frame_drawn(self) -> None:
         """Render thread, after each live frame, before it sleeps until the next one: the
@@ -297,7 +297,7 @@ class StyleSwitcher:
 
     def _fit(self, base: BaseAvatar, path: Path, *, want_result: bool = True):
         """(result, cache hit): the disk cache here, else a fit in the fitter process."""
-        from solver.tryon.cache import TryOnCache
+        from avatars.tryon.cache import TryOnCache
 
         cache = self.cache or TryOnCache()
         self._idle()
@@ -311,7 +311,7 @@ class StyleSwitcher:
 
     def _warm(self, path: Path) -> None:
         """Fit ``path`` into the cache (a pre-warm step; nothing is swapped)."""
-        from solver.tryon.cache import TryOnCache
+        from avatars.tryon.cache import TryOnCache
 
         base = self.session.base
         cache = self.cache or TryOnCache()

@@ -37,7 +37,7 @@ from avatars.assets import GODETTE, find_asset
 
 from ..chains import ChainSet
 from ..params import NS_PER_S, RATE_HZ
-from .head_turn import head_turn_rotation
+from avatars.clips.head_turn import head_turn_rotation
 from .posing import SubtreePoser
 from .synthetic import hair_cap_avatar
 
@@ -208,7 +208,7 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
     Args:
         json_out: print the result as JSON (else a table) to ``stream`` (stdout).
         motion: head rotation relative to rest, t seconds -> (4,) xyzw; default: the standard
-            head turn (:func:`solver.eval.head_turn.head_turn_rotation`, DESIGN §4.5).
+            head turn (:func:`avatars.clips.head_turn.head_turn_rotation`, DESIGN §4.5).
         sets: (name, avatar factory) pairs; :func:`default_sets` when None.
         samples: timed substeps per set (frames: half as many).
         solver: "rest-shape", "legacy" or "vrm".

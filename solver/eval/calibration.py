@@ -10,7 +10,7 @@ gains of :class:`solver.params.VrmMapping` that minimise the sum of squared RMS 
 of avatars; its result is frozen in :data:`solver.params.DEFAULT_MAPPING`.
 
 The head motion is a parameter: a callable t_seconds -> (4,) xyzw head rotation relative to
-rest (solver/ does not import tracking/; pass ``solver.eval.head_turn.head_turn_rotation``).
+rest (solver/ does not import tracking/; pass ``avatars.clips.head_turn.head_turn_rotation``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import numpy as np
 
 from avatars import Avatar
 
-from .lbs import joint_matrices, skin_positions
+from avatars.skinning import joint_matrices, skin_positions
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,7 +1,7 @@
 """The standard hair-quality run (DESIGN §4.5) of one avatar and one solver.
 
 4 s of head motion then 8 s still (the motion is passed in: the standard head-turn of
-``solver.eval.head_turn``, or any rotation function), physics at 120 Hz, the mesh sampled at
+``avatars.clips.head_turn``, or any rotation function), physics at 120 Hz, the mesh sampled at
 30 Hz. The head subtree turns about the head origin (:class:`solver.eval.posing.SubtreePoser`),
 so the attachment frames move exactly as the DESIGN defines the test.
 
@@ -35,7 +35,7 @@ from .. import layout as L
 from ..chains import ChainSet
 from ..params import RATE_HZ
 from .hair_mesh import find_hair
-from .lbs import joint_matrices, skin_instance
+from avatars.skinning import joint_matrices, skin_instance
 from .posing import SubtreePoser
 from .quality import StretchMeter, WorldCollider, max_step_movement, segment_depths, stretch_percent
 

@@ -26,24 +26,18 @@ import numpy as np
 
 from avatars import Avatar
 
-from .node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, ReferenceUnavailable, run_node  # noqa: F401
+from avatars.eval.node import THREE_VERSION, THREE_VRM_VERSION, NpmFolder, run_node
 from .posing import SubtreePoser
 
 PACKAGES = (f"@pixiv/three-vrm-springbone@{THREE_VRM_VERSION}", f"three@{THREE_VERSION}")
 SCRIPT = Path(__file__).with_name("threevrm_reference.mjs")
-NPM = NpmFolder(f"threevrm-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_DIR", PACKAGES, "@pixiv/three-vrm-springbone",
-                "the three-vrm reference")
-
-
-def install_dir() -> Path:
-    """Where the three-vrm packages live (see the module docstring)."""
-    return NPM.path()
+NPM = NpmFolder(f"threevrm-{THREE_VRM_VERSION}", "SWAYCAM_THREEVRM_DIR", PACKAGES, "the three-vrm reference")
 
 
 def ensure_installed(directory: Path | None = None) -> Path:
     """Install three-vrm's spring-bone package and three.js with npm unless present
-    (:meth:`solver.eval.node.NpmFolder.ensure`); returns the folder. Raises
-    :class:`ReferenceUnavailable`."""
+    (:meth:`avatars.eval.node.NpmFolder.ensure`); returns the folder. Raises
+    :class:`avatars.eval.node.ReferenceUnavailable`."""
     return NPM.ensure(directory)
 
 
@@ -113,7 +107,7 @@ def run_threevrm(avatar: Avatar, motion: Callable[[float], np.ndarray], *, frame
         nodes in that order}.
 
     Raises:
-        ReferenceUnavailable: no Node.js/npm, or the install failed.
+        avatars.eval.node.ReferenceUnavailable: no Node.js/npm, or the install failed.
         RuntimeError: the script failed (its stderr is in the message).
     """
     d = ensure_installed(directory)

@@ -1,9 +1,9 @@
-"""Measures of a fitted, rigged hair on the standard head turn, and the try-on benchmark.
+"""Measures of a fitted, rigged hair (:mod:`avatars.tryon`) on the standard head turn.
 
 :func:`run_hair` steps the chain set through the standard head turn (DESIGN §4.5: 4 s of
 motion, 8 s still, physics at 120 Hz, the mesh sampled at 30 Hz; the head subtree turns
 about the head, :class:`solver.eval.posing.SubtreePoser`) and measures, on the given mesh
-parts, with CPU skinning identical to the shader (:mod:`solver.eval.lbs`):
+parts, with CPU skinning identical to the shader (:mod:`avatars.skinning`):
 
 - edge stretch (the seed articles' measure, :class:`solver.eval.quality.StretchMeter`):
   edges between vertices whose dominant joint is a spring joint (as
@@ -22,31 +22,30 @@ parts, with CPU skinning identical to the shader (:mod:`solver.eval.lbs`):
   — which holds the whole head surface — that lie within 5 mm of it) and into every
   collider proxy the try-on chains check (depth beyond the surface); counts above 1 mm and
   the largest depths, mm. The vertices are measured as drawn: with the per-vertex contact
-  correction of a mesh that has one (:mod:`avatars.contact`, :func:`solver.eval.lbs.skin_instance`).
+  correction of a mesh that has one (:mod:`avatars.contact`, :func:`avatars.skinning.skin_instance`).
 
-:func:`bench_tryon` times the pipeline (fit + rig) and a cached reload; it is a benchmark,
-never a test.
+The try-on core itself is :mod:`avatars.tryon`; its benchmark (fit + rig seconds) is
+:mod:`avatars.eval.fit_bench`.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass
 from typing import Callable
 
 import numpy as np
 
 from avatars import Avatar
+from avatars.clips.head_turn import head_turn_rotation
+from avatars.skinning import joint_matrices, skin_instance, skin_positions
+from avatars.tryon.geometry import winding_numbers
+from avatars.tryon.head import HeadModel
 
 from .. import layout as L
 from ..chains import ChainSet
-from ..eval.hair_mesh import triangle_edges
-from ..eval.head_turn import head_turn_rotation
-from ..eval.lbs import joint_matrices, skin_instance, skin_positions
-from ..eval.posing import SubtreePoser
-from ..eval.quality import StretchMeter, WorldCollider, max_step_movement, point_depths, stretch_percent
-from .geometry import winding_numbers
-from .head import HeadModel
+from .hair_mesh import triangle_edges
+from .posing import SubtreePoser
+from .quality import StretchMeter, WorldCollider, max_step_movement, point_depths, stretch_percent
 
 RATE_HZ = 120
 SAMPLE_HZ = 30
@@ -295,39 +294,3 @@ def measure_tryon(result, *, solver: str = "rest-shape", head: HeadModel | None 
     names = tuple(s.name for s in result.avatar.springs if s.name.startswith("TryOn"))
     return run_hair(result.avatar, parts, solver=solver, roots=roots, head=head, springs=names, **kw)
 
-
-def bench_tryon(avatar_path, styles, *, repeats: int = 3, cache_dir=None) -> list[dict]:
-    """Seconds to fit + rig each style on the avatar (median of ``repeats`` fresh runs) and
-    to load it back from the disk cache (median of ``repeats``). A benchmark: run it from
-    ``swaycam hair bench``, never from a test."""
-    import tempfile
-    from pathlib import Path
-
-    from avatars import load_avatar
-    from avatars.hair import find_style, load_hair
-
-    from .cache import TryOnCache
-    from .pipeline import TryOnSettings, try_on
-
-    avatar = load_avatar(avatar_path)
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        cache = TryOnCache(Path(cache_dir) if cache_dir else Path(tmp))
-        for style in styles:
-            path = Path(style) if Path(style).exists() else find_style(style)
-            fresh = []
-            for _ in range(repeats):
-                t0 = time.perf_counter()
-                res = try_on(avatar, load_hair(path), TryOnSettings())
-                fresh.append(time.perf_counter() - t0)
-            cache.store(avatar_path, path, TryOnSettings(), res)
-            cached = []
-            for _ in range(repeats):
-                t0 = time.perf_counter()
-                hit = cache.load(avatar_path, path, TryOnSettings())
-                cached.append(time.perf_counter() - t0)
-                assert hit is not None
-            rows.append({"style": path.stem, "fit_rig_s": float(np.median(fresh)), "fit_rig_s_max": float(max(fresh)),
-                         "cached_s": float(np.median(cached)), "cached_s_max": float(max(cached)),
-                         "chains": len(res.chains), "hair_vertices": res.hair_vertices})
-    return rows

@@ -45,7 +45,7 @@ def test_bench_readback(benchmark, make_renderer, godette, size):
 
 
 def test_run_render_bench_reports_every_case():
-    from render.bench import format_table, run_render_bench
+    from render.eval.bench import format_table, run_render_bench
     from tests.conftest import asset
 
     res = run_render_bench([asset("vrm", "Godette_vrm_v4.vrm")], sizes=[(64, 36)], frames=2, warmup=1, rounds=2)
@@ -56,7 +56,7 @@ def test_run_render_bench_reports_every_case():
 
 
 def test_run_render_bench_alternates_detail_and_readback_cases(default_avatar):
-    from render.bench import format_table, run_render_bench
+    from render.eval.bench import format_table, run_render_bench
 
     res = run_render_bench(["default"], sizes=[(160, 90)], frames=3, warmup=1, rounds=2,
                            details=("full", "reduced"), readbacks=("thread", "pbo"))

@@ -1,8 +1,8 @@
 """The vertex shader's per-vertex contact (glsl/contact.glsl) equals the CPU one
-(:func:`solver.eval.lbs.skin_instance`, :mod:`avatars.contact`) that the try-on measures use.
+(:func:`avatars.skinning.skin_instance`, :mod:`avatars.contact`) that the try-on measures use.
 
 long01 on the generated default avatar, in the standard head turn while its back sheet
-passes into the right shoulder capsule (t = 2.3 s, solver/tryon/NOTES.md; ponytail01 at
+passes into the right shoulder capsule (t = 2.3 s, avatars/tryon/NOTES.md; ponytail01 at
 2.47 s was used until its weights, pipeline version 2, kept it out of the capsule without the
 correction): the shader's ``v_world`` (transform feedback,
 as tests/render/test_skinning_matches_cpu.py) agrees with the corrected CPU positions within
@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from avatars.clips.head_turn import head_turn_rotation
 from avatars.hair import load_hair
+from avatars.skinning import joint_matrices, skin_instance, skin_positions
 from solver.chains import ChainSet
-from solver.eval.head_turn import head_turn_rotation
-from solver.eval.lbs import joint_matrices, skin_instance, skin_positions
 from solver.eval.posing import SubtreePoser
 from tests.conftest import asset
 
@@ -36,7 +36,7 @@ TURN_T = 2.3            #: seconds into the standard head turn
 def tryon_pose():
     from avatars import load_avatar
     from avatars.generate import default_avatar_path
-    from solver.tryon import try_on
+    from avatars.tryon import try_on
 
     res = try_on(load_avatar(default_avatar_path()), load_hair(asset("hair", "long01", "long01.obj")))
     av = res.avatar

@@ -1,6 +1,6 @@
 """The vertex shader's skinning equals the CPU skinning used for hair measurements.
 
-:mod:`solver.eval.lbs` (numpy) claims to compute exactly what ``render/glsl/mesh.vert`` does:
+:mod:`avatars.skinning` (numpy) claims to compute exactly what ``render/glsl/mesh.vert`` does:
 morph targets first, then linear-blend skinning (glTF 2.0 §3.7.3). Here the shader's
 ``v_world`` output is captured with transform feedback, from the renderer's own mesh
 program variant (same source, defines and uniform block bindings; only the feedback
@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 from avatars.math3d import quat_from_axis_angle
+from avatars.skinning import joint_matrices, skin_positions
 from render._gl import GL
 from solver.chains import ChainSet
 from solver.eval.hair_mesh import find_hair, spring_nodes
-from solver.eval.lbs import joint_matrices, skin_positions
 from solver.eval.posing import SubtreePoser
 
 TOLERANCE_M = 1e-5          #: max |GPU - CPU| per coordinate, metres (float32 shader vs float64 numpy)

@@ -52,7 +52,7 @@ def _cameras(head) -> dict[str, Camera]:
 def tryon_frames(gl_context):
     from avatars import load_avatar
     from avatars.generate import default_avatar_path
-    from solver.tryon import build_head, try_on
+    from avatars.tryon import build_head, try_on
 
     av = load_avatar(default_avatar_path())
     gl_context.make_current()
@@ -74,7 +74,7 @@ def tryon_frames(gl_context):
 
 def _fingerprint() -> str:
     from avatars.generate import generator_fingerprint
-    from solver.tryon.pipeline import PIPELINE_VERSION
+    from avatars.tryon.pipeline import PIPELINE_VERSION
 
     return f"{generator_fingerprint()[:16]}-tryon{PIPELINE_VERSION}"
 

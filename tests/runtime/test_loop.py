@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from avatars import load_avatar
+from avatars.clips.head_turn import head_turn_rotation
 from runtime.clock import NS_PER_S, ReplayClock, frame_times
 from runtime.loop import Loop
-from runtime.rig import AvatarRig
 from runtime.pose_inputs import TrackInput, head_turn_track
+from runtime.rig import AvatarRig
 from tracking.pose_track import synthetic_track
-from solver.eval.head_turn import head_turn_rotation
 
 
 @pytest.fixture(scope="module")

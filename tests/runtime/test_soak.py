@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-from runtime.soak import RSS_GROWTH_LIMIT_MB, Sample, SoakOptions, SoakReport
+from runtime.eval.soak import RSS_GROWTH_LIMIT_MB, Sample, SoakOptions, SoakReport
 from tests.conftest import REPO
 
 CI_DURATION_S = 120

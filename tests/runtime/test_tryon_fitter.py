@@ -10,9 +10,9 @@ import pytest
 
 from avatars import load_avatar
 from avatars.generate import default_avatar_path
+from avatars.tryon import TryOnSettings
+from avatars.tryon.cache import TryOnCache
 from runtime.tryon import BaseAvatar, Fitter, StyleError
-from solver.tryon import TryOnSettings
-from solver.tryon.cache import TryOnCache
 from tests.conftest import asset
 
 

@@ -16,9 +16,9 @@ import time
 import numpy as np
 import pytest
 
+from avatars.tryon.cache import TryOnCache
 from runtime.config import RunConfig
 from runtime.session import Session
-from solver.tryon.cache import TryOnCache
 from tests.conftest import asset
 from tests.runtime.test_run_e2e import read_video
 

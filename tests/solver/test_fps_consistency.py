@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.chains import ChainSet
+from avatars.clips.head_turn import head_turn_rotation
 from runtime.clock import NS_PER_S, FixedStepDriver
+from solver.chains import ChainSet
 from solver.eval.posing import SubtreePoser
-from solver.eval.head_turn import head_turn_rotation
 
 T0 = 987_654_321_000
 SECONDS = 3.0

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from avatars.clips.head_turn import head_turn_rotation
 from avatars.math3d import mat3_from_quat, mat_compose
 from solver.chains import ChainSet
 from solver.eval.posing import SubtreePoser
-from solver.eval.head_turn import head_turn_rotation
 
 from .conftest import run
 

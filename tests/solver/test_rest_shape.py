@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from avatars.clips.head_turn import DURATION_S, head_turn_rotation
 from solver.chains import ChainSet
-from solver.params import SpringOverride
 from solver.eval.posing import SubtreePoser
 from solver.eval.synthetic import branched_avatar
-from solver.eval.head_turn import DURATION_S, head_turn_rotation
+from solver.params import SpringOverride
 
 from .conftest import run, yaw_ramp
 

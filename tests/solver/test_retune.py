@@ -15,9 +15,9 @@ import re
 import numpy as np
 import pytest
 
+from avatars.clips.head_turn import head_turn_rotation
 from solver import layout as L
 from solver.chains import ChainSet
-from solver.eval.head_turn import head_turn_rotation
 from solver.eval.posing import SubtreePoser
 from solver.eval.synthetic import hair_cap_avatar
 from solver.params import SpringOverride

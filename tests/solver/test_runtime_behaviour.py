@@ -8,11 +8,11 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from avatars.clips.head_turn import head_turn_rotation
 from avatars.math3d import mat3_from_quat, quat_from_axis_angle, quat_mul
 from solver.chains import ChainSet
 from solver.eval.posing import SubtreePoser
 from solver.eval.synthetic import hair_cap_avatar
-from solver.eval.head_turn import head_turn_rotation
 
 from .geometry import point_segment_distance, segment_distance
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from avatars.clips.head_turn import head_turn_rotation
 from avatars.math3d import mat3_from_quat, quat_from_vecs, quat_mul
 from solver.chains import ChainSet
 from solver.eval.posing import SubtreePoser
-from solver.eval.head_turn import head_turn_rotation
 
 from .geometry import point_segment_distance
 

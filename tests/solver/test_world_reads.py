@@ -10,8 +10,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from avatars.clips.head_turn import head_turn_rotation
 from solver.chains import ChainSet
-from solver.eval.head_turn import head_turn_rotation
 from solver.eval.posing import SubtreePoser
 from solver.eval.synthetic import branched_avatar, hair_cap_avatar
 

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tracking.bench import bench_tracker
+from tracking.eval.bench import bench_tracker
 from tracking.face_tracker import FaceTracker, FaceTrackerOptions
 from tracking.frame_sources import open_source
 
@@ -26,7 +26,7 @@ def test_bench_tracker_reports_median_and_p95(selfie_frames, model_path):
 
 
 def test_fit_frame_keeps_the_aspect_ratio():
-    from tracking.bench import fit_frame
+    from tracking.eval.bench import fit_frame
 
     portrait = np.full((564, 300, 3), 200, np.uint8)
     out = fit_frame(portrait, 640, 360)

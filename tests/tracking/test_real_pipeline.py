@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from avatars.math3d import quat_angle, quat_from_axis_angle
-from tracking.bench import filter_report, lag_ms, rotation_jitter_deg
+from tracking.eval.bench import filter_report, lag_ms, rotation_jitter_deg
 from tracking.face_tracker import FaceTracker, FaceTrackerOptions
 from tracking.pose_filter import PoseFilter, PoseFilterOptions
 from tracking.video import VideoFileSource

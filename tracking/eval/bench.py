@@ -26,7 +26,7 @@ import numpy as np
 
 from avatars.math3d import euler_from_quat, quat_angle
 
-from .observation import FaceObservation
+from ..observation import FaceObservation
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def bench_tracker(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[int, in
     """Time :meth:`FaceTracker.process` on ``images`` (RGB uint8) fitted to each
     ``(width, height)`` (:func:`fit_frame`); the first ``warmup`` frames of each size are not
     counted."""
-    from .face_tracker import FaceTracker, FaceTrackerOptions
+    from ..face_tracker import FaceTracker, FaceTrackerOptions
 
     results = []
     for w, h in sizes:
@@ -90,7 +90,7 @@ def bench_tracker(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[int, in
 
 def _raw_landmarker(model_path, num_faces: int):
     """MediaPipe's FaceLandmarker as it comes (VIDEO mode, blendshapes and matrices on)."""
-    from .mediapipe_import import import_mediapipe
+    from ..mediapipe_import import import_mediapipe
 
     import_mediapipe()     # without matplotlib and sounddevice (its module doc)
     from mediapipe.tasks.python import BaseOptions, vision
@@ -120,12 +120,12 @@ def bench_tracker_vs_raw(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[
     Raises:
         ValueError: no more than ``warmup`` frames.
     """
-    from .mediapipe_import import import_mediapipe
+    from ..mediapipe_import import import_mediapipe
 
     mp = import_mediapipe()
 
-    from .face_model import ensure_face_model
-    from .face_tracker import FaceTracker, FaceTrackerOptions
+    from ..face_model import ensure_face_model
+    from ..face_tracker import FaceTracker, FaceTrackerOptions
 
     model = ensure_face_model(model_path)
     out = []
@@ -223,8 +223,8 @@ def filter_report(still: list[FaceObservation], moving: dict[str, list[FaceObser
     without recenter)."""
     from dataclasses import replace
 
-    from .head_pose import HeadPoseMapper
-    from .pose_filter import PoseFilterOptions, filter_observations
+    from ..head_pose import HeadPoseMapper
+    from ..pose_filter import PoseFilterOptions, filter_observations
 
     opts = replace(options or PoseFilterOptions(), recenter_at_start=False)
     mapper = HeadPoseMapper(opts.head)

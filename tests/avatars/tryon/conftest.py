@@ -23,7 +23,7 @@ def target_avatars():
 @pytest.fixture(scope="session")
 def fitted(target_avatars):
     """fitted(avatar_name, style) -> TryOnResult (computed once)."""
-    from solver.tryon import TryOnSettings, try_on
+    from avatars.tryon import TryOnSettings, try_on
 
     done = {}
 
@@ -39,8 +39,8 @@ def fitted(target_avatars):
 @pytest.fixture(scope="session")
 def measured(fitted):
     """measured(avatar_name, style) -> HairRun of the rest-shape solver (computed once)."""
-    from solver.tryon import build_head
-    from solver.tryon.evaluate import measure_tryon
+    from avatars.tryon import build_head
+    from solver.eval.tryon_quality import measure_tryon
 
     done = {}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import shutil
 
-from solver.tryon import TryOnSettings
-from solver.tryon.cache import TryOnCache, cached_try_on
+from avatars.tryon import TryOnSettings
+from avatars.tryon.cache import TryOnCache, cached_try_on
 from tests.conftest import asset
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from avatars import load_avatar
+from avatars.clips.head_turn import DURATION_S, head_turn_rotation
 from avatars.vrm1 import save_vrm1, write_vrm1
 from solver.chains import ChainSet
-from solver.eval.head_turn import DURATION_S, head_turn_rotation
 from solver.eval.posing import SubtreePoser
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
@@ -70,7 +70,7 @@ def test_writer_is_deterministic(fitted):
 @needs_node
 @pytest.mark.parametrize("case", CASES, ids=["-".join(c) for c in CASES])
 def test_threevrm_loads_the_export_and_steps_its_springs(exported, case):
-    from solver.tryon.threevrm import load_with_threevrm
+    from avatars.eval.threevrm_load import load_with_threevrm
 
     res, path = exported[case]
     got = load_with_threevrm(path, frames=180)

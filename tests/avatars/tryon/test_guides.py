@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.tryon.graph import build_graph
-from solver.tryon.guides import Guide, GuideOptions, extract_guides, resample, smooth_polyline
-from solver.tryon.join import JoinOptions, join_fragments
+from avatars.tryon.graph import build_graph
+from avatars.tryon.guides import Guide, GuideOptions, extract_guides, resample, smooth_polyline
+from avatars.tryon.join import JoinOptions, join_fragments
 
 
 def strip(x0: float, y0: float, y1: float, z: float = 0.0, rows: int = 20, width: float = 0.01):
@@ -100,7 +100,7 @@ def test_rejected_guides_stay_bound_to_the_head(target_avatars):
     """A piece whose only guide is rejected (far from the scalp, nothing to continue) is
     rigid on the head: every vertex of it is weighted to the head bone alone."""
     from avatars.hair import hair_from_avatar
-    from solver.tryon import TryOnSettings, try_on
+    from avatars.tryon import TryOnSettings, try_on
 
     av = target_avatars["default"]
     pony = hair_from_avatar(av, spring="Ponytail")

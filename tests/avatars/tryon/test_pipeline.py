@@ -10,7 +10,7 @@ import pytest
 
 from avatars import load_avatar
 from avatars.hair import hair_from_avatar, load_hair
-from solver.tryon import TryOnSettings, try_on
+from avatars.tryon import TryOnSettings, try_on
 from tests.conftest import asset
 
 from .conftest import AVATARS, STYLES
@@ -48,7 +48,7 @@ def test_style_fits_attaches_and_rigs(fitted, avatar, style):
 @pytest.mark.parametrize("style", STYLES)
 def test_fitted_hair_sits_on_the_crown(fitted, avatar, style):
     """Crown on crown and centred over the head: no hair left behind or beside the head."""
-    from solver.tryon import build_head, own_hair_instances
+    from avatars.tryon import build_head, own_hair_instances
 
     res = fitted(avatar, style)
     head = build_head(res.avatar, hide=(res.hair_instance,) + tuple(own_hair_instances(res.avatar)))
@@ -108,11 +108,11 @@ def test_hair_nowhere_near_a_head_is_reported(target_avatars):
 def test_far_side_of_a_layer_follows_a_chain_on_its_own_side(fitted):
     """long01 is layers laid over the head, each falling on both sides, with 24 chains for
     31 loose regions: a side whose layer's chain hangs on the other side of the head follows
-    the chain nearest to it (solver/tryon/weights.py). Skinned to its own chain 15–25 cm away
+    the chain nearest to it (avatars/tryon/weights.py). Skinned to its own chain 15–25 cm away
     (before), its offset turned with that chain and swept through the shoulders."""
-    from solver.tryon import build_head
-    from solver.tryon.graph import build_graph, loose_regions
-    from solver.tryon.weights import closest_on_polyline
+    from avatars.tryon import build_head
+    from avatars.tryon.graph import build_graph, loose_regions
+    from avatars.tryon.weights import closest_on_polyline
 
     res = fitted("default", "long01")
     av = res.avatar
@@ -153,10 +153,10 @@ def test_far_side_of_a_layer_follows_a_chain_on_its_own_side(fitted):
 def test_long_hair_rests_on_the_body(fitted, target_avatars, avatar, style):
     """Pieces hanging well below the shoulders (long01: 0.92–1.4 torso lengths) give their
     chain weight, below the nape, to the upperChest (Godette: chest), which does not turn with
-    the head (solver/tryon/weights.py, body anchor); the other styles (ponytail01 reaches 0.08
+    the head (avatars/tryon/weights.py, body anchor); the other styles (ponytail01 reaches 0.08
     / 0.55 torso lengths) keep head + chains only. The head's share (the band) is untouched
     and the rest pose does not move (bind = rest)."""
-    from solver.eval.lbs import joint_matrices, skin_positions
+    from avatars.skinning import joint_matrices, skin_positions
 
     res = fitted(avatar, style)
     av = res.avatar
@@ -174,8 +174,8 @@ def test_long_hair_rests_on_the_body(fitted, target_avatars, avatar, style):
     y = av.skeleton.rest_world[:, 1, 3]
     line = 0.5 * (y[hb["leftUpperArm"]] + y[hb["rightUpperArm"]])
     pos = prim.positions.astype(np.float64)
-    from solver.tryon import build_head
-    from solver.tryon.weights import WeightOptions
+    from avatars.tryon import build_head
+    from avatars.tryon.weights import WeightOptions
 
     H = float(build_head(av, hide=(res.hair_instance,)).size[1])
     top = 0.5 * (y[hb["head"]] + line) + WeightOptions().anchor_ramp * H

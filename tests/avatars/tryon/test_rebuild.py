@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from avatars.clips.head_turn import head_turn_rotation
 from avatars.hair import hair_from_avatar
-from solver.eval.head_turn import head_turn_rotation
+from avatars.tryon import try_on
 from solver.eval.measure import standard_run
-from solver.tryon import try_on
-from solver.tryon.evaluate import MeshPart, measure_tryon, run_hair
+from solver.eval.tryon_quality import MeshPart, measure_tryon, run_hair
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_scalp_drift_is_measured_not_assumed(rebuild):
     """Moving a root's barycentric weights off its joint shows up as drift: the measure is real."""
     from dataclasses import replace
 
-    from solver.tryon.evaluate import tryon_parts
+    from solver.eval.tryon_quality import tryon_parts
 
     _, _, res = rebuild
     parts, roots = tryon_parts(res)

@@ -1,14 +1,14 @@
-"""The try-on hair's per-vertex contact (avatars.contact, solver/tryon/skin_contact.py): it is
+"""The try-on hair's per-vertex contact (avatars.contact, avatars/tryon/skin_contact.py): it is
 attached to the hair mesh, moves nothing at rest, matches the fit's head envelope, and keeps
 the skinned hair vertices out of the head mesh and the colliders during the standard head
 turn, sampled at 30 Hz (every test of test_pipeline.py's fixture) and at 120 Hz.
 
-Without it (solver/tryon/NOTES.md, before): ponytail01 on the default avatar 6 vertices up to
+Without it (avatars/tryon/NOTES.md, before): ponytail01 on the default avatar 6 vertices up to
 8.3 mm into the right shoulder capsule, long01 (default) 161 up to 44 mm into colliders and 7
 up to 5 mm into the head mesh, bob01 on Godette 14 up to 5 mm into the head mesh. long01's
 back sheet still swept its far side up to 42.5 mm into the right shoulder capsule with the
 correction (pipeline version 2) until long hair was anchored to the body (version 3,
-solver/tryon/weights.py: body anchor).
+avatars/tryon/weights.py: body anchor).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from avatars.contact import FULL_DEPTH, envelope_radius, push_depth
-from solver.eval.lbs import joint_matrices, skin_instance, skin_positions
+from avatars.skinning import joint_matrices, skin_instance, skin_positions
 
 from .conftest import AVATARS, STYLES
 
@@ -47,7 +47,7 @@ def test_hair_mesh_has_contact_that_moves_nothing_at_rest(fitted, avatar, style)
 
 
 def test_envelope_lookup_is_the_fits_envelope(fitted):
-    from solver.tryon import build_head
+    from avatars.tryon import build_head
 
     res = fitted("godette", "bob01")
     head = build_head(res.avatar, hide=(res.hair_instance,))
@@ -87,8 +87,8 @@ def test_long01_back_sheet_stays_out_of_the_shoulders_at_30_and_120_fps(fitted, 
     44.4 mm at 120 Hz) before its lower part was anchored to the upperChest (pipeline version 3).
     None deeper than 1 mm now, sampled at 30 Hz and at every 120 Hz substep; and not only
     thanks to the per-vertex correction, which would have to push less than before."""
-    from solver.tryon import build_head
-    from solver.tryon.evaluate import measure_tryon
+    from avatars.tryon import build_head
+    from solver.eval.tryon_quality import measure_tryon
 
     run = measured("default", "long01")
     assert run.collider_inside == 0 and run.collider_depth_mm <= 1e3 * DEPTH_LIMIT
@@ -107,8 +107,8 @@ def test_long01_back_sheet_stays_out_of_the_shoulders_at_30_and_120_fps(fitted, 
 @pytest.mark.parametrize("avatar,style", [("default", "ponytail01"), ("godette", "bob01")])
 def test_no_penetration_at_120_fps_either(fitted, avatar, style):
     """Every 120 Hz substep drawn (a 120 fps render), over the motion and 0.5 s after it."""
-    from solver.tryon import build_head
-    from solver.tryon.evaluate import measure_tryon
+    from avatars.tryon import build_head
+    from solver.eval.tryon_quality import measure_tryon
 
     res = fitted(avatar, style)
     head = build_head(res.avatar, hide=(res.hair_instance,))
@@ -133,8 +133,8 @@ def test_export_carries_the_contact_and_reloads_bit_for_bit(fitted, tmp_path):
     from avatars import load_avatar
     from avatars.contact import EXTRAS_KEY
     from avatars.gltf_io import read_document
-    from avatars.vrm1 import save_vrm1
     from avatars.math3d import quat_from_axis_angle
+    from avatars.vrm1 import save_vrm1
     from solver.eval.posing import SubtreePoser
 
     res = fitted("default", "ponytail01")

@@ -76,7 +76,7 @@ def test_calibrate_config_is_checked_before_collecting(monkeypatch, blocker, cap
 
 
 def test_hair_fit_out_is_checked_before_fitting(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr("solver.tryon.cache.cached_try_on", _forbidden)
+    monkeypatch.setattr("avatars.tryon.cache.cached_try_on", _forbidden)
     err = _fails_first(["hair", "fit", "short02", "--out", str(tmp_path)], capsys)
     assert err == f"swaycam hair fit: cannot write {tmp_path}: is a folder, not a file"
     err = _fails_first(["hair", "fit", "short02", "--out", "/proc/x.vrm"], capsys)

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from avatars import load_avatar
+from avatars.clips.head_turn import head_turn_rotation
 from avatars.generate import default_avatar_path
 from runtime.cli import main
 from runtime.eval.hair_quality import markdown, write_report
 from solver.eval.measure import standard_run
-from solver.eval.head_turn import head_turn_rotation
 
 EXACT_MM = 1e-9       # roots are carried exactly (round-off only)
 SETTLED_MM = 0.001    # DESIGN §4.5 target for the last 2 s

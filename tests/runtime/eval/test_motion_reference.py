@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from avatars import load_avatar
+from avatars.eval.node import ReferenceUnavailable
 from avatars.generate import default_avatar_path
 from runtime.eval.motion_reference import compare, ensure_installed
-from solver.eval.reference import ReferenceUnavailable
 from tests.conftest import asset
 
 #: The issue's target (rad).

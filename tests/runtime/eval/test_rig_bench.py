@@ -9,9 +9,9 @@ from dataclasses import replace
 import numpy as np
 
 from avatars import load_avatar
+from avatars.clips.head_turn import head_turn_rotation
 from runtime.eval.rig_bench import PosedRig, posed_rig
 from solver.eval.bench import run_solver_bench
-from solver.eval.head_turn import head_turn_rotation
 
 
 def test_posed_rig_runs_the_loop_path(godette_path):

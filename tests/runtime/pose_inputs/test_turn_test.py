@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
+from avatars.clips.head_turn import head_turn_angles, head_turn_rotation
 from avatars.math3d import euler_from_quat, quat_angle
 from runtime.pose_inputs import head_turn_track
-from solver.eval.head_turn import head_turn_angles, head_turn_rotation
 
 TIGHT = 1e-12
 

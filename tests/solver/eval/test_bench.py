@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 import json
 
+from avatars.clips.head_turn import head_turn_rotation
 from solver.eval.bench import bench_avatar, run_solver_bench
 from solver.eval.synthetic import hair_cap_avatar
-from solver.eval.head_turn import head_turn_rotation
 
 
 def test_bench_reports_median_and_p95_per_set(godette):

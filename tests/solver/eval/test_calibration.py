@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from avatars import SpringJoint
-from solver.eval import calibration
+from avatars.clips.head_turn import head_turn_rotation
 from solver.chains import ChainSet
+from solver.eval import calibration
 from solver.params import ANALYTIC_MAPPING, DEFAULT_MAPPING, discrete_kcg
-from solver.eval.head_turn import head_turn_rotation
 
 # Measured on this machine's solver (metres, RMS over 12 s and every tail); bounds leave margin.
 LEGACY_REL = 0.03       # same restoring model as the Verlet: within 3% of the motion (1.4% measured)

@@ -16,12 +16,12 @@ import shutil
 import numpy as np
 import pytest
 
-from solver.eval.bench import run_solver_bench
+from avatars.clips.head_turn import head_turn_rotation
 from solver.chains import ChainSet
+from solver.eval.bench import run_solver_bench
 from solver.eval.posing import SubtreePoser
 from solver.eval.reference import run_threevrm
 from solver.eval.synthetic import hair_cap_avatar
-from solver.eval.head_turn import head_turn_rotation
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 
