@@ -15,8 +15,8 @@ release (:data:`THREE_VRM_VERSION`, built against three.js :data:`THREE_VERSION`
   ``$SWAYCAM_THREEVRM_CONSTRAINT_DIR``).
 
 ``<cache>`` is ``$XDG_CACHE_HOME``, else ``~/.cache``. Each folder is installed with npm on
-first use. Without npm (to install) or Node.js (to run a script), :class:`ReferenceUnavailable`
-says so in one line and the tests that need the reference skip.
+first use. Without Node.js and npm, :class:`ReferenceUnavailable` says so in one line and the
+tests that need the reference skip.
 """
 
 from __future__ import annotations
@@ -82,13 +82,14 @@ class NpmFolder:
         """Install the packages with npm unless present; returns the folder.
 
         Raises:
-            ReferenceUnavailable: npm is not on PATH, or npm failed (its message).
+            ReferenceUnavailable: node or npm is not on PATH, or npm failed (its message).
         """
         d = Path(directory) if directory is not None else self.path()
         if self.installed(d):
             return d
-        if shutil.which("npm") is None:
-            raise ReferenceUnavailable(f"npm is not on PATH; {self.purpose} installs its packages with npm")
+        for tool in ("node", "npm"):        # npm runs on node; the references run their scripts on it
+            if shutil.which(tool) is None:
+                raise ReferenceUnavailable(f"{tool} is not on PATH; {self.purpose} needs Node.js and npm")
         d.mkdir(parents=True, exist_ok=True)
         r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent",
                             *self.packages], capture_output=True, text=True, check=False)
