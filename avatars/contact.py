@@ -28,7 +28,7 @@ The frame inputs (envelope matrices, collider axes) come from the drawn world ma
 only (:func:`contact_frame`), so the correction never reads time, velocity or the previous
 frame: replays stay bit-identical and the look does not depend on frame rate. The vertex
 shader (render/glsl/mesh.vert, ``u_contact``) and :func:`apply_contact` (the CPU skinning
-of solver/eval) compute the same thing (float32 on the GPU).
+of :mod:`avatars.skinning`) compute the same thing (float32 on the GPU).
 
 It is swaycam's own: VRM has no per-vertex contact. The VRM 1.0 writer stores it in the
 mesh node's ``extras`` (:data:`EXTRAS_KEY`, :func:`contact_to_json`) and swaycam's loader
