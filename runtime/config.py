@@ -264,7 +264,7 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"{where} port: {cfg.port} is not a TCP port")
     if cfg.service_token is not None:
-        from .service_security import make_token
+        from .service.security import make_token
 
         try:
             make_token(cfg.service_token)

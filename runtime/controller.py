@@ -253,7 +253,7 @@ def bind_service(controller: SessionController, *, port: int, avatar_dir: str | 
                  motion_dir: str | None = None, hair_dirs: list[Path] = (), panel=None, token: str | None = None):
     """A :class:`runtime.service.ControlService` for ``controller``, bound to 127.0.0.1:``port``
     (0: a free port) but not serving yet (``start()``; ``close()`` releases the port).
-    ``token``: the service token (:func:`runtime.service_security.make_token`; None: none).
+    ``token``: the service token (:func:`runtime.service.security.make_token`; None: none).
 
     Raises:
         RunError: the port is taken (the message says which and what to do).

@@ -158,7 +158,7 @@ class Session:
             self.panel = Panel(self)                      # expression hotkeys; with the service, the browser panel
             stack.callback(self.panel.close)              # after the service stops, before the GL context goes
             if cfg.service:
-                from .service_security import make_token
+                from .service.security import make_token
 
                 token = make_token(cfg.service_token)
                 self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir,

@@ -134,7 +134,7 @@ def test_hair(service):
 
 def test_a_client_that_hangs_up_mid_body_is_no_error(service, capsys, monkeypatch):
     svc, _ = service
-    from runtime import service as service_module
+    from runtime.service import server as service_module
 
     def gone(self, method):
         raise BrokenPipeError(32, "Broken pipe")    # what writing to a closed client raises

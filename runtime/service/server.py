@@ -31,12 +31,12 @@ Endpoints:
                       try-on's message and the previous style stays; a request replaced by a
                       newer one before it was drawn answers 409
     GET  /frame.png   the last rendered frame
-With a panel (runtime/panel): GET / (the browser panel) and its endpoints (runtime/panel/panel.py).
+With a panel (runtime/panel): GET / (the browser panel) and its endpoints (runtime/panel/routes.py).
     OPTIONS (any)     {"allow": [methods]} and an Allow header; no CORS headers, ever
 Bad requests get 4xx with a JSON body ``{"error": "..."}``; so do malformed request lines,
 unknown methods and the rare internal failure (500, one log line, no traceback in the answer).
 
-Before any handler runs, :mod:`runtime.service_security` checks the Host (loopback and this
+Before any handler runs, :mod:`runtime.service.security` checks the Host (loopback and this
 port only), the Origin (this service's own only), the content type of state changes
 (``application/json``), the optional token and a per-client rate limit; bodies need a
 Content-Length (no chunked bodies). NaN and Infinity are not JSON and are refused.
@@ -57,7 +57,7 @@ from typing import Protocol
 
 from solver.modes import SOLVER_NAMES
 
-from .service_security import Refused, SecurityPolicy
+from .security import Refused, SecurityPolicy
 
 log = logging.getLogger(__name__)
 
@@ -206,8 +206,8 @@ class _Server(ThreadingHTTPServer):
 class ControlService:
     """A ThreadingHTTPServer on 127.0.0.1:``port`` (0 picks a free port) in a daemon thread.
 
-    ``token``: the optional service token (:func:`runtime.service_security.make_token`);
-    ``policy``: the request rules (:class:`runtime.service_security.SecurityPolicy`).
+    ``token``: the optional service token (:func:`runtime.service.security.make_token`);
+    ``policy``: the request rules (:class:`runtime.service.security.SecurityPolicy`).
     """
 
     def __init__(self, controller: Controller, *, port: int = 8765, avatar_dir: Path | None = None,
@@ -425,7 +425,7 @@ class _Handler(BaseHTTPRequestHandler):
         if params is not None and not isinstance(params, dict):
             raise RequestError(HTTPStatus.BAD_REQUEST, "'params' must be an object (k, c, gravity, hit_radius)")
         if params:
-            from .rig.hair_params import parse_hair
+            from ..rig.hair_params import parse_hair
 
             try:
                 parse_hair(params)      # whatever the avatar (with or without springs)
@@ -463,7 +463,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(HTTPStatus.OK, self.service.controller.hairstyles())
 
     def _hairstyle(self):
-        from .tryon import SessionClosed, StyleSuperseded
+        from ..tryon import SessionClosed, StyleSuperseded
 
         body = self._body()
         self._keys(body, ("name", "wait"))
