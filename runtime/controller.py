@@ -186,15 +186,13 @@ class SessionController:
                 a bad speed or layer (the service answers 422).
         """
         s = self.session
-        from .config import motion_options
         from .rig.motion import load_motion
 
         setup = None
         if clip is not None:       # load (the slow part) on the service thread, play on the render thread
             m = s.cfg.motion
-            options = s.motion_setup.options if s.motion_setup is not None else motion_options(m)
-            setup = load_motion(clip, options=options, bone_map=m.get("bone_map"), bvh_scale=m.get("bvh_scale"),
-                                loop=loop)
+            options = s.motion_setup.options if s.motion_setup is not None else m.options()
+            setup = load_motion(clip, options=options, bone_map=m.bone_map, bvh_scale=m.bvh_scale, loop=loop)
             if setup is None:
                 raise ValueError("'none' cannot be played live; use 'rest' for a still body")
 

@@ -112,7 +112,7 @@ class Session:
         from .config import tryon_settings
 
         self.tryon = StyleSwitcher(self, HairStyles(cfg.hair_dir), functools.partial(tryon_settings, cfg.tryon),
-                                   prewarm=bool(cfg.tryon.get("prewarm", cfg.kiosk)))
+                                   prewarm=bool(cfg.kiosk if cfg.tryon.prewarm is None else cfg.tryon.prewarm))
         #: VMC Performer (``--vmc-send``): the drawn frames sent out, or None
         self.vmc_sender = None
         self._body = False          # the input may carry a whole-body pose (VMC): rigs drive every bone
@@ -172,8 +172,8 @@ class Session:
                 from .vmc import VmcSender, parse_target
 
                 self.vmc_sender = stack.enter_context(VmcSender(
-                    rig.avatar, [parse_target(t) for t in cfg.vmc_send], divisor=int(cfg.vmc.get("divisor", 1)),
-                    names=cfg.vmc.get("names", "vrm0")))
+                    rig.avatar, [parse_target(t) for t in cfg.vmc_send], divisor=cfg.vmc.divisor,
+                    names=cfg.vmc.names))
             self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
                                                             fps=self.fps, live=self.live,
                                                             video_preset=video_preset(cfg.video_preset, self.live)))
@@ -202,11 +202,9 @@ class Session:
         return specs
 
     def _first_rig(self) -> AvatarRig:
-        from .config import motion_options
-
         m = self.cfg.motion
-        self.motion_setup = load_motion(self.cfg.motion_clip, options=motion_options(m),
-                                        bone_map=m.get("bone_map"), bvh_scale=m.get("bvh_scale"), loop=m.get("loop"))
+        self.motion_setup = load_motion(m.clip, options=m.options(), bone_map=m.bone_map, bvh_scale=m.bvh_scale,
+                                        loop=m.loop)
         path = self.cfg.avatar
         if path in (None, "default", "layered"):   # the generated avatars, by name (config files use it)
             from avatars.generate import default_avatar_path, layered_avatar_path
@@ -405,11 +403,10 @@ class Session:
         from avatars.clips import load_file, parse_spec
 
         if self._motion_cycle is None:
-            clip = self.cfg.motion_clip
+            m = self.cfg.motion
             clips = []
-            if clip not in ("idle", "rest", "none"):
-                clips = load_file(parse_spec(clip).path, bone_map=self.cfg.motion.get("bone_map"),
-                                  unit_scale=self.cfg.motion.get("bvh_scale"))
+            if m.clip not in ("idle", "rest", "none"):
+                clips = load_file(parse_spec(m.clip).path, bone_map=m.bone_map, unit_scale=m.bvh_scale)
             self._motion_cycle = clips
         cycle = self._motion_cycle
         self._motion_index = (self._motion_index + 1) % (len(cycle) + 1)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from runtime.config import RunConfig
+from runtime.config_sections import MotionSection
 from runtime.session import Session
 from tests.conftest import asset
 
@@ -93,7 +94,7 @@ def test_post_motion_switches_clips_live_and_a_broken_clip_keeps_the_previous(tm
 
 def test_the_m_key_steps_through_the_clips_of_the_motion_file(tmp_path):
     cfg = RunConfig(source="turn-test", fps=10, duration=0.5, size=(64, 36), output=(f"png:{tmp_path / 'f'}",),
-                    motion={"clip": f"{asset(*UAL_DIR, UAL_FILE)}#Idle_Loop"})
+                    motion=MotionSection(clip=f"{asset(*UAL_DIR, UAL_FILE)}#Idle_Loop"))
     with Session(cfg, say=lambda s: None) as session:
         assert session.rig.motion.program[0].name == "Idle_Loop"
         names = [session.next_motion() for _ in range(3)]
@@ -103,7 +104,7 @@ def test_the_m_key_steps_through_the_clips_of_the_motion_file(tmp_path):
 
 def test_motion_none_has_no_body_motion(tmp_path):
     cfg = RunConfig(source="turn-test", fps=10, duration=0.3, size=(64, 36), output=(f"png:{tmp_path / 'f'}",),
-                    motion={"clip": "none"})
+                    motion=MotionSection(clip="none"))
     with Session(cfg, say=lambda s: None) as session:
         assert session.rig.motion is None
         with pytest.raises(ValueError, match="no body motion"):

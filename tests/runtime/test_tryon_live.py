@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from runtime.config import RunConfig
+from runtime.config_sections import MotionSection, TryOnSection
 from runtime.session import Session
 from solver.tryon.cache import TryOnCache
 from tests.conftest import asset
@@ -86,12 +87,12 @@ def _session(cfg, cache, **kw) -> Session:
 
 def test_hair_run_writes_a_video_that_shows_the_fitted_hair(tmp_path, cache):
     frames = {}
-    for name, tryon in (("own", {}), ("ponytail", {"style": "ponytail01"})):
+    for name, tryon in (("own", TryOnSection()), ("ponytail", TryOnSection(style="ponytail01"))):
         out = tmp_path / f"{name}.mp4"
         cfg = RunConfig(source="turn-test", duration=0.5, size=SIZE, output=(f"video:{out}",), tryon=tryon,
-                        motion={"clip": "none"})
+                        motion=MotionSection(clip="none"))
         with _session(cfg, cache) as s:
-            if tryon:
+            if tryon.style:
                 assert s.tryon.current == "ponytail01" and s.rig.avatar is not s.base.avatar
                 assert any(m.name.startswith("TryOnHair") for m in s.rig.avatar.meshes)
             s.run()
@@ -199,7 +200,7 @@ def test_window_keys_cycle_styles_and_0_brings_the_own_hair_back(tmp_path, hair_
     (broken and huge fail and are said, ponytail01 is drawn), '0' the avatar's own hair; each
     switch lands frames later while the run goes on, and the next key waits for it."""
     cfg = RunConfig(source="turn-test", realtime=True, fps=30, duration=600.0, size=SIZE,
-                    output=(f"video:{tmp_path / 'k.mp4'}",), hair_dir=str(hair_dir), motion={"clip": "none"})
+                    output=(f"video:{tmp_path / 'k.mp4'}",), hair_dir=str(hair_dir), motion=MotionSection(clip="none"))
     keys = ["]", "]", "]", "0", "q"]
     said, currents = [], []
     deadline = time.monotonic() + SWITCH_TIMEOUT_S
@@ -227,7 +228,7 @@ def test_closing_while_a_fit_runs_neither_hangs_nor_crashes(tmp_path, hair_dir):
     from runtime.tryon import SessionClosed
 
     cfg = RunConfig(source="turn-test", duration=0.2, size=SIZE, output=(f"video:{tmp_path / 'c.mp4'}",),
-                    hair_dir=str(hair_dir), motion={"clip": "none"})
+                    hair_dir=str(hair_dir), motion=MotionSection(clip="none"))
     session = _session(cfg, TryOnCache(tmp_path / "empty-cache"))      # nothing cached: a real fit
     with session:
         session.run()
@@ -283,7 +284,7 @@ def test_a_newer_request_supersedes_and_a_new_avatar_gets_the_style_again(tmp_pa
     avatars.mkdir()
     shutil.copy(godette_path, avatars / "godette.vrm")
     cfg = RunConfig(source="turn-test", duration=0.1, size=SIZE, output=(f"video:{tmp_path / 's.mp4'}",),
-                    hair_dir=str(hair_dir), avatar_dir=str(avatars), motion={"clip": "none"})
+                    hair_dir=str(hair_dir), avatar_dir=str(avatars), motion=MotionSection(clip="none"))
     with _session(cfg, cache) as session:
         sw = session.tryon
         first = sw.request_name("ponytail01")
@@ -312,7 +313,7 @@ def test_prewarm_fits_the_styles_into_the_cache_without_switching(tmp_path, hair
     worker (the ones that cannot be fitted are logged and skipped); nothing is swapped."""
     cache = TryOnCache(tmp_path / "warm")
     cfg = RunConfig(source="turn-test", duration=0.1, size=SIZE, output=(f"video:{tmp_path / 'w.mp4'}",),
-                    hair_dir=str(hair_dir), tryon={"prewarm": True}, motion={"clip": "none"})
+                    hair_dir=str(hair_dir), tryon=TryOnSection(prewarm=True), motion=MotionSection(clip="none"))
     with _session(cfg, cache) as session:
         assert session.tryon.prewarm
         session.tryon.start_prewarm()

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from runtime.config import RunConfig
+from runtime.config_sections import MotionSection
 from runtime.session import Session
 from tests.conftest import asset
 
@@ -23,7 +24,7 @@ def main() -> None:
     mode, script = sys.argv[1], {int(k): v for k, v in json.loads(sys.argv[2]).items()}
     said: list[str] = []
     log: dict = {"keys": [], "panes": None}
-    cfg = dict(output=("window",), size=(320, 180), fps=10, motion={"clip": "none"})
+    cfg = dict(output=("window",), size=(320, 180), fps=10, motion=MotionSection(clip="none"))
     if mode == "live":
         cfg.update(source=str(asset("face", "mediapipe_face_mesh_android_gpu.gif")), realtime=True, duration=4.0,
                    face_model=str(asset("models", "face_landmarker_v2_with_blendshapes.task")))

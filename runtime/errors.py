@@ -1,0 +1,46 @@
+"""The runtime package's error root and its settings errors.
+
+Every failure the runtime reports on purpose derives from :class:`SwaycamRuntimeError`; each
+kind lives beside its domain and keeps the built-in base its callers catch:
+
+    ==============================  ================================  ======================
+    error                           raised for                        where
+    ==============================  ================================  ======================
+    :class:`SettingsError`          a bad setting value (``[hair]``,   here
+    (ValueError)                    ``[expressions]``, a VMC address)
+    :class:`ConfigError`            a bad config file / option: names  here
+    (SettingsError)                 the setting and where it came from
+    ``RigError`` (ValueError)       an avatar the rig cannot drive     runtime/rig/errors.py
+    ``MotionError`` (RigError)      body motion that cannot play       runtime/rig/errors.py
+    ``StyleError`` (ValueError),    a hairstyle that cannot be tried   runtime/tryon/styles.py
+    ``StyleSuperseded``,            on; replaced by a newer request;
+    ``SessionClosed``               the run ended first
+    ``RunError`` (RuntimeError)     a run cannot start or go on        runtime/results.py
+    ``RequestError`` and its        a service request refused, with    runtime/service/errors.py
+    family (status codes)           its HTTP status
+    ==============================  ================================  ======================
+
+The control service answers each kind with its own status (runtime/service/errors.py
+``status_of``); the CLI exits 1 for every one of them and 2 for usage errors (README,
+``swaycam --help``). Errors from the other packages keep their own roots
+(:class:`avatars.AvatarError` with ``ClipError``, :class:`tracking.errors.TrackingError`).
+"""
+
+from __future__ import annotations
+
+
+class SwaycamRuntimeError(Exception):
+    """The root of every error the runtime raises on purpose (see the module doc)."""
+
+
+class SettingsError(SwaycamRuntimeError, ValueError):
+    """A setting's value is invalid: the message names the setting (``hair.k: -1 is below 0``,
+    ``expressions.mode: 'x' is not one of toggle, hold``)."""
+
+
+class ConfigError(SettingsError):
+    """A setting is invalid; the message names the setting and where it came from (the
+    config file, or "option" for the command line)."""
+
+
+__all__ = ["ConfigError", "SettingsError", "SwaycamRuntimeError"]
