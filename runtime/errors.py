@@ -10,6 +10,8 @@ kind lives beside its domain and keeps the built-in base its callers catch:
     (ValueError)                    ``[expressions]``, a VMC address)
     :class:`ConfigError`            a bad config file / option: names  here
     (SettingsError)                 the setting and where it came from
+    :class:`ConflictError`          not possible in the run's state    here; ``CalibrationError``
+                                    now (may be later)                 runtime/panel/calibration.py
     ``RigError`` (ValueError)       an avatar the rig cannot drive     runtime/rig/errors.py
     ``MotionError`` (RigError)      body motion that cannot play       runtime/rig/errors.py
     ``StyleError`` (ValueError),    a hairstyle that cannot be tried   runtime/tryon/styles.py
@@ -43,4 +45,9 @@ class ConfigError(SettingsError):
     config file, or "option" for the command line)."""
 
 
-__all__ = ["ConfigError", "SettingsError", "SwaycamRuntimeError"]
+class ConflictError(SwaycamRuntimeError):
+    """What was asked cannot be done in the run's state now, though it may later (a newer
+    request replaced it, the calibration phases are not collected yet)."""
+
+
+__all__ = ["ConfigError", "ConflictError", "SettingsError", "SwaycamRuntimeError"]

@@ -9,7 +9,7 @@ swap between frames (the session's ``tryon``).
 
 from .fitter import Fitter
 from .styles import BaseAvatar, HairStyles, SessionClosed, StyleError, StyleSuperseded, fit_style, summary
-from .switcher import StyleSwitcher, carry_motion
+from .switcher import StyleSwitcher, TryOnHost, carry_motion
 
 __all__ = ["BaseAvatar", "Fitter", "HairStyles", "SessionClosed", "StyleError", "StyleSuperseded", "StyleSwitcher",
-           "carry_motion", "fit_style", "summary"]
+           "TryOnHost", "carry_motion", "fit_style", "summary"]

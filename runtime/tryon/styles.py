@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from avatars import Avatar
 from avatars.hair import HairError, find_style, hair_folders, list_styles
 
+from ..errors import ConflictError, SwaycamRuntimeError
+
 if TYPE_CHECKING:  # pragma: no cover
     from solver.tryon import TryOnResult, TryOnSettings
     from solver.tryon.cache import TryOnCache
@@ -24,16 +26,16 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 
-class StyleError(ValueError):
+class StyleError(SwaycamRuntimeError, ValueError):
     """A style that cannot be tried on: the file cannot be loaded, or the core cannot fit it
     (the message is the core's)."""
 
 
-class StyleSuperseded(RuntimeError):
+class StyleSuperseded(ConflictError, RuntimeError):
     """A newer request (or an avatar change) replaced this one before it was swapped in."""
 
 
-class SessionClosed(RuntimeError):
+class SessionClosed(SwaycamRuntimeError, RuntimeError):
     """The session closed before the request was swapped in."""
 
 

@@ -24,7 +24,9 @@ class FakeController:
 
     def load_avatar(self, path: Path):
         if path.name == "broken.vrm":
-            raise ValueError(f"{path.name}: not a glTF file")
+            from avatars import AvatarError
+
+            raise AvatarError(path.name, "", "not a glTF file")      # what load_avatar raises
         self.calls.append(("avatar", path))
         return {"loaded": path.name}
 

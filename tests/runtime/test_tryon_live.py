@@ -80,7 +80,7 @@ def hair_dir(tmp_path):
 
 
 def _session(cfg, cache, **kw) -> Session:
-    s = Session(cfg, say=lambda line: None, **kw)
+    s = Session(cfg, **{"say": lambda line: None, **kw})
     s.tryon.cache = cache
     return s
 
@@ -93,8 +93,8 @@ def test_hair_run_writes_a_video_that_shows_the_fitted_hair(tmp_path, cache):
                         motion=MotionSection(clip="none"))
         with _session(cfg, cache) as s:
             if tryon.style:
-                assert s.tryon.current == "ponytail01" and s.rig.avatar is not s.base.avatar
-                assert any(m.name.startswith("TryOnHair") for m in s.rig.avatar.meshes)
+                assert s.tryon.current == "ponytail01" and s.stage.rig.avatar is not s.stage.base.avatar
+                assert any(m.name.startswith("TryOnHair") for m in s.stage.rig.avatar.meshes)
             s.run()
         _, video = read_video(out)
         frames[name] = video[-1]
@@ -151,7 +151,7 @@ def test_post_hairstyle_switches_live_and_a_bad_style_keeps_the_previous(tmp_pat
 
     session = _session(cfg, cache, on_frame=on_frame)
     with session:
-        base = session.base.avatar
+        base = session.stage.base.avatar
         result = session.run()
     assert not result.interrupted
     status, body = answers["list"]
@@ -212,15 +212,14 @@ def test_window_keys_cycle_styles_and_0_brings_the_own_hair_back(tmp_path, hair_
 
     original = Session.handle_events
     monkeypatch.setattr(Session, "handle_events", scripted)
-    session = _session(cfg, cache, on_frame=lambda info, rig: currents.append(session.tryon.current))
-    session.say = said.append
+    session = _session(cfg, cache, on_frame=lambda info, rig: currents.append(session.tryon.current), say=said.append)
     with session:
         session.run()
     assert not keys
     lines = [line for line in said if line.startswith("hairstyle:")]
     assert any("broken.obj" in line and "keeping the avatar's own hair" in line for line in lines), lines
     assert any("too big for the head" in line for line in lines), lines
-    assert "ponytail01" in currents and session.tryon.current is None and session.rig.avatar is session.base.avatar
+    assert "ponytail01" in currents and session.tryon.current is None and session.stage.rig.avatar is session.stage.base.avatar
     assert session.tryon.swaps == 2
 
 
@@ -293,18 +292,18 @@ def test_a_newer_request_supersedes_and_a_new_avatar_gets_the_style_again(tmp_pa
             first.result(timeout=1)
         _pump(session, second.done)
         assert second.result()["current"] == "short02" and sw.current == "short02"
-        assert session.rig.avatar is not session.base.avatar
+        assert session.stage.rig.avatar is not session.stage.base.avatar
         answer = []
         t = threading.Thread(target=lambda: answer.append(session.controller.load_avatar(avatars / "godette.vrm")))
         t.start()
         _pump(session, lambda: not t.is_alive())
         assert answer[0]["hairstyle_pending"] == "short02"
-        assert session.base.path == avatars / "godette.vrm" and session.rig.avatar is session.base.avatar
+        assert session.stage.base.path == avatars / "godette.vrm" and session.stage.rig.avatar is session.stage.base.avatar
         assert sw.current is None and sw.switching
         _pump(session, lambda: not sw.switching)
         assert sw.current == "short02" and sw.last_error is None
-        assert session.rig.avatar.meta.name == session.base.avatar.meta.name
-        assert any(m.name.startswith("TryOnHair") for m in session.rig.avatar.meshes)
+        assert session.stage.rig.avatar.meta.name == session.stage.base.avatar.meta.name
+        assert any(m.name.startswith("TryOnHair") for m in session.stage.rig.avatar.meshes)
         session.run()
 
 
@@ -317,7 +316,7 @@ def test_prewarm_fits_the_styles_into_the_cache_without_switching(tmp_path, hair
     with _session(cfg, cache) as session:
         assert session.tryon.prewarm
         session.tryon.start_prewarm()
-        wanted = {cache.path(session.base.path, hair_dir / s / f"{s}.obj", session.tryon.settings)
+        wanted = {cache.path(session.stage.base.path, hair_dir / s / f"{s}.obj", session.tryon.settings)
                   for s in ("ponytail01", "short02")}
         deadline = time.monotonic() + SWITCH_TIMEOUT_S
         while not all(p.is_file() for p in wanted):
@@ -325,6 +324,6 @@ def test_prewarm_fits_the_styles_into_the_cache_without_switching(tmp_path, hair
             time.sleep(0.05)
         session.tryon.poll()
         assert session.tryon.current is None and session.tryon.swaps == 0 and not session.tryon.switching
-        assert session.rig.avatar is session.base.avatar
+        assert session.stage.rig.avatar is session.stage.base.avatar
         session.run()
     assert len(list((tmp_path / "warm").glob("*.pickle"))) == 2

@@ -35,8 +35,8 @@ def main() -> None:
 
     def state():
         s = session
-        return {"overlays": s.drawer.overlays, "hud": s.drawer.hud, "solver": s.rig.solver, "compare": s.compare,
-                "paused": s.clock.paused, "recenters": len(recenters), "screenshots": s.keys.screenshots,
+        return {"overlays": s.drawer.overlays, "hud": s.drawer.hud, "solver": s.stage.rig.solver, "compare": s.stage.compare,
+                "paused": s.clock.paused, "recenters": len(recenters), "screenshots": s.controls.screenshots,
                 "said": len(said)}
 
     def post(key):
@@ -72,7 +72,7 @@ def main() -> None:
 
         def swap():
             n = session.drawer.frames
-            if session.compare and log["panes"] is None:
+            if session.stage.compare and log["panes"] is None:
                 log["panes"] = grab_panes()
             orig_swap()
             if n in script:
