@@ -27,7 +27,7 @@ from solver.modes import SOLVER_NAMES
 
 from .clock import DEFAULT_MAX_SUBSTEPS
 from .config_sections import FilterSection, MotionSection, TryOnSection, VmcSection
-from .errors import ConfigError
+from .errors import ConfigError, SettingsError
 
 FRAMINGS = ("bust", "full")
 ANTIALIAS = ("auto", "msaa", "fxaa", "off")   # render.antialias.MODES
@@ -184,7 +184,7 @@ def _check_types(cfg: RunConfig, where: str) -> None:
 
     try:
         parse_hair(cfg.hair)
-    except ValueError as exc:
+    except SettingsError as exc:
         raise ConfigError(f"{where} {exc}") from None
     cfg.motion.check(where)
     cfg.tryon.check(where)
@@ -194,7 +194,7 @@ def _check_types(cfg: RunConfig, where: str) -> None:
     try:
         check_expressions(cfg.expressions)
         check_calibration(cfg.calibration)
-    except ValueError as exc:
+    except SettingsError as exc:
         raise ConfigError(f"{where} {exc}") from None
 
 
@@ -237,7 +237,7 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
 
         try:
             make_token(cfg.service_token)
-        except ValueError as exc:
+        except SettingsError as exc:
             raise ConfigError(f"{where} service_token: {exc}") from None
     parse_background(cfg.background, f"{where} background")
     _check_vmc(cfg, where)
@@ -276,7 +276,7 @@ def _check_vmc(cfg: RunConfig, where: str) -> None:
             parse_target(t)
         if cfg.vmc_listen is not None:
             parse_listen(cfg.vmc_listen)
-    except ValueError as exc:
+    except SettingsError as exc:
         raise ConfigError(f"{where} vmc: {exc}") from None
     cfg.vmc.check(where)
 

@@ -87,12 +87,13 @@ class MotionSection:
     def options(self, where: str = "option"):
         """The playback keys as :class:`runtime.rig.motion.MotionOptions` (the keys left out
         at its defaults). Raises ConfigError for a bad value."""
+        from .rig.errors import MotionError
         from .rig.motion import MotionOptions
 
         given = {k: getattr(self, k) for k in MOTION_OPTION_KEYS if getattr(self, k) is not None}
         try:
             return MotionOptions(**given)
-        except ValueError as exc:
+        except MotionError as exc:
             raise ConfigError(f"{where} {exc}") from None
 
 

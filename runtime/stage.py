@@ -19,13 +19,14 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from avatars import Avatar, load_avatar
+from avatars import Avatar, AvatarError, load_avatar
 from solver.modes import SolverMode
 
 from .config import RunConfig
+from .errors import SettingsError
 from .live_settings import LiveSettings
 from .results import RunError
-from .rig import AvatarRig, DriveOptions, MotionError, MotionSetup, load_motion
+from .rig import AvatarRig, DriveOptions, MotionError, MotionSetup, RigError, load_motion
 from .tryon import BaseAvatar, StyleError, fit_style
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,7 +97,8 @@ class Stage:
             avatar = self._first_style(tryon, cfg.hair_style)
         try:
             rig = self.make_rig(avatar, cfg.solver)
-        except ValueError as exc:   # an avatar it cannot drive (no head), bad hair settings
+        except (RigError, SettingsError, AvatarError) as exc:
+            # an avatar it cannot drive (no head), bad hair settings, a clip (ClipError) it cannot play
             raise RunError(str(exc)) from None
         rig.warm_up()
         return rig
@@ -215,8 +217,8 @@ class Stage:
         with the other solver). Parameter changes do not swap the rig: :meth:`set_hair`.
 
         Raises:
-            RigError, SettingsError: the companion cannot be built; ValueError: a chain set
-                steps another h (runtime/loop.py). The current rig stays.
+            RigError, SettingsError: the companion cannot be built, or a chain set steps
+                another h (runtime/loop.py). The current rig stays.
         """
         prepared, companion = companion, None
         if self.compare:
@@ -336,7 +338,7 @@ class Stage:
         self.compare = bool(on)
         try:
             self.swap_rig(self.rig)
-        except ValueError:
+        except Exception:
             self.compare = was
             raise
         self._drawer.reframe(self.rig.world)
