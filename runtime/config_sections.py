@@ -63,15 +63,11 @@ class MotionSection:
     @classmethod
     def from_table(cls, table: dict, where: str = "option") -> "MotionSection":
         """The section of a ``[motion]`` table. Raises ConfigError naming the key."""
-        for key, value in (table or {}).items():
-            kind = MOTION_KEYS.get(key)
-            if kind is None:
+        for key in table or {}:
+            if key not in MOTION_KEYS:
                 raise ConfigError(f"{where} motion.{key}: unknown setting (known: {', '.join(sorted(MOTION_KEYS))})")
-            err = _kind_error(where, "motion", key, value, kind)
-            if err is not None:
-                raise err
         section = cls(**dict(table or {}))
-        section.options(where)
+        section.check(where)
         return section
 
     def check(self, where: str = "option") -> None:
@@ -121,20 +117,20 @@ class TryOnSection:
     @classmethod
     def from_table(cls, table: dict, where: str = "option") -> "TryOnSection":
         """The section of a ``[tryon]`` table. Raises ConfigError naming the key."""
-        for key, value in (table or {}).items():
-            kind = TRYON_KEYS.get(key)
-            if kind is None:
+        for key in table or {}:
+            if key not in TRYON_KEYS:
                 raise ConfigError(f"{where} tryon.{key}: unknown setting (known: {', '.join(sorted(TRYON_KEYS))})")
-            if not isinstance(value, kind):
-                raise ConfigError(f"{where} tryon.{key}: {value!r} is not {'true/false' if kind is bool else 'a string'}")
-        return cls(**dict(table or {}))
+        section = cls(**dict(table or {}))
+        section.check(where)
+        return section
 
     def check(self, where: str = "option") -> None:
         """Raise ConfigError naming the key for a value of the wrong type."""
         for key, kind in TRYON_KEYS.items():
             value = getattr(self, key)
             if value is not None and not isinstance(value, kind):
-                raise ConfigError(f"{where} tryon.{key}: {value!r} is not {'true/false' if kind is bool else 'a string'}")
+                what = "true/false" if kind is bool else "a string"
+                raise ConfigError(f"{where} tryon.{key}: {value!r} is not {what}")
 
     @property
     def style_name(self) -> str | None:
