@@ -14,9 +14,10 @@ kind lives beside its domain and keeps the built-in base its callers catch:
                                     now (may be later)                 runtime/panel/calibration.py
     ``RigError`` (ValueError)       an avatar the rig cannot drive     runtime/rig/errors.py
     ``MotionError`` (RigError)      body motion that cannot play       runtime/rig/errors.py
-    ``StyleError`` (ValueError),    a hairstyle that cannot be tried   runtime/tryon/styles.py
-    ``StyleSuperseded``,            on; replaced by a newer request;
-    ``SessionClosed``               the run ended first
+    :class:`StyleError`             a hairstyle that cannot be tried   here (raised by
+    (ValueError),                   on; replaced by a newer request;   runtime/tryon/)
+    :class:`StyleSuperseded`,       the run ended first
+    :class:`SessionClosed`
     ``RunError`` (RuntimeError)     a run cannot start or go on        runtime/results.py
     ``RequestError`` and its        a service request refused, with    runtime/service/errors.py
     family (status codes)           its HTTP status
@@ -50,4 +51,19 @@ class ConflictError(SwaycamRuntimeError):
     request replaced it, the calibration phases are not collected yet)."""
 
 
-__all__ = ["ConfigError", "ConflictError", "SettingsError", "SwaycamRuntimeError"]
+class StyleError(SwaycamRuntimeError, ValueError):
+    """A hairstyle that cannot be tried on: the file cannot be loaded, or the try-on core
+    cannot fit it (the message is the core's). Raised by runtime/tryon/."""
+
+
+class StyleSuperseded(ConflictError, RuntimeError):
+    """A newer hairstyle request (or an avatar change) replaced this one before it was
+    swapped in."""
+
+
+class SessionClosed(SwaycamRuntimeError, RuntimeError):
+    """The session closed before the hairstyle request was swapped in."""
+
+
+__all__ = ["ConfigError", "ConflictError", "SessionClosed", "SettingsError", "StyleError", "StyleSuperseded",
+           "SwaycamRuntimeError"]

@@ -14,9 +14,10 @@ what was opened, in reverse order; so does closing.
 What is on stage — the rig, compare mode, the base avatar, the body motion, and every change
 to them — is the session's :class:`runtime.stage.Stage` (``stage``), with the run-time
 settings it owns (:class:`runtime.live_settings.LiveSettings`). The window keys call the
-session's :class:`runtime.controls.Controls` (``controls``); the control service calls its
-controller (``controller``), which hands render-thread work to the command queue drained
-between frames; with a hairstyle (``--hair``, ``[tryon] style``) the first avatar is the
+session's :class:`runtime.controls.Controls` (``controls``, a
+:class:`runtime.run_controls.RunControls`); the control service calls its controller
+(``controller``), which hands render-thread work to the command queue drained between
+frames; with a hairstyle (``--hair``, ``[tryon] style``) the first avatar is the
 try-on of that style, and later switches are fitted off the render thread by the
 :class:`runtime.tryon.StyleSwitcher` (``tryon``) and swapped in between frames.
 
@@ -43,7 +44,6 @@ from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
 from .commands import CommandQueue
 from .config import RunConfig, tryon_settings, video_preset
 from .controller import SessionController
-from .controls import RunControls
 from .drawing import FrameDrawer
 from .keys import KEY_HELP, Keys
 from .live_settings import LiveSettings
@@ -53,6 +53,7 @@ from .panel.outputs_control import OutputControl
 from .panel.state import PanelState
 from .pose_inputs import PoseInput, open_pose_input
 from .results import RunError, RunResult
+from .run_controls import RunControls
 from .schedule import pacing_text, run_live, run_offline, sigterm_as_interrupt
 from .stage import Stage
 from .telemetry import Telemetry

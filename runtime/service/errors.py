@@ -101,9 +101,8 @@ class GatewayTimeout(_Fixed):
 def _table() -> tuple[tuple[type[BaseException], HTTPStatus], ...]:
     from avatars import AvatarError
 
-    from ..errors import ConflictError, SettingsError
+    from ..errors import ConflictError, SessionClosed, SettingsError, StyleError
     from ..rig.errors import RigError
-    from ..tryon.styles import SessionClosed, StyleError
 
     return ((SettingsError, HTTPStatus.BAD_REQUEST), (ConflictError, HTTPStatus.CONFLICT),
             (RigError, HTTPStatus.UNPROCESSABLE_ENTITY),

@@ -17,26 +17,13 @@ from typing import TYPE_CHECKING
 from avatars import Avatar
 from avatars.hair import HairError, find_style, hair_folders, list_styles
 
-from ..errors import ConflictError, SwaycamRuntimeError
+from ..errors import SessionClosed, StyleError, StyleSuperseded
 
 if TYPE_CHECKING:  # pragma: no cover
     from solver.tryon import TryOnResult, TryOnSettings
     from solver.tryon.cache import TryOnCache
 
 log = logging.getLogger(__name__)
-
-
-class StyleError(SwaycamRuntimeError, ValueError):
-    """A style that cannot be tried on: the file cannot be loaded, or the core cannot fit it
-    (the message is the core's)."""
-
-
-class StyleSuperseded(ConflictError, RuntimeError):
-    """A newer request (or an avatar change) replaced this one before it was swapped in."""
-
-
-class SessionClosed(SwaycamRuntimeError, RuntimeError):
-    """The session closed before the request was swapped in."""
 
 
 class HairStyles:

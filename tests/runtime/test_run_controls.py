@@ -1,11 +1,11 @@
-"""A session's controls (runtime/controls.py ``RunControls``) on fake parts: what each action
+"""A session's controls (runtime/run_controls.py ``RunControls``) on fake parts: what each action
 changes and says. No GL context, no numba."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from runtime.controls import SCREENSHOT_DIR, RunControls
+from runtime.run_controls import SCREENSHOT_DIR, RunControls
 
 
 class FakeStage:
