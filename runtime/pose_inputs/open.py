@@ -65,7 +65,7 @@ def open_vmc_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | No
     """``--vmc-listen``: a :class:`runtime.vmc.VmcInput` (marionette: the sender drives the
     avatar; assistant — on 39540 or with ``[vmc] role = "assistant"`` — the sender's face on
     top of the ``--source`` input). Raises TrackingError when the address cannot be bound."""
-    from ..vmc import ASSISTANT_PORT, VmcInput, VmcInputOptions, VmcReceiver, parse_listen
+    from ..vmc import ASSISTANT_PORT, VmcInput, VmcReceiver, parse_listen
 
     v = cfg.vmc
     host, port = parse_listen(cfg.vmc_listen)

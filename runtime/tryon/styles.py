@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from avatars import Avatar
 from avatars.hair import HairError, find_style, hair_folders, list_styles
 
-from ..errors import SessionClosed, StyleError, StyleSuperseded
+from ..errors import StyleError
 
 if TYPE_CHECKING:  # pragma: no cover
     from solver.tryon import TryOnResult, TryOnSettings

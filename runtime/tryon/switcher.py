@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
 from .fitter import Fitter
-from .styles import BaseAvatar, HairStyles, SessionClosed, StyleError, StyleSuperseded, summary
+from ..errors import SessionClosed, StyleError, StyleSuperseded
+from .styles import BaseAvatar, HairStyles, summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from solver.tryon import TryOnSettings
