@@ -2,13 +2,16 @@
 
 TOML keys are the long option names with ``_`` (``fps = 30``, ``output = ["window"]``,
 ``background = "#00ff00"``); sections ``[filter]``, ``[drive]``, ``[hair]`` and ``[motion]``
-hold tracker filter, head drive, hair solver and body motion settings (``[motion]``: ``clip``
-= "idle" | "rest" | "none" | "FILE[#Name[+Name...]]", ``layer``, ``fade_s``, ``speed``,
-``in_place``, ``rest_align``, ``after``, ``bone_map``, ``bvh_scale``, ``idle_amplitude``;
-see :class:`runtime.rig.motion.MotionOptions`); ``[tryon]`` the hairstyle try-on (``style`` =
-a style name in the hair folder or a hair file, ``hide_own_hair``, ``prewarm``: see
-:func:`tryon_settings`), with ``hair_dir`` the folder styles are looked up in (and the one
-``POST /hairstyle`` may load from). Degrees appear only here, at the edge.
+hold tracker filter, head drive, hair solver and body motion settings; ``[tryon]`` the
+hairstyle try-on, with ``hair_dir`` the folder styles are looked up in (and the one
+``POST /hairstyle`` may load from); ``[vmc]`` the VMC protocol. ``[motion]``, ``[tryon]``,
+``[vmc]`` and ``[filter]`` are parsed once into typed sections
+(:mod:`runtime.config_sections`); ``[drive]`` and ``[hair]`` stay tables (checked here and
+by :func:`runtime.rig.hair_params.parse_hair`). Degrees appear only here, at the edge.
+
+A RunConfig is the frozen start-up configuration. What the panel and the service change while
+the run goes on (expressions, calibration, hair, background) lives in
+:class:`runtime.live_settings.LiveSettings`.
 """
 
 from __future__ import annotations
@@ -23,13 +26,11 @@ import tomllib
 from solver.modes import SOLVER_NAMES
 
 from .clock import DEFAULT_MAX_SUBSTEPS
+from .config_sections import FilterSection, MotionSection, TryOnSection, VmcSection
+from .errors import ConfigError, SettingsError
 
 FRAMINGS = ("bust", "full")
 ANTIALIAS = ("auto", "msaa", "fxaa", "off")   # render.antialias.MODES
-
-
-class ConfigError(ValueError):
-    """A setting is invalid; the message names the setting and where it came from."""
 
 
 @dataclass(frozen=True)
@@ -61,16 +62,16 @@ class RunConfig:
     pose_delay_ms: float | None = None  # None: one camera frame, or the tracker's latency while frames follow poses
     frame_lock: bool = True            # live: draw when a tracked pose arrives (camera at the frame rate)
     face_model: str | None = None      # None: $SWAYCAM_FACE_MODEL or the cached download
-    filter: dict = field(default_factory=dict)
+    filter: FilterSection = FilterSection()
     drive: dict = field(default_factory=dict)
     hair: dict = field(default_factory=dict)
-    motion: dict = field(default_factory=dict)   # [motion]; clip "idle" unless said
+    motion: MotionSection = MotionSection()     # [motion]; clip "idle" unless said
     motion_dir: str | None = None      # folder POST /motion may load clips from
     vmc_send: tuple[str, ...] = ()     # VMC Performer targets HOST[:PORT] (runtime.vmc.sender)
     vmc_listen: str | None = None      # VMC receiver [HOST:]PORT (39539 marionette, 39540 assistant)
-    vmc: dict = field(default_factory=dict)   # [vmc]: divisor, names, role, face, head, delay_ms, hold_s, ease_s
+    vmc: VmcSection = VmcSection()     # [vmc]: divisor, names, role, face, head, delay_ms, hold_s, ease_s
     record_dir: str | None = None      # folder the panel's recordings go to (None: ./recordings)
-    tryon: dict = field(default_factory=dict)    # [tryon]: style, hide_own_hair, prewarm
+    tryon: TryOnSection = TryOnSection()    # [tryon]: style, hide_own_hair, prewarm
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
     outlines: str = "auto"             # MToon outlines: "auto" (off on llvmpipe), "on", "off" (render.quality)
     detail: str = "auto"               # mesh detail: "auto" (reduced on llvmpipe), "full", "reduced" (render.detail)
@@ -84,13 +85,7 @@ class RunConfig:
     @property
     def hair_style(self) -> str | None:
         """The hairstyle to try on: ``[tryon] style`` (None: the avatar's own hair)."""
-        style = self.tryon.get("style")
-        return None if style in (None, "", "none") else str(style)
-
-    @property
-    def motion_clip(self) -> str:
-        """The body motion spec: ``[motion] clip`` (default "idle": the generated idle)."""
-        return str(self.motion.get("clip", "idle"))
+        return self.tryon.style_name
 
 
 def parse_size(text: str, where: str = "size") -> tuple[int, int]:
@@ -128,9 +123,6 @@ def _choices() -> dict[str, tuple[str, ...]]:
 
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "detail", "video_preset", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir", "service_token")
-#: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
-MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
-               "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
 #: x264's speed presets, fastest first (render.sinks.video.PRESETS; here without importing the renderer)
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
@@ -148,8 +140,6 @@ def video_preset(cfg_preset: str, live: bool) -> str:
 #: Why a transparent background cannot go into a video file or a virtual camera (both opaque).
 NO_ALPHA = ("H.264 video and virtual cameras have no alpha, so the transparent background would come out "
             "black (use png:DIR to keep alpha, or background green for a chroma key)")
-#: [tryon] keys and their types (see :func:`tryon_settings`).
-TRYON_KEYS = {"style": str, "hide_own_hair": bool, "prewarm": bool}
 
 
 #: Allowed [drive] values (see runtime.rig.drive.DriveOptions).
@@ -194,54 +184,33 @@ def _check_types(cfg: RunConfig, where: str) -> None:
 
     try:
         parse_hair(cfg.hair)
-    except ValueError as exc:
+    except SettingsError as exc:
         raise ConfigError(f"{where} {exc}") from None
-    motion_options(cfg.motion, where)
-    for key, value in (cfg.tryon or {}).items():
-        kind = TRYON_KEYS.get(key)
-        if kind is None:
-            raise ConfigError(f"{where} tryon.{key}: unknown setting (known: {', '.join(sorted(TRYON_KEYS))})")
-        if not isinstance(value, kind):
-            raise ConfigError(f"{where} tryon.{key}: {value!r} is not {'true/false' if kind is bool else 'a string'}")
+    cfg.motion.check(where)
+    cfg.tryon.check(where)
+    cfg.filter.check(where)
     from .panel.settings import check_calibration, check_expressions
 
     try:
         check_expressions(cfg.expressions)
         check_calibration(cfg.calibration)
-    except ValueError as exc:
+    except SettingsError as exc:
         raise ConfigError(f"{where} {exc}") from None
 
 
-def tryon_settings(tryon: dict):
-    """The ``[tryon]`` table -> :class:`avatars.tryon.TryOnSettings` (``hide_own_hair``,
+def tryon_settings(tryon: TryOnSection):
+    """The ``[tryon]`` section -> :class:`avatars.tryon.TryOnSettings` (``hide_own_hair``,
     default true: the avatar's meshes skinned only to the head and spring joints under it
     are hidden; the other settings are the core's defaults, which key the fit cache)."""
     from avatars.tryon import TryOnSettings
 
-    return TryOnSettings(hide_own_hair=bool((tryon or {}).get("hide_own_hair", True)))
+    return TryOnSettings(hide_own_hair=bool(tryon.hide_own_hair))
 
 
 def motion_options(motion: dict, where: str = "option"):
-    """The ``[motion]`` table -> :class:`runtime.rig.motion.MotionOptions` (validated).
-    Raises ConfigError naming the key."""
-    from .rig.motion import MotionOptions
-
-    known = {"layer", "fade_s", "speed", "in_place", "rest_align", "after", "idle_amplitude"}
-    for key, value in (motion or {}).items():
-        kind = MOTION_KEYS.get(key)
-        if kind is None:
-            raise ConfigError(f"{where} motion.{key}: unknown setting (known: {', '.join(sorted(MOTION_KEYS))})")
-        if kind is bool and not isinstance(value, bool):
-            raise ConfigError(f"{where} motion.{key}: {value!r} is not true/false")
-        if kind is str and not isinstance(value, str):
-            raise ConfigError(f"{where} motion.{key}: {value!r} is not a string")
-        if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))
-                              or not math.isfinite(value)):
-            raise ConfigError(f"{where} motion.{key}: {value!r} is not a finite number")
-    try:
-        return MotionOptions(**{k: v for k, v in (motion or {}).items() if k in known})
-    except ValueError as exc:
-        raise ConfigError(f"{where} {exc}") from None
+    """A ``[motion]`` table -> :class:`runtime.rig.motion.MotionOptions` (validated: see
+    :meth:`MotionSection.from_table`). Raises ConfigError naming the key."""
+    return MotionSection.from_table(motion, where).options(where)
 
 
 def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
@@ -264,11 +233,11 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"{where} port: {cfg.port} is not a TCP port")
     if cfg.service_token is not None:
-        from .service_security import make_token
+        from .service.security import make_token
 
         try:
             make_token(cfg.service_token)
-        except ValueError as exc:
+        except SettingsError as exc:
             raise ConfigError(f"{where} service_token: {exc}") from None
     parse_background(cfg.background, f"{where} background")
     _check_vmc(cfg, where)
@@ -298,12 +267,7 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
     return cfg
 
 
-VMC_KEYS = ("divisor", "names", "role", "face", "head", "delay_ms", "hold_s", "ease_s")
-
-
 def _check_vmc(cfg: RunConfig, where: str) -> None:
-    from .vmc.input import FACE_MODES, HEAD_MODES, ROLES
-    from .vmc.names import NAME_STYLES
     from .vmc.receiver import parse_listen
     from .vmc.sender import parse_target
 
@@ -312,22 +276,9 @@ def _check_vmc(cfg: RunConfig, where: str) -> None:
             parse_target(t)
         if cfg.vmc_listen is not None:
             parse_listen(cfg.vmc_listen)
-    except ValueError as exc:
+    except SettingsError as exc:
         raise ConfigError(f"{where} vmc: {exc}") from None
-    v = cfg.vmc
-    for k in v:
-        if k not in VMC_KEYS:
-            raise ConfigError(f"{where} [vmc] {k}: unknown setting (known: {', '.join(VMC_KEYS)})")
-    d = v.get("divisor", 1)
-    if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 1000:
-        raise ConfigError(f"{where} [vmc] divisor: {d!r} is not a whole number in 1..1000")
-    for k, allowed in (("names", NAME_STYLES), ("role", ROLES), ("face", FACE_MODES), ("head", HEAD_MODES)):
-        if k in v and v[k] not in allowed:
-            raise ConfigError(f"{where} [vmc] {k}: {v[k]!r} is not one of {', '.join(allowed)}")
-    for k in ("delay_ms", "hold_s", "ease_s"):
-        x = v.get(k, 0.0)
-        if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and x < 1e6):
-            raise ConfigError(f"{where} [vmc] {k}: {x!r} must be a number >= 0")
+    cfg.vmc.check(where)
 
 
 _INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source", "motion_dir", "hair_dir")
@@ -383,11 +334,17 @@ def load_toml(path: str | Path) -> RunConfig:
                 v = value.get(key)
                 if isinstance(v, str) and v not in ("idle", "rest", "none") and not Path(v).is_absolute():
                     value[key] = str(p.parent / v)
-        if name == "tryon":
+            value = MotionSection.from_table(value, f"{p}:")
+        elif name == "tryon":
             value = dict(value)
             v = value.get("style")
             if isinstance(v, str) and looks_like_path(v) and not Path(v).expanduser().is_absolute():
                 value["style"] = str(p.parent / v)     # a file beside the config; a bare name stays a name
+            value = TryOnSection.from_table(value, f"{p}:")
+        elif name == "vmc":
+            value = VmcSection.from_table(value, f"{p}:")
+        elif name == "filter":
+            value = FilterSection.from_table(value, f"{p}:")
         values[name] = value
     try:
         cfg = RunConfig(**values, config_path=str(p))

@@ -1,101 +1,76 @@
-"""The control service's controller for a running session, and the queue that hands its work
-to the render thread.
+"""The controller of a running session: what the control service's and the panel's endpoints
+ask for, one method each (runtime/service/routes.py, runtime/panel/routes.py).
 
-The service (:mod:`runtime.service`) answers HTTP requests on its own threads; anything that
-touches GL, the rig or the pose input must run on the render thread. :class:`CommandQueue`
-carries such work there: a service thread :meth:`~CommandQueue.call` s a function and waits
-for its result; the session :meth:`~CommandQueue.drain` s the queue between frames.
+The service answers HTTP requests on its own threads; anything that touches GL, the rig or the
+pose input runs on the render thread through the session's command queue
+(:mod:`runtime.commands`). Reads of plain attributes and counters (:meth:`status`) and of
+the live settings (:class:`runtime.live_settings.LiveSettings`, lock-protected) stay on the
+calling thread.
 """
 
 from __future__ import annotations
 
-import queue
 import threading
-from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Protocol
 
 from avatars import load_avatar
 
-from .results import RunError
-from .rig.hair_params import parse_hair
-from .tryon import BaseAvatar
+from .commands import CommandQueue, wait_for
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .session import Session
+    from .panel.outputs_control import OutputControl
+    from .stage import Stage
+    from .tryon import StyleSwitcher
 
 
-class CommandQueue:
-    """Functions run on the render thread, in order, between frames."""
+class ControllerHost(Protocol):
+    """What :class:`SessionController` uses of the running session (the ``Session`` of
+    ``swaycam run``): its stage, hairstyle switcher, command queue and run-time outputs, and
+    the three things only the run itself knows."""
 
-    def __init__(self):
-        self._queue: queue.Queue = queue.Queue()
+    commands: CommandQueue
+    stage: Stage
+    tryon: StyleSwitcher
+    output_control: OutputControl
 
-    def call(self, fn: Callable[[], Any], timeout_s: float = 10.0) -> Any:
-        """Run ``fn()`` on the render thread and return its result (from any other thread).
+    def live_status(self) -> dict:
+        """The live metrics, whether the run is paused and whether the pose input has a face
+        now (any thread: counters and plain attributes only)."""
 
-        Raises:
-            whatever ``fn`` raised; TimeoutError when the render thread did not get to it in
-            ``timeout_s`` seconds (the run is not drawing frames; it is then dropped, unless it
-            had started).
-        """
-        return _wait(self.submit(fn), timeout_s)
+    def recenter(self) -> None:
+        """Take the current head pose as neutral (render thread)."""
 
-    def submit(self, fn: Callable[[], Any]) -> Future:
-        """Queue ``fn()`` for the render thread (any thread); its Future carries the result or
-        the exception. Functions run in the order they were submitted."""
-        fut: Future = Future()
-        self._queue.put((fn, fut))
-        return fut
-
-    def drain(self) -> None:
-        """Run everything queued (render thread); each result or exception goes to its caller."""
-        while True:
-            try:
-                fn, fut = self._queue.get_nowait()
-            except queue.Empty:
-                return
-            if not fut.set_running_or_notify_cancel():      # its caller gave up waiting (a timeout)
-                continue
-            try:
-                fut.set_result(fn())
-            except BaseException as exc:  # noqa: BLE001 - handed back to the service thread
-                fut.set_exception(exc)
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    raise                                    # the run ends as well
-
-
-def _wait(fut: Future, timeout_s: float):
-    """``fut``'s result; on a timeout the queued work is cancelled (it will not run later,
-    after its caller was told it failed) unless it already started."""
-    try:
-        return fut.result(timeout=timeout_s)
-    except TimeoutError:
-        fut.cancel()
-        raise
+    def frame_png(self) -> bytes | None:
+        """The last drawn frame as PNG, or None before the first frame (render thread)."""
 
 
 class SessionController:
-    """:class:`runtime.service.Controller` of ``session``: every method but :meth:`status` runs
-    on the render thread through the session's command queue."""
+    """:class:`runtime.service.Controller` (and the panel's) of ``host``: every method that
+    changes the run goes through its command queue to the render thread."""
 
-    def __init__(self, session: Session):
-        self.session = session
+    def __init__(self, host: ControllerHost):
+        self.host = host
         self._load_lock = threading.Lock()    # POST /avatar requests are prepared one at a time
 
+    @property
+    def stage(self) -> Stage:
+        return self.host.stage
+
+    # ------------------------------------------------------------------ the service's endpoints
     def status(self) -> dict:
         """The live metrics, the solver, the avatar file, whether the run is paused and
         whether the pose input has a face now (a pose track: the pose sampled last) — read
         from the service thread: counters and plain attributes only."""
-        s = self.session
-        out = s.metrics.summary()
-        out.update({"solver": s.rig.solver, "avatar": s.rig.avatar.path, "paused": s.clock.paused,
-                    "face_found": s.pose_input.status().face_found, "hairstyle": s.tryon.current,
-                    "hair_params": s.rig.hair_params})
+        rig = self.stage.rig
+        out = self.host.live_status()
+        paused, face_found = out.pop("paused"), out.pop("face_found")
+        out.update({"solver": rig.solver, "avatar": rig.avatar.path, "paused": paused, "face_found": face_found,
+                    "hairstyle": self.host.tryon.current, "hair_params": rig.hair_params})
         return out
 
     def recenter(self) -> None:
-        self.session.commands.call(self.session.pose_input.recenter)
+        self.host.commands.call(self.host.recenter)
 
     def load_avatar(self, path: Path) -> dict:
         """Load ``path`` and drive it (its hair at rest); the old avatar stays when it fails.
@@ -103,76 +78,79 @@ class SessionController:
         The file is read, rigged, warmed up and framed (cameras and reduced-detail triangles)
         on the calling service thread, one request at a time; the render thread only swaps the
         rig in and uploads the meshes, so the avatar drawn meanwhile keeps moving (issue 20: it
-        stood still for 120-130 ms while Godette loaded at 1280×720). A rig built under
-        settings that changed before the swap (solver, body motion, the config keys
-        :meth:`Session.make_rig` reads) is built again on the render thread. In compare mode
-        the companion (the other solver) is built here too.
+        stood still for 120-130 ms while Godette loaded at 1280×720). A rig built under inputs
+        that changed before the swap (solver, body motion, start hair, calibration:
+        :meth:`Stage.rig_inputs`) is built again on the render thread. In compare mode the
+        companion (the other solver) is built here too.
 
         Raises:
-            ValueError: not an avatar (AvatarError), or one that cannot be driven (no head):
-                the service answers 422.
+            AvatarError: not an avatar; RigError: one that cannot be driven (no head): the
+                service answers 422.
             TimeoutError: the render thread did not swap it in within 60 s (504).
         """
-        s = self.session
+        st, host = self.stage, self.host
         with self._load_lock:
-            made_under = _rig_settings(s)
+            made_under = st.rig_inputs()
             avatar = load_avatar(path)
-            rig = s.make_rig(avatar, made_under[0])
+            rig = st.make_rig(avatar, made_under[0])
             rig.warm_up()
-            framing = s.drawer.framing(avatar, rig.world)
-            companion = s.make_companion(rig) if s.compare else None
+            framing = st.framing(avatar, rig.world)
+            companion = st.make_companion(rig) if st.compare else None
             if companion is not None:
                 companion.warm_up()
 
             def do():
                 new, other = rig, companion
-                if not _same_rig_settings(_rig_settings(s), made_under):
-                    new, other = s.make_rig(avatar, s.rig.solver), None
+                if not _same_rig_inputs(st.rig_inputs(), made_under):
+                    new, other = st.make_rig(avatar, st.rig.solver), None
                     new.warm_up()
-                s.swap_rig(new, framing=framing, companion=other)
-                s.base = BaseAvatar(Path(path), avatar)
-                style = s.tryon.rebase()        # the hairstyle is tried on the new avatar (off this thread)
+                st.swap_rig(new, framing=framing, companion=other)
+                st.set_base(Path(path), avatar)
+                style = host.tryon.rebase()        # the hairstyle is tried on the new avatar (off this thread)
                 return {"avatar": str(path), "springs": len(avatar.springs),
                         "warnings": [str(w) for w in avatar.warnings], "hairstyle_pending": style}
 
-            swapped = s.commands.submit(do)     # queued in request order; waited for without the lock
-        return _wait(swapped, 60.0)
+            swapped = host.commands.submit(do)     # queued in request order; waited for without the lock
+        return wait_for(swapped, 60.0)
 
     def set_hair(self, solver: str | None, params: dict | None) -> dict:
         """Switch to ``solver`` (None: keep it) and/or replace the ``[hair]`` settings with
         ``params`` (None: keep them; {}: the avatar's own), in place: the hair's motion goes on
-        (:meth:`Session.switch_solver`, :meth:`Session.set_hair`).
+        (:meth:`Stage.switch_solver`, :meth:`Stage.set_hair`).
 
         Returns:
             {"solver", "params" (the settings), "springs" {name: parameters in effect}}.
 
         Raises:
-            ValueError: bad params or solver (the service answers 400); nothing is changed then.
+            SettingsError: bad params; ValueError: an unknown solver (the service answers
+                400); nothing is changed then.
         """
-        s = self.session
+        from .rig.hair_params import parse_hair
+
+        st = self.stage
 
         def do():
             if params is not None:
                 parse_hair(params)          # validate before anything changes
             if solver is not None:
-                s.switch_solver(solver)
+                st.switch_solver(solver)
             if params is not None:
-                s.set_hair(params)
-            return {"solver": s.rig.solver, "params": s.rig.hair_params, "springs": s.rig.hair_springs(),
-                    "warnings": s.rig.hair_warnings()}
+                st.set_hair(params)
+            return {"solver": st.rig.solver, "params": st.rig.hair_params, "springs": st.rig.hair_springs(),
+                    "warnings": st.rig.hair_warnings()}
 
-        return s.commands.call(do)
+        return self.host.commands.call(do)
 
     def motion(self) -> dict:
         """What the body plays: {"playing", "program", "index", "layer", "speed", "fading",
         "in_place"} ({"playing": None} with ``--motion none``)."""
-        s = self.session
+        st = self.stage
 
         def do():
-            m = s.rig.motion
+            m = st.rig.motion
             return m.state() if m is not None else {"playing": None}
 
-        return s.commands.call(do)
+        return self.host.commands.call(do)
 
     def set_motion(self, clip: str | None, *, speed: float | None = None, loop: bool | None = None,
                    layer: str | None = None) -> dict:
@@ -182,36 +160,27 @@ class SessionController:
         the previous one keeps playing.
 
         Raises:
-            ValueError: the clip cannot be loaded or played on this avatar, no body motion,
-                a bad speed or layer (the service answers 422).
+            ClipError: the clip cannot be loaded or played on this avatar; MotionError: no
+                body motion, a bad speed or layer (the service answers 422).
         """
-        s = self.session
-        from .config import motion_options
-        from .rig.motion import load_motion
-
-        setup = None
-        if clip is not None:       # load (the slow part) on the service thread, play on the render thread
-            m = s.cfg.motion
-            options = s.motion_setup.options if s.motion_setup is not None else motion_options(m)
-            setup = load_motion(clip, options=options, bone_map=m.get("bone_map"), bvh_scale=m.get("bvh_scale"),
-                                loop=loop)
-            if setup is None:
-                raise ValueError("'none' cannot be played live; use 'rest' for a still body")
+        st = self.stage
+        # load (the slow part) on the service thread, play on the render thread
+        setup = st.load_motion(clip, loop=loop) if clip is not None else None
 
         def do():
             if setup is not None:
-                s.set_motion(setup, speed=speed, layer=layer)
+                st.set_motion(setup, speed=speed, layer=layer)
             else:
-                s.set_motion_options(speed=speed, layer=layer)
-            return s.rig.motion.state()
+                st.set_motion_options(speed=speed, layer=layer)
+            return st.rig.motion.state()
 
-        return s.commands.call(do, timeout_s=60.0)
+        return self.host.commands.call(do, timeout_s=60.0)
 
     def hairstyles(self) -> dict:
         """The styles of the hair folder, the one drawn (``current``, None: the avatar's own
         hair) and the one being fitted (``pending``): :meth:`runtime.tryon.StyleSwitcher.state`
         (read from the service thread)."""
-        return self.session.tryon.state()
+        return self.host.tryon.state()
 
     def set_hairstyle(self, path: Path | None, name: str | None, *, wait: bool = True,
                       timeout_s: float = 120.0) -> dict:
@@ -223,11 +192,11 @@ class SessionController:
             joined, rejected}, "chains", "cached", "seconds", ...}; without: {"pending"}.
 
         Raises:
-            StyleError (a ValueError): the style cannot be fitted (the service answers 422;
-                the previous style stays); StyleSuperseded: a newer request replaced it (409);
+            StyleError: the style cannot be fitted (the service answers 422; the previous
+                style stays); StyleSuperseded: a newer request replaced it (409);
                 SessionClosed (503); TimeoutError: still fitting after ``timeout_s`` (504).
         """
-        fut = self.session.tryon.request(path, name)
+        fut = self.host.tryon.request(path, name)
         if not wait:
             return {"pending": name, "switching": True}
         return fut.result(timeout=timeout_s)
@@ -235,35 +204,99 @@ class SessionController:
     def frame_png(self) -> bytes | None:
         """The last drawn frame as PNG, read from the framebuffer now (render thread, between
         frames), or None before the first frame."""
-        return self.session.commands.call(self.session.drawer.png)
+        return self.host.commands.call(self.host.frame_png)
+
+    # ------------------------------------------------------------------ the panel's endpoints
+    def current_avatar(self) -> str | None:
+        """The file of the avatar drawn (any thread)."""
+        return self.stage.rig.avatar.path
+
+    def hair(self, *, tails: bool = False) -> dict:
+        """The running hair: {"solver", "solvers", "params", "springs", "steps", "resets"}
+        (+ with ``tails`` "tails" and "rest_tails" [[x, y, z] m]; render thread)."""
+        from solver.modes import SOLVER_NAMES
+
+        st = self.stage
+
+        def do():
+            rig = st.rig
+            ch = rig.chains
+            out = {"solver": rig.solver, "solvers": list(SOLVER_NAMES), "params": rig.hair_params,
+                   "springs": rig.hair_springs(), "steps": ch.steps if ch is not None else 0,
+                   "resets": st.hair_resets() + (ch.auto_resets if ch is not None else 0)}
+            if tails and ch is not None:
+                out["tails"] = ch.tails.tolist()
+                out["rest_tails"] = ch.rest_arc_tails(rig.world).tolist()
+            return out
+
+        return self.host.commands.call(do)
+
+    def expression_names(self) -> list[str]:
+        """The expressions of the avatar drawn (any thread)."""
+        return list(self.stage.rig.avatar.expressions)
+
+    def expressions(self) -> dict:
+        """The ``[expressions]`` table in effect (hotkeys, mode, fade)."""
+        return self.stage.settings.expressions
+
+    def set_expressions(self, table: dict) -> None:
+        """Replace the ``[expressions]`` table (the hotkeys act at once). Raises SettingsError
+        naming the key; nothing changes then."""
+        self.stage.settings.set_expressions(table)
+
+    def set_calibration(self, ranges: dict) -> dict:
+        """Use the input ranges ``ranges`` ({blendshape: [lo, hi]}) from the next frame on
+        (render thread). Raises SettingsError for bad ranges; nothing changes then."""
+        self.host.commands.call(lambda: self.stage.set_calibration(ranges))
+        return {"calibration": ranges}
+
+    def outputs(self) -> dict:
+        """{"background", "outputs" (the run's), "vcam", "recording", "record_dir"}."""
+        out = self.host.output_control
+        return {"background": self.stage.settings.background, "outputs": out.run_outputs(), **out.state()}
+
+    def set_background(self, background: str) -> dict:
+        """Draw ``background`` ("transparent", "green", "#rrggbb"; parsed already) from the
+        next frame on. Raises OutputError (409) for "transparent" while an output without
+        alpha runs."""
+        self.host.output_control.set_background(background)
+        return {"background": background}
+
+    def set_vcam(self, on: bool, device: str | None = None) -> dict:
+        """The panel's virtual camera on / off: :meth:`OutputControl.set_vcam`."""
+        return self.host.output_control.set_vcam(on, device)
+
+    def record(self, kind: str, on: bool, name: str | None = None) -> dict:
+        """Start (``on``) or stop a ``kind`` ("video", "poses") recording:
+        :meth:`OutputControl.start` / :meth:`OutputControl.stop`."""
+        out = self.host.output_control
+        return out.start(kind, name) if on else out.stop(kind)
+
+    def save_config(self) -> dict:
+        """Write ``[hair]``, ``[expressions]`` and ``[calibration]`` (the live settings) into
+        the run's config file (``--config``, else ./swaycam.toml). Returns {"path", "hair",
+        "expressions", "calibration"}.
+
+        Raises:
+            ConfigError: "cannot save PATH: ..." (the file is not TOML, a value cannot be
+                written, or the file cannot be written).
+        """
+        from .errors import ConfigError
+        from .panel.config_file import DEFAULT_CONFIG_FILE, save_tables
+
+        settings = self.stage.settings
+        path = Path(settings.config_path or DEFAULT_CONFIG_FILE)
+        tables = settings.tables()
+        try:
+            save_tables(path, tables)
+        except (ConfigError, OSError) as exc:
+            raise ConfigError(f"cannot save {path}: {exc}") from None
+        settings.saved(str(path), tables["hair"])
+        return {"path": str(path.resolve()), **tables}
 
 
-def _rig_settings(s: Session) -> tuple:
-    """What :meth:`Session.make_rig` builds a rig from: the solver, the body motion program
-    and the config keys it reads."""
-    cfg = s.cfg
-    return (s.rig.solver, s.motion_setup, cfg.hair, cfg.drive, cfg.mirror, cfg.calibration)
-
-
-def _same_rig_settings(a: tuple, b: tuple) -> bool:
+def _same_rig_inputs(a: tuple, b: tuple) -> bool:
     return a[1] is b[1] and a[0] == b[0] and a[2:] == b[2:]     # the motion program by identity
 
 
-def bind_service(controller: SessionController, *, port: int, avatar_dir: str | None,
-                 motion_dir: str | None = None, hair_dirs: list[Path] = (), panel=None, token: str | None = None):
-    """A :class:`runtime.service.ControlService` for ``controller``, bound to 127.0.0.1:``port``
-    (0: a free port) but not serving yet (``start()``; ``close()`` releases the port).
-    ``token``: the service token (:func:`runtime.service_security.make_token`; None: none).
-
-    Raises:
-        RunError: the port is taken (the message says which and what to do).
-    """
-    from .service import ControlService
-
-    try:
-        return ControlService(controller, port=port, avatar_dir=Path(avatar_dir) if avatar_dir else None,
-                              motion_dir=Path(motion_dir) if motion_dir else None, hair_dirs=hair_dirs,
-                              panel=panel, token=token)
-    except OSError as exc:
-        raise RunError(f"control service: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
-                       "choose another --port") from None
+__all__ = ["ControllerHost", "SessionController"]

@@ -1,102 +1,81 @@
-"""The window keys of ``swaycam run`` (render thread, between frames).
+"""The window keys of ``swaycam run`` (render thread, between frames): a table from key name
+to a :class:`runtime.controls.Controls` action.
 
     r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side ·
     m next clip of the --motion file (then the idle) · [ / ] previous / next hairstyle of the
     hair folder · 1-9 hairstyle number N · 0 the avatar's own hair · space pause · p screenshot ·
     q/esc quit
 
-In kiosk mode the overlays and the HUD stay off (o and h do nothing). A hairstyle is fitted off
-the render thread (:class:`runtime.tryon.StyleSwitcher`): the key returns at once, the
-previous style is drawn until the new one is ready.
+In kiosk mode the overlays and the HUD stay off (o and h do nothing). Any other key may be an
+expression's hotkey (``[expressions.keys]``, runtime/panel/settings.py). A hairstyle is
+fitted off the render thread (:class:`runtime.tryon.StyleSwitcher`): the key returns at once,
+the previous style is drawn until the new one is ready.
 """
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Callable
 
-from solver.modes import SolverMode
+from .controls import Controls
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .session import Session
 
-KEY_HELP = ("r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side · "
-            "m next clip · [ ] hairstyle · 1-9 hairstyle N · 0 own hair · space pause · p screenshot · q/esc quit")
-#: Keys that switch hairstyles: cycle back / forward, pick number N (0: the avatar's own hair).
+@dataclass(frozen=True)
+class Binding:
+    """Keys (pygame key names) and the action they call.
+
+    Attributes:
+        keys: the key names; ``label``, ``help``: how :data:`KEY_HELP` names them.
+        action: called with the controls and the key pressed.
+        kiosk: the key acts in kiosk mode too.
+    """
+
+    keys: tuple[str, ...]
+    label: str
+    help: str
+    action: Callable[[Controls, str], None]
+    kiosk: bool = True
+
+
+#: Hairstyle keys that cycle back / forward through the hair folder.
 STYLE_CYCLE = {"[": -1, "]": 1}
-STYLE_DIGITS = tuple("0123456789")
-#: Where ``p`` writes screenshots (relative to the working folder).
-SCREENSHOT_DIR = Path("out")
+
+BINDINGS: tuple[Binding, ...] = (
+    Binding(("r",), "r", "recenter", lambda c, k: c.recenter()),
+    Binding(("o",), "o", "overlays", lambda c, k: c.toggle_overlays(), kiosk=False),
+    Binding(("h",), "h", "HUD", lambda c, k: c.toggle_hud(), kiosk=False),
+    Binding(("s",), "s", "switch solver", lambda c, k: c.next_solver()),
+    Binding(("c",), "c", "compare solvers side by side", lambda c, k: c.toggle_compare()),
+    Binding(("m",), "m", "next clip", lambda c, k: c.next_clip()),
+    Binding(tuple(STYLE_CYCLE), "[ ]", "hairstyle", lambda c, k: c.cycle_style(STYLE_CYCLE[k])),
+    Binding(tuple("123456789"), "1-9", "hairstyle N", lambda c, k: c.pick_style(int(k))),
+    Binding(("0",), "0", "own hair", lambda c, k: c.pick_style(0)),
+    Binding(("space",), "space", "pause", lambda c, k: c.toggle_pause()),
+    Binding(("p",), "p", "screenshot", lambda c, k: c.screenshot()),
+    Binding(("q", "escape"), "q/esc", "quit", lambda c, k: c.quit()),
+)
+#: {key name: its binding}.
+KEYS: dict[str, Binding] = {k: b for b in BINDINGS for k in b.keys}
+#: The keys in one line (said when a live window opens).
+KEY_HELP = " · ".join(f"{b.label} {b.help}" for b in BINDINGS)
 
 
 class Keys:
-    """What each key does to ``session``.
+    """What each key does to ``controls`` (kiosk mode: the bindings marked so stay off)."""
 
-    Attributes:
-        screenshots: screenshots written so far (numbers the files).
-    """
-
-    def __init__(self, session: Session):
-        self.session = session
-        self.screenshots = 0
+    def __init__(self, controls: Controls, *, kiosk: bool = False):
+        self.controls = controls
+        self.kiosk = kiosk
 
     def press(self, key: str) -> None:
-        """Act on ``key`` (a pygame key name: "q", "escape", "space", ...); others are ignored."""
-        s = self.session
-        kiosk = s.cfg.kiosk
-        if key in ("q", "escape"):
-            s.stop()
-        elif key == "r":
-            s.pose_input.recenter()
-        elif key == "o" and not kiosk:
-            s.drawer.overlays = not s.drawer.overlays
-        elif key == "h" and not kiosk:
-            s.drawer.hud = not s.drawer.hud
-        elif key == "space":
-            s.clock.toggle_pause()
-        elif key == "s":
-            nxt = SolverMode(s.rig.solver).next().value
-            s.switch_solver(nxt)          # the hair's motion carries over
-            s.say(f"solver: {nxt}")
-        elif key == "c":
-            s.set_compare(not s.compare)
-        elif key == "m":
-            try:
-                s.say(f"motion: {s.next_motion()}")
-            except ValueError as exc:      # no body motion, a clip this avatar cannot play: keep playing
-                s.say(f"motion: {exc}")
-        elif key == "p":
-            self.screenshot()
-        elif key in STYLE_CYCLE or key in STYLE_DIGITS:
-            self.hairstyle(key)
-        elif s.panel is not None and s.panel.hotkey(key):    # an expression's hotkey ([expressions] keys)
-            pass
-
-    def hairstyle(self, key: str) -> None:
-        """``[`` / ``]``: the previous / next style of the hair folder; a digit N: style N
-        (0: the avatar's own hair). The fit runs off the render thread; what is asked for is
-        said now, the switch (or why it failed) when it is done."""
-        s = self.session
-        sw = s.tryon
-        try:
-            fut = sw.cycle(STYLE_CYCLE[key]) if key in STYLE_CYCLE else sw.pick(int(key))
-        except ValueError as exc:      # a style the folder no longer has
-            s.say(f"hairstyle: {exc}")
+        """Act on ``key`` (a pygame key name: "q", "escape", "space", ...): its binding, else
+        the expression it is the hotkey of; others are ignored."""
+        b = KEYS.get(key)
+        if b is not None:
+            if b.kiosk or not self.kiosk:
+                b.action(self.controls, key)
             return
-        if fut is None:
-            s.say("hairstyle: no such style in the hair folder" if sw.styles.folders
-                  else "hairstyle: no hair folder (--hair-dir)")
-            return
-        pending = sw.state()["pending"]
-        s.say(f"hairstyle: fitting {pending}…" if pending else "hairstyle: back to the avatar's own hair…")
+        self.controls.expression_hotkey(key)
 
-    def screenshot(self) -> Path | None:
-        """Write what the window shows now to ``out/screenshot-<time>-<n>.png`` (read from the
-        framebuffer now); None before the first frame."""
-        self.screenshots += 1
-        stamp = time.strftime("%Y%m%d-%H%M%S")   # a file name, not run time
-        path = self.session.drawer.screenshot(SCREENSHOT_DIR / f"screenshot-{stamp}-{self.screenshots}.png")
-        if path is not None:
-            self.session.say(f"screenshot: {path}")
-        return path
+
+__all__ = ["BINDINGS", "Binding", "KEYS", "KEY_HELP", "Keys", "STYLE_CYCLE"]

@@ -30,6 +30,7 @@ from tracking.pose_track import PoseSample
 from .clock import DEFAULT_MAX_SUBSTEPS, RATE_HZ, Clock, FixedStepDriver, MonotonicClock
 from .pose_inputs.base import PoseInput
 from .rig import AvatarRig
+from .rig.errors import RigError
 from .telemetry import Telemetry
 
 log = logging.getLogger(__name__)
@@ -73,11 +74,11 @@ def check_rate(rig: AvatarRig, driver: FixedStepDriver) -> None:
     """Refuse a rig whose chain set steps another h than the driver's 1/rate.
 
     Raises:
-        ValueError: naming both steps.
+        RigError (a ValueError): naming both steps.
     """
     chains = rig.chains
     if chains is not None and chains.h != driver.h:
-        raise ValueError(f"the rig's hair steps h = {chains.h!r} s but the loop runs {driver.rate_hz} substeps per "
+        raise RigError(f"the rig's hair steps h = {chains.h!r} s but the loop runs {driver.rate_hz} substeps per "
                          f"second (h = {driver.h!r} s): build the chain set with the substep 1/{driver.rate_hz} "
                          "(runtime.clock.RATE_HZ)")
 
@@ -97,7 +98,7 @@ class Loop:
             outputs); None for physics-only replays.
 
     Raises:
-        ValueError: the rig's chain set steps another h than 1/:data:`RATE_HZ`.
+        RigError: the rig's chain set steps another h than 1/:data:`RATE_HZ`.
     """
 
     def __init__(self, rig: AvatarRig, pose_input: PoseInput, *, max_substeps: int = DEFAULT_MAX_SUBSTEPS,
@@ -149,7 +150,7 @@ class Loop:
         the rigs carry (a solver switch that took over the old hair's motion).
 
         Raises:
-            ValueError: a chain set that steps another h (nothing is changed then).
+            RigError: a chain set that steps another h (nothing is changed then).
         """
         for r in (rig, *companions):
             check_rate(r, self.driver)

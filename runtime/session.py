@@ -1,4 +1,5 @@
-"""``swaycam run``: one session wires avatar, pose input, loop, renderer and outputs, and runs them.
+"""``swaycam run``: one session opens the pose input, the renderer, the service and the
+outputs, runs the frames, does the work between them, and closes everything.
 
 Use it as a context manager::
 
@@ -10,10 +11,15 @@ GL context, the renderer, the control service (bound, so a busy port fails befor
 output file is opened) and the outputs (video files last). A failure while opening closes
 what was opened, in reverse order; so does closing.
 
-With a hairstyle (``--hair``, ``[tryon] style``) the first avatar is the try-on of that style
-on the ``--avatar`` (fitted, or reloaded from the fit cache, before anything opens); later
-switches (keys, ``POST /hairstyle``) are fitted off the render thread by
-:class:`runtime.tryon.StyleSwitcher` and swapped in between frames.
+What is on stage — the rig, compare mode, the base avatar, the body motion, and every change
+to them — is the session's :class:`runtime.stage.Stage` (``stage``), with the run-time
+settings it owns (:class:`runtime.live_settings.LiveSettings`). The window keys call the
+session's :class:`runtime.controls.Controls` (``controls``, a
+:class:`runtime.run_controls.RunControls`); the control service calls its controller
+(``controller``), which hands render-thread work to the command queue drained between
+frames; with a hairstyle (``--hair``, ``[tryon] style``) the first avatar is the
+try-on of that style, and later switches are fitted off the render thread by the
+:class:`runtime.tryon.StyleSwitcher` (``tryon``) and swapped in between frames.
 
 Time comes from the injected :class:`runtime.clock.Clock` (default: a :class:`ReplayClock`
 starting at the input's first time offline, a :class:`MonotonicClock` live); the frame
@@ -32,22 +38,26 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from avatars import Avatar, AvatarError, load_avatar
-from solver.modes import SolverMode
+from avatars import AvatarError
 
 from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
-from .config import RunConfig, video_preset
-from .controller import CommandQueue, SessionController, bind_service
-from .drawing import FrameDrawer, Framing
+from .commands import CommandQueue
+from .config import RunConfig, tryon_settings, video_preset
+from .controller import SessionController
+from .drawing import FrameDrawer
 from .keys import KEY_HELP, Keys
+from .live_settings import LiveSettings
 from .loop import FrameInfo, Loop
 from .outputs import Outputs, OutputSpec, needs_window, open_outputs, plan_outputs
+from .panel.outputs_control import OutputControl
+from .panel.state import PanelState
 from .pose_inputs import PoseInput, open_pose_input
 from .results import RunError, RunResult
-from .rig import AvatarRig, DriveOptions, MotionSetup, load_motion
+from .run_controls import RunControls
 from .schedule import pacing_text, run_live, run_offline, sigterm_as_interrupt
+from .stage import Stage
 from .telemetry import Telemetry
-from .tryon import BaseAvatar, HairStyles, StyleError, StyleSwitcher, fit_style
+from .tryon import HairStyles, StyleSwitcher
 
 log = logging.getLogger(__name__)
 
@@ -56,18 +66,24 @@ class Session:
     """One ``swaycam run``.
 
     Args:
-        cfg: the run configuration (see :class:`runtime.config.RunConfig`).
+        cfg: the run configuration (see :class:`runtime.config.RunConfig`; frozen).
         clock: the run's clock (default: :class:`ReplayClock` offline, :class:`MonotonicClock` live).
         say: where user-facing lines go (the CLI prints them).
         on_frame: called as ``on_frame(info, rig)`` after each frame is drawn and sent (tests, tools).
         progress: offline runs call ``progress(k, n)`` after frame k of about n (the CLI's
             progress line).
 
-    Render-thread state (set by :meth:`open`): ``pose_input``, ``rig`` (and ``companion`` in
-    compare mode), ``loop``, ``context``, ``renderer``, ``drawer``, ``outputs``, ``service``;
-    ``base`` (:class:`runtime.tryon.BaseAvatar`: the avatar styles are tried on, its own
-    hair included). :meth:`stop`, ``controller`` (the control service's) and ``tryon`` (the
-    hairstyle switcher's requests) may be used from other threads.
+    Attributes:
+        stage: what is on stage (:class:`runtime.stage.Stage`), its ``settings`` the live ones.
+        tryon: the hairstyle switcher; ``controller``: the control service's controller;
+            ``commands``: the render thread's command queue; ``panel``: the panel's state
+            (triggered expressions, hotkeys, preview, calibration; :class:`PanelState`);
+            ``output_control``: the run-time outputs (panel).
+        controls, keys: the window's actions and key table (set by :meth:`open`).
+
+    Render-thread state (set by :meth:`open`): ``pose_input``, ``loop``, ``context``,
+    ``renderer``, ``drawer``, ``outputs``, ``service``, ``vmc_sender``. :meth:`stop`,
+    ``controller``, ``commands`` and ``tryon``'s requests may be used from other threads.
     """
 
     def __init__(self, cfg: RunConfig, *, clock: Clock | None = None, say=print, on_frame=None, progress=None):
@@ -78,8 +94,16 @@ class Session:
         self.clock: Clock | None = clock
         self.metrics = Telemetry()
         self.commands = CommandQueue()
+        self.stage = Stage(cfg, settings=LiveSettings(cfg), say=say)
+        self.tryon = StyleSwitcher(self.stage, HairStyles(cfg.hair_dir), functools.partial(tryon_settings, cfg.tryon),
+                                   prewarm=bool(cfg.kiosk if cfg.tryon.prewarm is None else cfg.tryon.prewarm))
+        self.output_control = OutputControl(self, self.stage.settings, record_dir=cfg.record_dir,
+                                            video_preset=cfg.video_preset, source=cfg.source)
+        self.panel = PanelState(self.stage.settings, lambda: list(self.stage.rig.avatar.expressions),
+                                self.output_control, now_ns=self._wall_ns)
         self.controller = SessionController(self)
-        self.keys = Keys(self)
+        self.controls: RunControls | None = None
+        self.keys: Keys | None = None
         self.output_specs: list[OutputSpec] = []
         self.pose_input: PoseInput | None = None
         self.duration_ns: int | None = None
@@ -87,35 +111,18 @@ class Session:
         self.fps = 0.0
         #: how frames are paced (runtime.schedule.pacing_text): the window title; the HUD has it short
         self.pacing = ""
-        self.rig: AvatarRig | None = None
-        self.companion: AvatarRig | None = None
-        self.compare = False
         self.loop: Loop | None = None
         self.context = None
         self.renderer = None
         self.drawer: FrameDrawer | None = None
         self.outputs: Outputs | None = None
         self.service = None
-        #: triggered expressions and hotkeys, and with the control service the browser panel
-        #: (runtime.panel.Panel); set by open
-        self.panel = None
-        self._window = False
-        self._faces_seen = 0
-        #: the body motion program new rigs play (None: --motion none)
-        self.motion_setup: MotionSetup | None = None
-        self._motion_cycle: list | None = None
-        self._motion_index = -1
-        self._stop = threading.Event()
-        self._stack: ExitStack | None = None
-        #: the avatar hairstyles are tried on (set by open, changed by POST /avatar)
-        self.base: BaseAvatar | None = None
-        from .config import tryon_settings
-
-        self.tryon = StyleSwitcher(self, HairStyles(cfg.hair_dir), functools.partial(tryon_settings, cfg.tryon),
-                                   prewarm=bool(cfg.tryon.get("prewarm", cfg.kiosk)))
         #: VMC Performer (``--vmc-send``): the drawn frames sent out, or None
         self.vmc_sender = None
-        self._body = False          # the input may carry a whole-body pose (VMC): rigs drive every bone
+        self._window = False
+        self._faces_seen = 0
+        self._stop = threading.Event()
+        self._stack: ExitStack | None = None
 
     # ------------------------------------------------------------------ open / close
     def open(self) -> "Session":
@@ -131,8 +138,7 @@ class Session:
         from render import Renderer, create_context
 
         specs = self._check_outputs()
-        self._body = cfg.vmc_listen is not None or _track_has_body(cfg.source)
-        rig = self._first_rig()
+        rig = self.stage.first_rig(self.tryon)
         with ExitStack() as stack:
             self.pose_input, self.duration_ns = open_pose_input(cfg, metrics=self.metrics)
             stack.enter_context(self.pose_input)
@@ -153,27 +159,20 @@ class Session:
                                       pacing=pacing_text(**pace, short=True),
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
             self.drawer.set_avatar(rig.avatar, rig.world)
-            from .panel import Panel
-
-            self.panel = Panel(self)                      # expression hotkeys; with the service, the browser panel
+            self.controls = RunControls(stage=self.stage, tryon=self.tryon, drawer=self.drawer, clock=self.clock,
+                                        recenter=self.recenter, stop=self.stop, hotkey=self.panel.hotkey,
+                                        say=self.say)
+            self.keys = Keys(self.controls, kiosk=cfg.kiosk)
             stack.callback(self.panel.close)              # after the service stops, before the GL context goes
             if cfg.service:
-                from .service_security import make_token
-
-                token = make_token(cfg.service_token)
-                self.service = bind_service(self.controller, port=cfg.port, avatar_dir=cfg.avatar_dir,
-                                            motion_dir=cfg.motion_dir, hair_dirs=self.tryon.styles.folders,
-                                            panel=self.panel, token=token)
-                if cfg.service_token == "auto":
-                    log.warning("control service token: %s (other clients than the panel send "
-                                "'Authorization: Bearer %s')", token, token)
+                self.service = self._bind_service()
                 stack.callback(self.service.close)
             if cfg.vmc_send:
                 from .vmc import VmcSender, parse_target
 
                 self.vmc_sender = stack.enter_context(VmcSender(
-                    rig.avatar, [parse_target(t) for t in cfg.vmc_send], divisor=int(cfg.vmc.get("divisor", 1)),
-                    names=cfg.vmc.get("names", "vrm0")))
+                    rig.avatar, [parse_target(t) for t in cfg.vmc_send], divisor=cfg.vmc.divisor,
+                    names=cfg.vmc.names))
             self.outputs = stack.enter_context(open_outputs(specs, context=self.context, renderer=self.renderer,
                                                             fps=self.fps, live=self.live,
                                                             video_preset=video_preset(cfg.video_preset, self.live)))
@@ -183,7 +182,7 @@ class Session:
             # offline every substep runs (no debt dropped); live, the cap keeps a stall from spiralling
             self.loop = Loop(rig, self.pose_input, max_substeps=cfg.max_substeps if self.live else NO_CAP,
                              metrics=self.metrics, clock=self.clock, draw=self._draw)
-            self.rig = rig
+            self.stage.attach(rig, loop=self.loop, drawer=self.drawer, vmc_sender=self.vmc_sender)
             self.tryon.paced = self.live
             if (self.live or cfg.service) and self.tryon.styles.styles():
                 self.tryon.prepare()              # before the first frame, not during a switch
@@ -201,47 +200,28 @@ class Session:
         self.output_specs = specs
         return specs
 
-    def _first_rig(self) -> AvatarRig:
-        from .config import motion_options
+    def _bind_service(self):
+        """The control service with the panel's routes, bound to 127.0.0.1:``port`` (0: a
+        free port) but not serving yet. Raises RunError when the port is taken."""
+        from .panel.routes import PanelRoutes
+        from .service import ControlService
+        from .service.security import make_token
 
-        m = self.cfg.motion
-        self.motion_setup = load_motion(self.cfg.motion_clip, options=motion_options(m),
-                                        bone_map=m.get("bone_map"), bvh_scale=m.get("bvh_scale"), loop=m.get("loop"))
-        path = self.cfg.avatar
-        if path in (None, "default", "layered"):   # the generated avatars, by name (config files use it)
-            from avatars.generate import default_avatar_path, layered_avatar_path
-
-            path = layered_avatar_path() if path == "layered" else default_avatar_path()
-        avatar = load_avatar(path)   # AvatarError (a ValueError) goes out as it is
-        self.base = BaseAvatar(Path(path), avatar)
-        style = self.cfg.hair_style
-        if style is not None:
-            avatar = self._first_style(style)
+        cfg = self.cfg
+        token = make_token(cfg.service_token)
+        avatar_dir = Path(cfg.avatar_dir) if cfg.avatar_dir else None
+        motion_dir = Path(cfg.motion_dir) if cfg.motion_dir else None
+        panel = PanelRoutes(self.panel, self.controller, avatar_dir=avatar_dir, motion_dir=motion_dir)
         try:
-            rig = self.make_rig(avatar, self.cfg.solver)
-        except ValueError as exc:   # an avatar it cannot drive (no head), bad hair settings
-            raise RunError(str(exc)) from None
-        rig.warm_up()   # numba compiles before any timing starts
-        return rig
-
-    def _first_style(self, style: str) -> Avatar:
-        """The base avatar with ``style`` (a name in the hair folder or a file) tried on: the
-        fit cache or a fit, before anything opens (an offline run draws it from its first
-        frame). Raises RunError with the core's message when it cannot be fitted."""
-        sw = self.tryon
-        try:
-            path = sw.styles.resolve(style)
-            result, hit = fit_style(self.base, path, sw.settings, sw.cache)
-        except StyleError as exc:
-            raise RunError(f"hairstyle: {exc}") from None
-        from .config import looks_like_path
-
-        name = path.stem if looks_like_path(style) else style
-        sw.set_current(name, path)
-        g = result.guide_report
-        self.say(f"hairstyle: {name}: {len(result.chains)} chains, guides {g.attached} attached + {g.joined} joined "
-                 f"of {g.candidates}" + (" (cached)" if hit else f" (fitted in {result.seconds:.2f} s)"))
-        return result.avatar
+            service = ControlService(self.controller, port=cfg.port, avatar_dir=avatar_dir, motion_dir=motion_dir,
+                                     hair_dirs=self.tryon.styles.folders, routes=panel.table(), token=token)
+        except OSError as exc:
+            raise RunError(f"control service: cannot listen on 127.0.0.1:{cfg.port} ({exc.strerror}); "
+                           "choose another --port") from None
+        if cfg.service_token == "auto":
+            log.warning("control service token: %s (other clients than the panel send "
+                        "'Authorization: Bearer %s')", token, token)
+        return service
 
     def close(self) -> None:
         """Close everything opened, in reverse order (flushing the outputs). Idempotent."""
@@ -258,184 +238,25 @@ class Session:
     def __exit__(self, *exc) -> None:
         self._exit(*exc)   # an exception skips the outputs' flush
 
-    # ------------------------------------------------------------------ avatar state (render thread)
-    def make_rig(self, avatar: Avatar, solver: str, hair: dict | None = None, *, play: bool = True) -> AvatarRig:
-        """A rig with the run's drive options, ``hair`` settings (default: the config's) and
-        body motion program (:attr:`motion_setup`; with ``play`` false only its options: the
-        caller hands the running program over with :meth:`AvatarRig.take_motion_from`).
-        Touches no render-thread state (the try-on worker builds rigs with it). Raises
-        ValueError for an avatar it cannot drive, bad hair settings or a clip it cannot play
-        (ClipError)."""
-        hair = self.cfg.hair if hair is None else hair
-        setup = self.motion_setup
-        rig = AvatarRig(avatar, solver=solver, drive=DriveOptions(**self.cfg.drive), hair=hair or None,
-                        mirror=self.cfg.mirror, motion=setup.options if setup is not None else None,
-                        body=self._body)
-        if setup is not None and play:
-            setup.apply(rig)
-        if self.cfg.calibration:
-            from tracking import ExpressionCalibration
+    # ------------------------------------------------------------------ what the controller asks of the run
+    def live_status(self) -> dict:
+        """The live metrics, ``paused`` and ``face_found`` (any thread: counters and plain
+        attributes only)."""
+        out = self.metrics.summary()
+        out.update(paused=self.clock.paused, face_found=self.pose_input.status().face_found)
+        return out
 
-            rig.expressions.calibrate(ExpressionCalibration({k: tuple(v) for k, v in self.cfg.calibration.items()}))
-        return rig
+    def recenter(self) -> None:
+        """Take the current head pose as neutral (render thread)."""
+        self.pose_input.recenter()
 
-    def set_calibration(self, ranges: dict) -> None:
-        """Use the per-user input ranges ``ranges`` ({blendshape: [lo, hi]}, the config's
-        ``[calibration]``) from the next frame on, on this rig and every later one (render
-        thread). Raises ValueError for bad ranges; nothing changes then."""
-        from dataclasses import replace
+    def frame_png(self) -> bytes | None:
+        """The last drawn frame as PNG, read now (render thread), or None before the first."""
+        return self.drawer.png()
 
-        from tracking import ExpressionCalibration
-
-        cal = ExpressionCalibration({k: tuple(v) for k, v in ranges.items()})
-        for r in (self.rig, self.companion):
-            if r is not None:
-                r.expressions.calibrate(cal)
-        self.cfg = replace(self.cfg, calibration=dict(ranges))
-
-    def companion_solver(self, solver: str) -> str:
-        """The compare mode's other solver for a rig running ``solver``."""
-        return (SolverMode.LEGACY if solver != SolverMode.LEGACY else SolverMode.REST_SHAPE).value
-
-    def make_companion(self, rig: AvatarRig) -> AvatarRig:
-        """The compare mode's companion of a fresh ``rig``: its avatar and hair settings with
-        the other solver, the same body motion. Touches no render-thread state, as
-        :meth:`make_rig`. Raises ValueError as :meth:`make_rig`."""
-        companion = self.make_rig(rig.avatar, self.companion_solver(rig.solver), rig.hair_params)
-        if rig.motion is not None and companion.motion is not None:
-            companion.take_motion_from(rig)       # the same body on both sides
-        return companion
-
-    def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False, framing: Framing | None = None,
-                 companion: AvatarRig | None = None) -> None:
-        """Simulate and draw ``rig`` from now on: the one way the rig changes (the ``s`` key,
-        ``POST /hair`` with a solver, ``POST /avatar``, compare mode). Its hair starts at rest
-        under the current pose, or, with ``keep_hair``, goes on from the motion ``rig``
-        carries (a solver switch: :meth:`AvatarRig.with_solver`). In compare mode a companion
-        with the other solver is built for it (starting with the same hair); a new avatar is
-        uploaded and framed (with ``framing`` when given: cameras computed beforehand, see
-        :meth:`FrameDrawer.framing`). ``companion``: that companion built beforehand (off this
-        thread; used when compare mode is on and it is ``rig``'s avatar with the other solver).
-        Parameter changes do not swap the rig: :meth:`AvatarRig.set_hair`.
-
-        Raises:
-            ValueError: the companion cannot be built, or a chain set steps another h (the
-                current rig stays).
-        """
-        prepared, companion = companion, None
-        if self.compare:
-            other = self.companion_solver(rig.solver)
-            if keep_hair:
-                companion = rig.with_solver(other)
-            elif prepared is not None and prepared.avatar is rig.avatar and prepared.solver == other:
-                companion = prepared
-            else:
-                companion = self.make_companion(rig)
-        self.loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
-        if rig.avatar is not self.rig.avatar:
-            self.drawer.set_avatar(rig.avatar, rig.world, framing=framing)
-            if self.vmc_sender is not None:
-                self.vmc_sender.set_avatar(rig.avatar)
-        self.rig, self.companion = rig, companion
-
-    def switch_solver(self, solver: str) -> None:
-        """Run the hair with ``solver`` from the next substep on, its motion carried over (the
-        ``s`` key, ``POST /hair {"solver": ...}``). Raises ValueError for an unknown solver."""
-        if solver != self.rig.solver:
-            self.swap_rig(self.rig.with_solver(SolverMode.parse(solver).value), keep_hair=True)
-
-    def set_hair(self, hair: dict | None) -> None:
-        """Retune the running hair in place (``[hair]`` settings; the companion too in compare
-        mode). Raises ValueError for bad settings; nothing is changed then."""
-        self.rig.set_hair(hair)
-        if self.companion is not None:
-            self.companion.set_hair(hair)
-
-    def set_motion(self, setup: MotionSetup, *, speed: float | None = None, layer: str | None = None) -> None:
-        """Play ``setup``'s program from the next substep, cross-fading (the ``m`` key,
-        ``POST /motion``); ``speed`` / ``layer`` change the playback in place.
-
-        Raises:
-            ValueError: the run has no body motion (``--motion none``), a bad speed or layer,
-                or a clip the avatar cannot play (ClipError): nothing changes then, the
-                previous clip keeps playing.
-        """
-        rigs = [r for r in (self.rig, self.companion) if r is not None]
-        if any(r.motion is None for r in rigs):
-            raise ValueError("this run has no body motion (--motion none); restart with --motion idle or a clip")
-        if speed is not None and not (speed > 0 and speed == speed and speed != float("inf")):
-            raise ValueError(f"speed {speed!r} must be > 0")
-        from .rig.motion import LAYERS
-
-        if layer is not None and layer not in LAYERS:
-            raise ValueError(f"layer {layer!r} is not one of {', '.join(LAYERS)}")
-        program = setup.program if isinstance(setup.program, str) else list(setup.program)
-        for r in rigs:                                   # retarget everywhere before anything plays
-            if not isinstance(program, str):
-                r.motion.retarget(program)
-        for r in rigs:
-            r.play_motion(program, loop=setup.loop)
-            if speed is not None:
-                r.motion.set_speed(speed)
-            if layer is not None:
-                r.motion.set_layer(layer)
-        self.motion_setup = setup
-
-    def set_motion_options(self, *, speed: float | None = None, layer: str | None = None) -> None:
-        """Change the playback speed and/or the head layering in place (the clip goes on).
-        Raises ValueError without body motion or for a bad value; nothing changes then."""
-        rigs = [r for r in (self.rig, self.companion) if r is not None]
-        if any(r.motion is None for r in rigs):
-            raise ValueError("this run has no body motion (--motion none)")
-        from .rig.motion import LAYERS
-
-        if speed is not None and not (speed > 0 and speed != float("inf")):
-            raise ValueError(f"speed {speed!r} must be > 0")
-        if layer is not None and layer not in LAYERS:
-            raise ValueError(f"layer {layer!r} is not one of {', '.join(LAYERS)}")
-        for r in rigs:
-            if speed is not None:
-                r.motion.set_speed(speed)
-            if layer is not None:
-                r.motion.set_layer(layer)
-
-    def next_motion(self) -> str:
-        """The ``m`` key: the next clip of the ``--motion`` file (the idle after the last one).
-        Returns the name of what plays now."""
-        from avatars.clips import load_file, parse_spec
-
-        if self._motion_cycle is None:
-            clip = self.cfg.motion_clip
-            clips = []
-            if clip not in ("idle", "rest", "none"):
-                clips = load_file(parse_spec(clip).path, bone_map=self.cfg.motion.get("bone_map"),
-                                  unit_scale=self.cfg.motion.get("bvh_scale"))
-            self._motion_cycle = clips
-        cycle = self._motion_cycle
-        self._motion_index = (self._motion_index + 1) % (len(cycle) + 1)
-        base = self.motion_setup.options if self.motion_setup is not None else None
-        if base is None:
-            raise ValueError("this run has no body motion (--motion none)")
-        if self._motion_index == len(cycle):
-            self.set_motion(MotionSetup("idle", base, None, "idle"))
-            return "idle"
-        c = cycle[self._motion_index]
-        self.set_motion(MotionSetup((c,), base, None, c.name))
-        return c.name
-
-    def set_compare(self, on: bool) -> None:
-        """Compare mode on (the rig and a companion with the other solver, side by side, both
-        restarted at rest) or off."""
-        was = self.compare
-        self.compare = bool(on)
-        try:
-            self.swap_rig(self.rig)
-        except ValueError:
-            self.compare = was
-            raise
-        self.drawer.reframe(self.rig.world)
-        if self.compare:
-            self.say(f"compare: left {self.rig.solver}, right {self.companion.solver}")
+    def _wall_ns(self) -> int:
+        c = self.clock
+        return c.wall_ns() if c is not None else time.perf_counter_ns()
 
     # ------------------------------------------------------------------ run
     def stop(self) -> None:
@@ -520,33 +341,17 @@ class Session:
 
     def _draw(self, info: FrameInfo) -> None:
         panel = self.panel
-        if panel is not None:
-            info.expressions = panel.expressions(info.expressions)
-        self.drawer.draw(info, self.rig, self.companion)
+        info.expressions = panel.expressions(info.expressions)
+        self.drawer.draw(info, self.stage.rig, self.stage.companion)
         wall_ns = self.clock.wall_ns()
         self.outputs.send(wall_ns)
-        if panel is not None:
-            panel.frame_drawn(self.renderer, wall_ns, self.loop.draw_sample)
+        panel.frame_drawn(self.renderer, wall_ns, self.loop.draw_sample)
         if self.vmc_sender is not None:
             st = self.pose_input.status()
             self.vmc_sender.send_frame(info.world, info.expressions or {}, self.clock.now_ns() * 1e-9,
                                        found=st.face_found, calibrated=st.faces > 0 or st.face_found)
         if self.on_frame is not None:
-            self.on_frame(info, self.rig)
-
-
-def _track_has_body(source: str | None) -> bool:
-    """A ``.jsonl`` source recorded from a VMC performer (it carries a whole-body pose)."""
-    if not source or not source.endswith(".jsonl"):
-        return False
-    try:
-        with open(source, encoding="utf-8", errors="replace") as f:
-            for _, line in zip(range(200), f):
-                if '"body"' in line:
-                    return True
-    except OSError:
-        return False
-    return False
+            self.on_frame(info, self.stage.rig)
 
 
 def run(cfg: RunConfig, **options) -> RunResult:

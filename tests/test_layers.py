@@ -148,7 +148,6 @@ def test_eval_modules_are_leaves(edges):
     assert not bad, _report("product modules importing evaluation code", bad)
 
 
-@pytest.mark.xfail(strict=True, reason="runtime hub: issue 27 item 1, other branch")
 def test_who_imports_the_session(edges):
     """``runtime.session`` only from :data:`SESSION_IMPORTERS` (module doc, (c))."""
     bad = [e for e in edges

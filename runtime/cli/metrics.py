@@ -108,12 +108,13 @@ def _avatars(specs, gravity=None, *, styles=(), hair_dir=None, keep_own_hair=Fal
 def _fit(spec, avatar, style: str, hair_dir, keep_own_hair: bool):
     """(avatar with ``style`` tried on, the style's label, its attachment report)."""
     from ..config import looks_like_path, tryon_settings
+    from ..config_sections import TryOnSection
     from ..tryon import BaseAvatar, HairStyles, StyleError, fit_style
 
     try:
         path = HairStyles(hair_dir).resolve(style)
         result, _ = fit_style(BaseAvatar(avatar_path(spec), avatar), path,
-                              tryon_settings({"hide_own_hair": not keep_own_hair}))
+                              tryon_settings(TryOnSection(hide_own_hair=not keep_own_hair)))
     except StyleError as exc:
         raise CommandError(f"hairstyle {exc}") from None
     g = result.guide_report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 
 from ..config import MAX_DURATION_S, ConfigError, RunConfig, load_toml, merge
 from .args import (
@@ -110,15 +111,15 @@ def config_from_args(args) -> RunConfig:
         "record_dir", "hair_dir", "vmc_listen", "service_token")}
     if getattr(args, "vmc_send", None):
         values["vmc_send"] = tuple(args.vmc_send)
-    motion = dict(base.motion)
-    motion.setdefault("in_place", True)          # run: root motion removed unless --no-in-place
-    motion.update(motion_values(args))
-    values["motion"] = motion
-    tryon = dict(base.tryon)
+    motion = base.motion
+    if motion.in_place is None:                  # run: root motion removed unless --no-in-place
+        motion = replace(motion, in_place=True)
+    values["motion"] = replace(motion, **motion_values(args))
+    tryon = base.tryon
     if args.hair is not None:
-        tryon["style"] = args.hair
+        tryon = replace(tryon, style=args.hair)
     if args.hide_own_hair is not None:
-        tryon["hide_own_hair"] = args.hide_own_hair
+        tryon = replace(tryon, hide_own_hair=args.hide_own_hair)
     values["tryon"] = tryon
     if values["avatar"] in BUILTIN_AVATARS:
         from .args import avatar_path

@@ -211,7 +211,7 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
                         output=(_live_output(output, tmp),), pose_delay_ms=pose_delay_ms, frame_lock=frame_lock,
                         **extra)
         if extrapolate is not None:
-            cfg = dataclasses.replace(cfg, filter={**cfg.filter, "extrapolate": bool(extrapolate)})
+            cfg = dataclasses.replace(cfg, filter=dataclasses.replace(cfg.filter, extrapolate=bool(extrapolate)))
         with Session(cfg, say=lambda s: None) as session:
             session.outputs.immediate = bool(immediate)
             timed = _TimedOutputs(session.outputs, session.clock)

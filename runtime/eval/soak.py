@@ -8,7 +8,7 @@ track played in real time, then held; the generated idle on the body; a video ou
 temporary folder), with the schedule run between frames, where keys and service commands
 run too:
 
-- every ``reload_s``: the next avatar of ``avatars`` loaded and driven (:meth:`Session.swap_rig`,
+- every ``reload_s``: the next avatar of ``avatars`` loaded and driven (:meth:`runtime.stage.Stage.swap_rig`,
   as ``POST /avatar`` does);
 - every ``solver_s``: the next solver (as the ``s`` key);
 - every ``compare_s``: compare mode on or off (as the ``c`` key);
@@ -241,11 +241,11 @@ class _SoakSession(Session):
         if now >= self._next["solver"]:
             self._next["solver"] += self.opt.solver_s
             names = list(SOLVER_NAMES)
-            self.switch_solver(names[(names.index(self.rig.solver) + 1) % len(names)])
+            self.stage.switch_solver(names[(names.index(self.stage.rig.solver) + 1) % len(names)])
             self.counts["solver_switches"] += 1
         if now >= self._next["compare"]:
             self._next["compare"] += self.opt.compare_s
-            self.set_compare(not self.compare)
+            self.stage.set_compare(not self.stage.compare)
             self.counts["compare_toggles"] += 1
         if self._extra is None and now >= self._next["output"]:
             self._next["output"] += self.opt.output_s
@@ -265,9 +265,9 @@ class _SoakSession(Session):
 
         self._avatar_index = (self._avatar_index + 1) % len(self.opt.avatars)
         avatar = load_avatar(_avatar_path(self.opt.avatars[self._avatar_index]))
-        rig = self.make_rig(avatar, self.rig.solver)
+        rig = self.stage.make_rig(avatar, self.stage.rig.solver)
         rig.warm_up()
-        self.swap_rig(rig)
+        self.stage.swap_rig(rig)
         self.counts["reloads"] += 1
 
     def _open_extra(self, now: float) -> None:

@@ -16,6 +16,8 @@ import threading
 
 import numpy as np
 
+from ..errors import ConflictError, SettingsError
+
 PHASES = ("neutral", "blink", "mouth")
 #: Channels each phase measures the top of its range on.
 PHASE_CHANNELS = {"blink": ("eyeBlinkLeft", "eyeBlinkRight"), "mouth": ("jawOpen",)}
@@ -23,6 +25,10 @@ PHASE_CHANNELS = {"blink": ("eyeBlinkLeft", "eyeBlinkRight"), "mouth": ("jawOpen
 MIN_SPAN = 0.2
 #: Frames a phase needs before it can be used.
 MIN_FRAMES = 5
+
+
+class CalibrationError(ConflictError, ValueError):
+    """The phases collected so far give no ranges (one has too few frames with a face)."""
 
 
 class CalibrationCollector:
@@ -34,9 +40,10 @@ class CalibrationCollector:
         self.samples: dict[str, list[np.ndarray]] = {p: [] for p in PHASES}
 
     def start(self, phase: str) -> None:
-        """Collect ``phase`` from now on (its earlier samples are dropped). Raises ValueError."""
+        """Collect ``phase`` from now on (its earlier samples are dropped). Raises SettingsError
+        for an unknown phase."""
         if phase not in PHASES:
-            raise ValueError(f"phase {phase!r} is not one of {', '.join(PHASES)}")
+            raise SettingsError(f"phase {phase!r} is not one of {', '.join(PHASES)}")
         with self._lock:
             self.phase = phase
             self.samples[phase] = []
@@ -61,7 +68,8 @@ class CalibrationCollector:
         """{blendshape: [lo, hi]} from the phases collected.
 
         Raises:
-            ValueError: a phase has fewer than :data:`MIN_FRAMES` frames with a face (naming it).
+            CalibrationError: a phase has fewer than :data:`MIN_FRAMES` frames with a face
+                (naming it).
         """
         from tracking.expressions import BLENDSHAPE_INDEX
 
@@ -69,7 +77,7 @@ class CalibrationCollector:
             data = {p: np.array(v) for p, v in self.samples.items()}
         for p in PHASES:
             if len(data[p]) < MIN_FRAMES:
-                raise ValueError(f"calibration phase {p!r} has {len(data[p])} frames with a face "
+                raise CalibrationError(f"calibration phase {p!r} has {len(data[p])} frames with a face "
                                  f"(needs {MIN_FRAMES}): run it again")
         out = {}
         for phase, names in PHASE_CHANNELS.items():

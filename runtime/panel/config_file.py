@@ -15,6 +15,10 @@ import os
 import tomllib
 from pathlib import Path
 
+from ..errors import ConfigError
+
+#: Where the panel saves settings when the run has no --config file.
+DEFAULT_CONFIG_FILE = "swaycam.toml"
 _BARE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -29,7 +33,7 @@ def _value(v) -> str:
         return str(v)
     if isinstance(v, float):
         if not math.isfinite(v):
-            raise ValueError(f"{v!r} cannot be written to a config file")
+            raise ConfigError(f"{v!r} cannot be written to a config file")
         return repr(v)
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)     # a JSON string is a TOML basic string
@@ -37,12 +41,12 @@ def _value(v) -> str:
         return "[" + ", ".join(_value(x) for x in v) + "]"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + "}"
-    raise ValueError(f"{type(v).__name__} {v!r} cannot be written to a config file")
+    raise ConfigError(f"{type(v).__name__} {v!r} cannot be written to a config file")
 
 
 def dumps(data: dict) -> str:
     """TOML text for ``data`` (plain values at the top, then tables, nested tables as
-    ``[a.b."c d"]``). Raises ValueError for a value TOML cannot hold."""
+    ``[a.b."c d"]``). Raises ConfigError for a value TOML cannot hold."""
     lines: list[str] = []
 
     def table(d: dict, path: list[str]) -> None:
@@ -64,7 +68,7 @@ def save_tables(path: str | Path, tables: dict[str, dict]) -> dict:
     file ``path`` (created when missing), written atomically. Returns the whole document.
 
     Raises:
-        ValueError: the file is not TOML, or a value cannot be written. OSError: it cannot
+        ConfigError: the file is not TOML, or a value cannot be written. OSError: it cannot
             be written.
     """
     p = Path(path)
@@ -73,7 +77,7 @@ def save_tables(path: str | Path, tables: dict[str, dict]) -> dict:
         try:
             data = tomllib.loads(p.read_text())
         except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"{p}: {exc}") from None
+            raise ConfigError(f"{p}: {exc}") from None
     for name, value in tables.items():
         if value:
             data[name] = value

@@ -21,6 +21,8 @@ import math
 import threading
 from dataclasses import dataclass
 
+from ..errors import SettingsError
+
 #: Tracked expressions a triggered one overrides (DESIGN §5's emotion presets).
 EMOTIONS = ("happy", "angry", "sad", "relaxed", "surprised")
 #: Fade used when a request does not give one, milliseconds.
@@ -57,13 +59,13 @@ class ExpressionOverlay:
 
     def trigger(self, name: str, weight: float = 1.0, fade_ms: float = DEFAULT_FADE_MS) -> None:
         """Ramp ``name`` to ``weight`` (0..1; 0 releases it) over ``fade_ms`` from its current
-        weight. Raises ValueError for a weight or fade out of range (nothing changes)."""
+        weight. Raises SettingsError for a weight or fade out of range (nothing changes)."""
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
                 or not 0.0 <= weight <= 1.0:
-            raise ValueError(f"'weight' {weight!r} must be a number in 0..1")
+            raise SettingsError(f"'weight' {weight!r} must be a number in 0..1")
         if isinstance(fade_ms, bool) or not isinstance(fade_ms, (int, float)) or not math.isfinite(fade_ms) \
                 or not 0.0 <= fade_ms <= MAX_FADE_MS:
-            raise ValueError(f"'fade_ms' {fade_ms!r} must be a number in 0..{MAX_FADE_MS:g}")
+            raise SettingsError(f"'fade_ms' {fade_ms!r} must be a number in 0..{MAX_FADE_MS:g}")
         now = self.clock_ns()
         with self._lock:
             r = self._ramps.get(name)

@@ -3,7 +3,10 @@ or a pose track started and stopped while the run goes on (``POST /vcam``, ``POS
 
 Sinks are opened and closed on the request's thread (ffmpeg starting or finishing its file,
 the camera device opening, never on the render thread) and handed to / taken from the run's
-:class:`runtime.outputs.Outputs` through the session's command queue (render thread). A pose
+:class:`runtime.outputs.Outputs` through the session's command queue (render thread; the
+session is the :class:`OutputHost`). The background is a live setting
+(:class:`runtime.live_settings.LiveSettings`), changed here under the same lock as the
+outputs, so a transparent background and an output without alpha are never both on. A pose
 track records the pose each drawn frame used (avatar frame, loop time: ``swaycam run --source
 FILE`` and ``swaycam replay FILE`` play it back). Recordings go into the record folder
 (``--record-dir``, default ./recordings) under a name of the request's or a time-stamped one.
@@ -17,6 +20,14 @@ import os
 import re
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from ..service.errors import RequestError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..commands import CommandQueue
+    from ..live_settings import LiveSettings
+    from ..outputs import Outputs, OutputSpec
 
 log = logging.getLogger(__name__)
 
@@ -26,19 +37,44 @@ KINDS = {"video": ".mp4", "poses": ".jsonl"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
-class OutputError(Exception):
-    """A request the outputs cannot do: ``status`` (HTTP) and the message."""
+class OutputError(RequestError):
+    """A request the outputs cannot do: ``status`` (HTTP: 400 a bad name or kind, 409 the
+    state forbids it, 422 a file that cannot be written, 503 no virtual camera) and the
+    message."""
 
     def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
+        super().__init__(status, message)
+
+
+class OutputHost(Protocol):
+    """What :class:`OutputControl` uses of the running session (the ``Session``)."""
+
+    fps: float
+    live: bool
+    output_specs: list[OutputSpec]       # the run's own outputs (command line, config)
+    commands: CommandQueue               # render-thread work
+    outputs: Outputs | None              # the open outputs (render thread)
+    renderer: object                     # render.Renderer: its size, set_background (render thread)
 
 
 class OutputControl:
-    """The virtual camera and the recordings of ``session`` (see the module doc)."""
+    """The virtual camera and the recordings of ``host`` (see the module doc).
 
-    def __init__(self, session):
-        self.session = session
+    Args:
+        host: the running session.
+        settings: its live settings (the background).
+        record_dir: the ``--record-dir`` (None: ./recordings).
+        video_preset: the ``video_preset`` setting of recorded videos.
+        source: the run's ``--source`` (named in a pose track's header).
+    """
+
+    def __init__(self, host: OutputHost, settings: LiveSettings, *, record_dir: str | None = None,
+                 video_preset: str = "auto", source: str | None = None):
+        self.host = host
+        self.settings = settings
+        self._record_dir = record_dir
+        self._video_preset = video_preset
+        self._source = source
         self._lock = threading.Lock()          # one change at a time
         self.vcam = None                       # render.VirtualCameraSink opened here
         self.video = None                      # (VideoFileSink, Path)
@@ -47,11 +83,15 @@ class OutputControl:
 
     @property
     def record_dir(self) -> Path:
-        return Path(self.session.cfg.record_dir or DEFAULT_RECORD_DIR)
+        return Path(self._record_dir or DEFAULT_RECORD_DIR)
 
     # ------------------------------------------------------------------ state
+    def run_outputs(self) -> list[str]:
+        """The run's own outputs, as given (``kind:target``)."""
+        return [o.name for o in self.host.output_specs]
+
     def state(self) -> dict:
-        s = self.session
+        s = self.host
         cmdline_vcam = any(o.kind == "vcam" for o in s.output_specs)
         v, p = self.video, self.poses
         return {"vcam": {"on": self.vcam is not None or cmdline_vcam, "panel": self.vcam is not None,
@@ -63,7 +103,7 @@ class OutputControl:
     def opaque_outputs(self) -> list[str]:
         """Outputs of the run that have no alpha (H.264 video, virtual cameras): those a
         transparent background would fill with black."""
-        s = self.session
+        s = self.host
         names = [o.name for o in s.output_specs if o.kind in ("video", "vcam")]
         if self.vcam is not None:
             names.append("vcam (panel)")
@@ -79,29 +119,27 @@ class OutputControl:
         Raises:
             OutputError: 409 for "transparent" while a video or virtual camera output runs.
         """
-        from dataclasses import replace
-
         from ..config import NO_ALPHA
 
-        s = self.session
+        s = self.host
         with self._lock:
             opaque = self.opaque_outputs() if bg.strip().lower() == "transparent" else []
             if opaque:
                 raise OutputError(409, f"output {', '.join(opaque)}: {NO_ALPHA}")
             s.commands.call(lambda: s.renderer.set_background("chroma" if bg.strip().lower() == "green" else bg))
-            s.cfg = replace(s.cfg, background=bg)
+            self.settings.set_background(bg)
 
     def _refuse_transparent(self, what: str) -> None:
         from ..config import NO_ALPHA
 
-        if self.session.cfg.background.strip().lower() == "transparent":
+        if self.settings.background.strip().lower() == "transparent":
             raise OutputError(409, f"{what} with the transparent background: {NO_ALPHA}")
 
     # ------------------------------------------------------------------ virtual camera
     def set_vcam(self, on: bool, device: str | None = None) -> dict:
         from render import VirtualCameraSink, VirtualCameraUnavailable
 
-        s = self.session
+        s = self.host
         with self._lock:
             if on and self.vcam is None:
                 if any(o.kind == "vcam" for o in s.output_specs):
@@ -147,7 +185,7 @@ class OutputControl:
 
         if kind not in KINDS:
             raise OutputError(400, f"'kind' must be one of {', '.join(KINDS)}")
-        s = self.session
+        s = self.host
         with self._lock:
             path = self._path(kind, name)
             if getattr(self, kind) is not None:
@@ -157,11 +195,11 @@ class OutputControl:
             try:
                 if kind == "video":
                     sink = VideoFileSink(path, s.fps, tuple(s.renderer.size), pace="timestamps" if s.live else "frames",
-                                         preset=video_preset(s.cfg.video_preset, s.live))
+                                         preset=video_preset(self._video_preset, s.live))
                     s.commands.call(lambda: s.outputs.add(sink, f"video:{path}"))
                     self.video = (sink, path)
                 else:
-                    header = TrackHeader(frame="avatar", source=f"swaycam run ({s.cfg.source or 'default source'})",
+                    header = TrackHeader(frame="avatar", source=f"swaycam run ({self._source or 'default source'})",
                                          settings={"recorded_by": "panel", "fps": s.fps})
                     writer = PoseTrackWriter(path, header)
 
@@ -176,7 +214,7 @@ class OutputControl:
     def stop(self, kind: str) -> dict:
         if kind not in KINDS:
             raise OutputError(400, f"'kind' must be one of {', '.join(KINDS)}")
-        s = self.session
+        s = self.host
         with self._lock:
             cur = getattr(self, kind)
             if cur is None:
@@ -213,7 +251,7 @@ class OutputControl:
     def close(self) -> None:
         """At the end of the run (render thread, before the outputs close): finish every
         recording and release the camera; the run's own outputs are left alone."""
-        s = self.session
+        s = self.host
         if self.poses is not None:
             self.poses[0].close()
             self.poses = None

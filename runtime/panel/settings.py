@@ -18,50 +18,52 @@ from __future__ import annotations
 
 import math
 
+from ..errors import SettingsError
+from ..keys import KEYS
 from .expressions import DEFAULT_FADE_MS, EMOTIONS, MAX_FADE_MS
 
 MODES = ("toggle", "hold")
 #: Keys the window already uses (runtime/keys.py): never hotkeys.
-RESERVED_KEYS = frozenset("r o h s c m p q [ ] 0 1 2 3 4 5 6 7 8 9 space escape".split())
+RESERVED_KEYS = frozenset(KEYS)
 DEFAULT_KEYS = ("f1", "f2", "f3", "f4", "f6", "f7", "f8", "f9", "f10", "f12")
 
 
 def check_expressions(table: dict) -> None:
-    """Raise ValueError naming the key for a bad ``[expressions]`` table."""
+    """Raise SettingsError naming the key for a bad ``[expressions]`` table."""
     for key, value in (table or {}).items():
         if key == "mode":
             if value not in MODES:
-                raise ValueError(f"expressions.mode: {value!r} is not one of {', '.join(MODES)}")
+                raise SettingsError(f"expressions.mode: {value!r} is not one of {', '.join(MODES)}")
         elif key == "fade_ms":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_FADE_MS:
-                raise ValueError(f"expressions.fade_ms: {value!r} is not a number in 0..{MAX_FADE_MS:g}")
+                raise SettingsError(f"expressions.fade_ms: {value!r} is not a number in 0..{MAX_FADE_MS:g}")
         elif key == "keys":
             if not isinstance(value, dict):
-                raise ValueError("expressions.keys must be a table {expression = \"key\"}")
+                raise SettingsError("expressions.keys must be a table {expression = \"key\"}")
             seen: dict[str, str] = {}
             for name, k in value.items():
                 if not isinstance(k, str) or not k or len(k) > 20:
-                    raise ValueError(f"expressions.keys.{name}: {k!r} is not a key name")
+                    raise SettingsError(f"expressions.keys.{name}: {k!r} is not a key name")
                 if k.lower() in RESERVED_KEYS:
-                    raise ValueError(f"expressions.keys.{name}: {k!r} is a window key already (runtime/keys.py)")
+                    raise SettingsError(f"expressions.keys.{name}: {k!r} is a window key already (runtime/keys.py)")
                 if k.lower() in seen:
-                    raise ValueError(f"expressions.keys.{name}: {k!r} is also the key of {seen[k.lower()]}")
+                    raise SettingsError(f"expressions.keys.{name}: {k!r} is also the key of {seen[k.lower()]}")
                 seen[k.lower()] = name
         else:
-            raise ValueError(f"expressions.{key}: unknown setting (known: fade_ms, keys, mode)")
+            raise SettingsError(f"expressions.{key}: unknown setting (known: fade_ms, keys, mode)")
 
 
 def check_calibration(table: dict) -> None:
-    """Raise ValueError naming the key for a bad ``[calibration]`` table."""
+    """Raise SettingsError naming the key for a bad ``[calibration]`` table."""
     from tracking.expressions import BLENDSHAPE_INDEX
 
     for name, value in (table or {}).items():
         if name not in BLENDSHAPE_INDEX:
-            raise ValueError(f"calibration.{name}: not a blendshape name")
+            raise SettingsError(f"calibration.{name}: not a blendshape name")
         if (not isinstance(value, (list, tuple)) or len(value) != 2
                 or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) for v in value)
                 or not 0 <= value[0] < value[1] <= 1.5):
-            raise ValueError(f"calibration.{name}: {value!r} is not [lo, hi] with 0 <= lo < hi")
+            raise SettingsError(f"calibration.{name}: {value!r} is not [lo, hi] with 0 <= lo < hi")
 
 
 def hotkeys(table: dict, expression_names) -> dict[str, str]:

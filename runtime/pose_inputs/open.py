@@ -56,8 +56,8 @@ def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
     opts = PoseFilterOptions(head=HeadPoseOptions(mirror=cfg.mirror), recenter_at_start=cfg.recenter)
     if cfg.pose_delay_ms is not None:
         opts = replace(opts, delay_ns=int(cfg.pose_delay_ms * 1e6))
-    if "extrapolate" in cfg.filter:      # [filter] extrapolate = true: no interpolation delay needed
-        opts = replace(opts, extrapolate=bool(cfg.filter["extrapolate"]))
+    if cfg.filter.extrapolate is not None:      # [filter] extrapolate = true: no interpolation delay needed
+        opts = replace(opts, extrapolate=cfg.filter.extrapolate)
     return opts
 
 
@@ -65,13 +65,12 @@ def open_vmc_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | No
     """``--vmc-listen``: a :class:`runtime.vmc.VmcInput` (marionette: the sender drives the
     avatar; assistant — on 39540 or with ``[vmc] role = "assistant"`` — the sender's face on
     top of the ``--source`` input). Raises TrackingError when the address cannot be bound."""
-    from ..vmc import ASSISTANT_PORT, VmcInput, VmcInputOptions, VmcReceiver, parse_listen
+    from ..vmc import ASSISTANT_PORT, VmcInput, VmcReceiver, parse_listen
 
     v = cfg.vmc
     host, port = parse_listen(cfg.vmc_listen)
-    role = v.get("role", "auto")
-    assistant = role == "assistant" or (role == "auto" and port == ASSISTANT_PORT)
-    opts = VmcInputOptions(**{k: v[k] for k in ("delay_ms", "hold_s", "ease_s", "face", "head") if k in v})
+    assistant = v.role == "assistant" or (v.role == "auto" and port == ASSISTANT_PORT)
+    opts = v.input_options()
     inner, dur = None, (None if cfg.duration is None else int(cfg.duration * NS_PER_S))
     if assistant:
         inner, dur = open_pose_input(replace(cfg, vmc_listen=None), metrics=metrics)
@@ -141,7 +140,7 @@ def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | N
 
             extra["ahead"] = DEFAULT_DEPTH if cfg.track_ahead is None else int(cfg.track_ahead)
         else:   # no delay asked for: read the newest pose while frames follow the camera
-            extra["follow_newest"] = cfg.pose_delay_ms is None and not cfg.filter.get("extrapolate")
+            extra["follow_newest"] = cfg.pose_delay_ms is None and not cfg.filter.extrapolate
         try:
             inp = kind(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg),
                        metrics=metrics, record=cfg.record, **extra)

@@ -14,11 +14,11 @@
 """
 
 from .drive import DriveOptions, HeadDrive
-from .errors import RigError
+from .errors import MotionError, RigError
 from .hair_params import parse_hair
 from .motion import MotionOptions, MotionPlayer, MotionSetup, load_motion
 from .retarget import RetargetedClip, RetargetOptions, retarget
 from .rig import AvatarRig
 
 __all__ = ["AvatarRig", "DriveOptions", "HeadDrive", "MotionOptions", "MotionPlayer", "MotionSetup",
-           "RetargetOptions", "RetargetedClip", "RigError", "load_motion", "parse_hair", "retarget"]
+           "MotionError", "RetargetOptions", "RetargetedClip", "RigError", "load_motion", "parse_hair", "retarget"]

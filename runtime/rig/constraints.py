@@ -40,6 +40,7 @@ from avatars.math3d import quat_conj, quat_mul
 
 from . import constraint_kernels as CK
 from . import kernels as RK
+from .errors import RigError
 from .posing import DrivenPose, PosePlan
 
 _KIND = {RollConstraint: CK.STEP_ROLL, AimConstraint: CK.STEP_AIM, RotationConstraint: CK.STEP_ROTATION}
@@ -100,7 +101,7 @@ class ConstraintPlan:
                 None: every constraint (the drawn frame).
 
         Raises:
-            ValueError: a destination is not driven, two constraints share a destination, or
+            RigError: a destination is not driven, two constraints share a destination, or
                 the constraints form a cycle.
         """
         sk = pose.skeleton
@@ -108,13 +109,13 @@ class ConstraintPlan:
         by_node = {}
         for k, c in enumerate(cons):
             if c.node in by_node:
-                raise ValueError(f"node {c.node} is constrained twice")
+                raise RigError(f"node {c.node} is constrained twice")
             if pose.slot_of[c.node] < 0:
-                raise ValueError(f"constrained node {c.node} is not in the driven set")
+                raise RigError(f"constrained node {c.node} is not in the driven set")
             by_node[c.node] = k
         order, cycles = evaluation_order(cons, sk)
         if cycles:
-            raise ValueError(f"constraint cycle among the constraints of nodes {[cons[k].node for k in cycles[0]]}")
+            raise RigError(f"constraint cycle among the constraints of nodes {[cons[k].node for k in cycles[0]]}")
         need = set(range(len(cons))) if targets is None else _needed(cons, by_node, sk, targets)
         order = [k for k in order if k in need]
         # the world matrices the aims read, as pose rows (with the driven nodes above them)
@@ -196,7 +197,7 @@ def _topological(deps: list[set[int]]) -> list[int]:
             if not waiting[u]:
                 heapq.heappush(ready, u)
     if len(out) != len(deps):
-        raise ValueError("constraint steps depend on each other in a cycle")
+        raise RigError("constraint steps depend on each other in a cycle")
     return out
 
 

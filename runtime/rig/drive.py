@@ -124,13 +124,13 @@ class HeadDrive:
         driven set whose ``slot_of`` (N,) maps nodes to slots (:class:`runtime.rig.posing.DrivenPose`).
 
         Raises:
-            ValueError: one of :attr:`nodes` is not in the driven set.
+            RigError: one of :attr:`nodes` is not in the driven set.
         """
         out = np.full(3, -1, np.int64)
         for k, node in ((RK.HS_HIPS, self.hips), (RK.HS_NECK, self.neck), (RK.HS_HEAD, self.head)):
             if node >= 0:
                 if slot_of[node] < 0:
-                    raise ValueError(f"node {node} driven by the head drive is not in the driven set")
+                    raise RigError(f"node {node} driven by the head drive is not in the driven set")
                 out[k] = slot_of[node]
         return out
 

@@ -21,6 +21,8 @@ import math
 
 from solver.params import SpringOverride
 
+from ..errors import SettingsError
+
 KEYS = ("k", "c", "gravity", "hit_radius")
 #: Largest accepted value of each setting (gravity: of each component's magnitude).
 LIMITS = {"k": 1e7, "c": 1e4, "gravity": 1000.0, "hit_radius": 1.0}
@@ -28,22 +30,22 @@ LIMITS = {"k": 1e7, "c": 1e4, "gravity": 1000.0, "hit_radius": 1.0}
 
 def _number(value, where: str, *, minimum: float = 0.0, maximum: float = math.inf) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{where}: {value!r} is not a finite number")
+        raise SettingsError(f"{where}: {value!r} is not a finite number")
     if value < minimum:
-        raise ValueError(f"{where}: {value:g} is below {minimum:g}")
+        raise SettingsError(f"{where}: {value:g} is below {minimum:g}")
     if value > maximum:
-        raise ValueError(f"{where}: {value:g} is above {maximum:g}")
+        raise SettingsError(f"{where}: {value:g} is above {maximum:g}")
     return float(value)
 
 
 def _override(table: dict, where: str) -> SpringOverride:
     unknown = [k for k in table if k not in KEYS]
     if unknown:
-        raise ValueError(f"{where}: unknown hair setting {unknown[0]!r} (known: {', '.join(KEYS)}, springs)")
+        raise SettingsError(f"{where}: unknown hair setting {unknown[0]!r} (known: {', '.join(KEYS)}, springs)")
     g = table.get("gravity")
     if g is not None:
         if not isinstance(g, (list, tuple)) or len(g) != 3:
-            raise ValueError(f"{where}.gravity: {g!r} is not three numbers [x, y, z]")
+            raise SettingsError(f"{where}.gravity: {g!r} is not three numbers [x, y, z]")
         lim = LIMITS["gravity"]
         g = tuple(_number(x, f"{where}.gravity", minimum=-lim, maximum=lim) for x in g)
     return SpringOverride(
@@ -59,21 +61,22 @@ def parse_hair(settings: dict | None, where: str = "hair") -> dict[str, SpringOv
     """``[hair]`` settings -> solver overrides {pattern: SpringOverride} (None when empty).
 
     Raises:
-        ValueError: an unknown key, a non-numeric or negative value; the message names it.
+        SettingsError (a ValueError): an unknown key, a non-numeric or negative value; the
+            message names it.
     """
     if not settings:
         return None
     if not isinstance(settings, dict):
-        raise ValueError(f"{where}: must be a table of {', '.join(KEYS)}")
+        raise SettingsError(f"{where}: must be a table of {', '.join(KEYS)}")
     settings = dict(settings)
     springs = settings.pop("springs", {}) or {}
     if not isinstance(springs, dict):
-        raise ValueError(f"{where}.springs: must be a table of spring-name patterns")
+        raise SettingsError(f"{where}.springs: must be a table of spring-name patterns")
     out: dict[str, SpringOverride] = {}
     base = _override(settings, where)
     for pattern, table in springs.items():
         if not isinstance(table, dict):
-            raise ValueError(f"{where}.springs.{pattern}: must be a table of {', '.join(KEYS)}")
+            raise SettingsError(f"{where}.springs.{pattern}: must be a table of {', '.join(KEYS)}")
         ov = _override(table, f"{where}.springs.{pattern}")
         # a spring-specific table inherits what it leaves unset from [hair]
         out[str(pattern)] = SpringOverride(

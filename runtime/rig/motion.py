@@ -45,6 +45,7 @@ from avatars.clips.idle import idle_clip
 
 from . import kernels as RK
 from . import motion_kernels as MK
+from .errors import MotionError
 from .retarget import RetargetedClip, RetargetOptions, _leg, retarget
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class MotionOptions:
         idle_amplitude: the generated idle's amplitude (1: as designed; 0: still).
 
     Raises:
-        ValueError: an unknown layer or after, a negative fade, a speed <= 0.
+        MotionError (a ValueError): an unknown layer or after, a negative fade, a speed <= 0.
     """
 
     layer: str = "additive"
@@ -85,15 +86,15 @@ class MotionOptions:
 
     def __post_init__(self) -> None:
         if self.layer not in LAYERS:
-            raise ValueError(f"motion layer {self.layer!r} is not one of {', '.join(LAYERS)}")
+            raise MotionError(f"motion layer {self.layer!r} is not one of {', '.join(LAYERS)}")
         if self.after not in AFTER:
-            raise ValueError(f"motion after {self.after!r} is not one of {', '.join(AFTER)}")
+            raise MotionError(f"motion after {self.after!r} is not one of {', '.join(AFTER)}")
         if not (np.isfinite(self.fade_s) and self.fade_s >= 0):
-            raise ValueError(f"motion fade {self.fade_s!r} must be >= 0 seconds")
+            raise MotionError(f"motion fade {self.fade_s!r} must be >= 0 seconds")
         if not (np.isfinite(self.speed) and self.speed > 0):
-            raise ValueError(f"motion speed {self.speed!r} must be > 0")
+            raise MotionError(f"motion speed {self.speed!r} must be > 0")
         if not (np.isfinite(self.idle_amplitude) and self.idle_amplitude >= 0):
-            raise ValueError(f"idle amplitude {self.idle_amplitude!r} must be >= 0")
+            raise MotionError(f"idle amplitude {self.idle_amplitude!r} must be >= 0")
 
     @property
     def retarget(self) -> RetargetOptions:
@@ -176,7 +177,7 @@ class _Bound:
         k, b = len(rc.times), len(rc.nodes)
         slots = slot_of[rc.nodes] if b else np.zeros(0, np.int64)
         if np.any(slots < 0):
-            raise ValueError(f"clip {rc.name!r}: nodes {rc.nodes[slots < 0].tolist()} are not in the driven set")
+            raise MotionError(f"clip {rc.name!r}: nodes {rc.nodes[slots < 0].tolist()} are not in the driven set")
         cols = [j for j in range(b) if int(slots[j]) in sub_slots]
         hips = int(slot_of[rc.hips]) if rc.hips >= 0 else -1
         self.cf = np.ascontiguousarray(np.concatenate([
@@ -253,7 +254,7 @@ class MotionPlayer:
             clips = [{"idle": self.idle, "rest": self.rest}[clips]]
         clips = list(clips)
         if not clips:
-            raise ValueError("play: no clip")
+            raise MotionError("play: no clip")
         self._known.extend(c for c in clips if all(c is not k for k in self._known))
         if not self.anchored:
             self.program, self._loop_last, self.index = clips, loop, 0
@@ -268,15 +269,15 @@ class MotionPlayer:
     def set_layer(self, layer: str) -> None:
         """Layer the tracked head "additive" or "override" from the next substep on."""
         if layer not in LAYERS:
-            raise ValueError(f"motion layer {layer!r} is not one of {', '.join(LAYERS)}")
+            raise MotionError(f"motion layer {layer!r} is not one of {', '.join(LAYERS)}")
         self.options = replace(self.options, layer=layer)
         self.tl[MK.TL_LAYER] = LAYERS.index(layer)
 
     def set_speed(self, speed: float) -> None:
         """Play at ``speed`` from the next substep time on (clip time continues: no jump).
-        Raises ValueError for a speed that is not > 0."""
+        Raises MotionError for a speed that is not > 0."""
         if not (np.isfinite(speed) and speed > 0):
-            raise ValueError(f"motion speed {speed!r} must be > 0")
+            raise MotionError(f"motion speed {speed!r} must be > 0")
         self.options = replace(self.options, speed=float(speed))
         if self.anchored:
             self._speed_pending = float(speed)

@@ -39,6 +39,7 @@ from avatars import Skeleton
 from avatars.math3d import mat_compose
 
 from . import kernels as RK
+from .errors import RigError
 
 
 class DrivenPose:
@@ -62,7 +63,7 @@ class DrivenPose:
         base34: (N, 12) top three rows of ``base_local``, row-major.
 
     Raises:
-        ValueError: a driven node is out of range or listed twice.
+        RigError: a driven node is out of range or listed twice.
     """
 
     def __init__(self, skeleton: Skeleton, driven: Sequence[int], *,
@@ -71,7 +72,7 @@ class DrivenPose:
         self.skeleton = skeleton
         self.nodes = np.array([int(d) for d in driven], np.int64)
         if len(set(self.nodes.tolist())) != len(self.nodes) or ((self.nodes < 0) | (self.nodes >= n)).any():
-            raise ValueError(f"driven nodes {self.nodes.tolist()}: each must be a distinct node in [0, {n})")
+            raise RigError(f"driven nodes {self.nodes.tolist()}: each must be a distinct node in [0, {n})")
         rot = np.array(skeleton.rest_rotation, np.float64)
         for node, q in (static_rotations or {}).items():
             rot[int(node)] = q
@@ -137,13 +138,13 @@ class PosePlan:
     @classmethod
     def build(cls, pose: DrivenPose, targets: Iterable[int]) -> PosePlan:
         """The plan that writes ``targets`` (node indices; −1 entries are ignored) under
-        ``pose``'s driven set. Raises ValueError for a node out of range."""
+        ``pose``'s driven set. Raises RigError for a node out of range."""
         sk = pose.skeleton
         parents = sk.parents
         n = sk.node_count
         tg = sorted({int(t) for t in targets if int(t) >= 0})
         if tg and tg[-1] >= n:
-            raise ValueError(f"target node {tg[-1]} does not exist ({n} nodes)")
+            raise RigError(f"target node {tg[-1]} does not exist ({n} nodes)")
         driven = pose.slot_of >= 0
         # every node the plan writes: the targets and the driven nodes on their paths to the root
         rows = set(tg)

@@ -46,6 +46,8 @@ from . import kernels as RK
 from . import motion_kernels as MK
 from .constraints import ConstraintPlan, constrained_nodes
 from .drive import DriveOptions, HeadDrive
+from ..errors import SettingsError
+from .errors import MotionError, RigError
 from .eyes import BodyDrive, EyeDrive, look_at_multiplier
 from .hair_params import parse_hair, unmatched_springs
 from .motion import MotionOptions, MotionPlayer
@@ -92,7 +94,9 @@ class AvatarRig:
         motion: the body motion player, or None.
 
     Raises:
-        ValueError: no humanoid head, bad hair settings, or springs the solver cannot order.
+        RigError (a ValueError): no humanoid head, node constraints in a cycle, springs the
+            solver cannot build or settings it cannot keep stable; SettingsError: bad
+            ``[hair]`` settings.
     """
 
     def __init__(self, avatar: Avatar, *, solver: str = "rest-shape", drive: DriveOptions = DriveOptions(),
@@ -112,7 +116,10 @@ class AvatarRig:
         #: the packed parameters of the compiled drive: head (HP), lookAt (LP), body (55 x BP_W)
         self._hp = np.concatenate([self.drive.params, self.eyes.lp, self.body.bp.ravel()])
         overrides = parse_hair(self.hair_params)   # validated with or without springs
-        self.chains = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides) if avatar.springs else None
+        try:
+            self.chains = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides) if avatar.springs else None
+        except ValueError as exc:       # springs the solver cannot build, or settings it cannot keep stable
+            raise RigError(str(exc)) from None
         for note in self.hair_warnings():
             log.warning("%s: %s", avatar.path, note)
         # the lowered arms are a static pose: baked into the base pose, not driven
@@ -178,12 +185,12 @@ class AvatarRig:
             the retargeted clips ([] for "idle" / "rest").
 
         Raises:
-            ValueError: the rig has no body motion; ClipError (a ValueError): a clip the
+            MotionError: the rig has no body motion; ClipError (a ValueError): a clip the
                 avatar cannot play — nothing changes then (the previous clip keeps playing).
         """
         m = self.motion
         if m is None:
-            raise ValueError("this rig has no body motion (--motion none)")
+            raise MotionError("this rig has no body motion (--motion none)")
         if isinstance(clips, str):
             m.play(clips, loop=loop)
             return []
@@ -352,13 +359,17 @@ class AvatarRig:
         hair already in contact is eased out instead of jumping.
 
         Raises:
-            ValueError: an unknown key, a value that is not a finite number, a negative one
-                (the message names it); nothing is changed then.
+            SettingsError (a ValueError): an unknown key, a value that is not a finite number,
+                a negative one, a k its c cannot keep stable (the message names it); nothing
+                is changed then.
         """
         overrides = parse_hair(hair)
         if self.chains is not None:
             before = self.chains.params.hit_radius.copy()
-            self.chains.set_overrides(overrides)
+            try:
+                self.chains.set_overrides(overrides)
+            except ValueError as exc:   # a k its c cannot keep stable at 120 Hz (solver.params.check_stable)
+                raise SettingsError(str(exc)) from None
             target = self.chains.params.hit_radius.copy()
             if np.any(target > before):    # raised radii grow from where they were
                 self.chains.set_hit_radii(np.minimum(target, before))

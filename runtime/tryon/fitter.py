@@ -36,7 +36,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Callable
 
-from .styles import BaseAvatar, StyleError
+from ..errors import StyleError
+from .styles import BaseAvatar
 
 if TYPE_CHECKING:  # pragma: no cover
     from avatars.tryon import TryOnResult, TryOnSettings

@@ -16,26 +16,14 @@ from typing import TYPE_CHECKING
 
 from avatars import Avatar
 from avatars.hair import HairError, find_style, hair_folders, list_styles
-from avatars.tryon.errors import TryOnError
+
+from ..errors import StyleError
 
 if TYPE_CHECKING:  # pragma: no cover
     from avatars.tryon import TryOnResult, TryOnSettings
     from avatars.tryon.cache import TryOnCache
 
 log = logging.getLogger(__name__)
-
-
-class StyleError(TryOnError):
-    """A style that cannot be tried on: the file cannot be loaded, or the core cannot fit it
-    (the message is the core's). A :class:`avatars.tryon.TryOnError` (so a ``ValueError``)."""
-
-
-class StyleSuperseded(RuntimeError):
-    """A newer request (or an avatar change) replaced this one before it was swapped in."""
-
-
-class SessionClosed(RuntimeError):
-    """The session closed before the request was swapped in."""
 
 
 class HairStyles:

@@ -6,8 +6,8 @@
                         this process's GIL), then the whole rig: AvatarRig (ChainSet build,
                         body motion options), the numba warm-up and the camera framing
     poll()              render thread, between frames: body motion carried over
-                        (AvatarRig.take_motion_from), Session.swap_rig (the new hair at rest
-                        under the current pose; the GPU upload of the new avatar)
+                        (AvatarRig.take_motion_from), the host's swap_rig (the new hair at
+                        rest under the current pose; the GPU upload of the new avatar)
 
 The old style keeps running until the new one is ready. A style that cannot be fitted (a
 bad file, no head mesh, a hair nowhere near the head...) is reported — said, logged, and the
@@ -18,6 +18,10 @@ thread joined with a short timeout, the fitter process is killed, results are th
 
 With ``prewarm`` (the kiosk's default) the idle worker fits every style of the folder once,
 into the disk cache only, so a visitor's switch is a cached reload.
+
+The switcher's host (:class:`TryOnHost`: the session's :class:`runtime.stage.Stage`) gives
+it the base avatar and the rig drawn, builds and frames rigs, swaps them in and says what
+happened.
 """
 
 from __future__ import annotations
@@ -28,18 +32,20 @@ import time
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from .fitter import Fitter
-from .styles import BaseAvatar, HairStyles, SessionClosed, StyleError, StyleSuperseded, summary
+from ..errors import SessionClosed, StyleError, StyleSuperseded
+from .styles import BaseAvatar, HairStyles, summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from avatars.tryon import TryOnSettings
     from avatars.tryon.cache import TryOnCache
 
+    from avatars import Avatar
+
     from ..drawing import Framing
-    from ..rig import AvatarRig
-    from ..session import Session
+    from ..rig import AvatarRig, MotionSetup
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +54,34 @@ CLOSE_TIMEOUT_S = 0.5
 #: Longest wait (s) of the worker for the render thread's idle time before a step of its own
 #: Python work (see :meth:`StyleSwitcher.between_frames`).
 IDLE_WAIT_S = 0.1
+
+
+class TryOnHost(Protocol):
+    """What :class:`StyleSwitcher` needs of the run (runtime/stage.py ``Stage``)."""
+
+    @property
+    def base(self) -> BaseAvatar:
+        """The avatar styles are tried on (any thread)."""
+
+    @property
+    def rig(self) -> AvatarRig:
+        """The rig drawn now: its solver and hair settings carry over (any thread reads them)."""
+
+    @property
+    def motion_setup(self) -> MotionSetup | None:
+        """The run's body motion program (for a rig whose skeleton differs)."""
+
+    def make_rig(self, avatar: Avatar, solver: str, hair: dict | None = None, *, play: bool = True) -> AvatarRig:
+        """A rig of ``avatar`` with the run's settings (the worker thread calls it)."""
+
+    def framing(self, avatar: Avatar, world) -> Framing:
+        """The cameras ``avatar`` would be drawn with (numpy only; the worker thread)."""
+
+    def swap_rig(self, rig: AvatarRig, *, framing: Framing | None = None) -> None:
+        """Draw ``rig`` from the next frame on (render thread)."""
+
+    def say(self, line: str) -> None:
+        """Tell the user."""
 
 
 @dataclass(eq=False)
@@ -70,11 +104,10 @@ class _Ready:
 
 
 class StyleSwitcher:
-    """Switches the hairstyle of ``session`` (module doc).
+    """Switches the hairstyle drawn by ``host`` (module doc).
 
     Args:
-        session: the running session (its ``base``, ``rig``, ``drawer``, ``make_rig``,
-            ``swap_rig`` and ``say``).
+        host: the run's stage (:class:`TryOnHost`).
         styles: the hair folder.
         settings: the try-on settings (``[tryon] hide_own_hair``), or a function making them
             on first use.
@@ -101,9 +134,9 @@ class StyleSwitcher:
                 self._settings = self._settings()
             return self._settings
 
-    def __init__(self, session: Session, styles: HairStyles, settings: TryOnSettings | Callable[[], TryOnSettings], *,
+    def __init__(self, host: TryOnHost, styles: HairStyles, settings: TryOnSettings | Callable[[], TryOnSettings], *,
                  cache: TryOnCache | None = None, fitter: Fitter | None = None, prewarm: bool = False):
-        self.session = session
+        self.host = host
         self.fitter = fitter or Fitter()
         self.styles = styles
         self._settings = settings
@@ -133,7 +166,7 @@ class StyleSwitcher:
         next frame after it is ready; ``name`` defaults to the file's stem. Returns a Future
         whose result is the switch's report (:func:`summary` with ``current``), or whose
         exception is :class:`StyleError`, :class:`StyleSuperseded` or :class:`SessionClosed`."""
-        s = self.session
+        s = self.host
         with self._lock:
             if self._closed:
                 raise SessionClosed("the session is closed")
@@ -278,7 +311,7 @@ class StyleSwitcher:
     def _prepare_rig(self, req: _Request, t0: float) -> _Ready:
         """The result (the cache, else the fitter process), then the rig, its warm-up and its
         cameras. Raises StyleError."""
-        s = self.session
+        s = self.host
         info: dict = {}
         avatar = req.base.avatar
         if req.path is not None:
@@ -291,7 +324,7 @@ class StyleSwitcher:
         self._idle()
         rig.warm_up()
         self._idle()
-        framing = s.drawer.framing(avatar, rig.world)
+        framing = s.framing(avatar, rig.world)
         info.update(rig_seconds=round(time.perf_counter() - t1, 4), seconds=round(time.perf_counter() - t0, 4))
         return _Ready(req, rig=rig, framing=framing, info=info)
 
@@ -313,7 +346,7 @@ class StyleSwitcher:
         """Fit ``path`` into the cache (a pre-warm step; nothing is swapped)."""
         from avatars.tryon.cache import TryOnCache
 
-        base = self.session.base
+        base = self.host.base
         cache = self.cache or TryOnCache()
         try:
             if cache.path(base.path, path, self.settings).is_file():
@@ -336,7 +369,7 @@ class StyleSwitcher:
         if ready is None:
             return
         req = ready.request
-        s = self.session
+        s = self.host
         if req is not self._pending:
             _fail(req.future, StyleSuperseded("superseded by a newer request"))
             return
@@ -372,13 +405,13 @@ class StyleSwitcher:
         _succeed(req.future, info)
 
     def _swap(self, ready: _Ready) -> None:
-        s = self.session
+        s = self.host
         rig, old = ready.rig, s.rig
         if rig.solver != old.solver:                  # switched meanwhile (the s key)
             rig = rig.with_solver(old.solver)
         if rig.hair_params != old.hair_params:        # retuned meanwhile (POST /hair)
             rig.set_hair(old.hair_params)
-        carry_motion(rig, old, s)
+        carry_motion(rig, old, s.motion_setup)
         s.swap_rig(rig, framing=ready.framing)
 
     def _resolve(self, req: _Request) -> None:
@@ -402,10 +435,11 @@ class StyleSwitcher:
             self._thread.join(timeout=CLOSE_TIMEOUT_S)
 
 
-def carry_motion(rig: AvatarRig, old: AvatarRig, session: Session) -> None:
+def carry_motion(rig: AvatarRig, old: AvatarRig, setup: MotionSetup | None) -> None:
     """Give ``rig`` (another avatar of the same skeleton: a try-on avatar or its base) the
     body motion of ``old``: its program and timeline when every node they write exists in
-    ``rig``'s avatar under the same name, else the run's motion program from its start."""
+    ``rig``'s avatar under the same name, else the run's motion program ``setup`` from its
+    start."""
     if rig.motion is None or old.motion is None:
         return
     new_names, old_names = rig.avatar.skeleton.names, old.avatar.skeleton.names
@@ -414,8 +448,8 @@ def carry_motion(rig: AvatarRig, old: AvatarRig, session: Session) -> None:
         nodes.update(int(n) for n in rc.nodes)
     if all(n < len(new_names) and n < len(old_names) and new_names[n] == old_names[n] for n in nodes):
         rig.take_motion_from(old)
-    elif session.motion_setup is not None:
-        session.motion_setup.apply(rig)
+    elif setup is not None:
+        setup.apply(rig)
 
 
 def _fail(fut: Future, exc: BaseException) -> None:
@@ -436,4 +470,4 @@ def _label(name: str | None) -> str:
     return "the avatar's own hair" if name is None else repr(name)
 
 
-__all__ = ["StyleSwitcher", "carry_motion"]
+__all__ = ["StyleSwitcher", "TryOnHost", "carry_motion"]

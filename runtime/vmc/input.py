@@ -39,6 +39,7 @@ from tracking.pose_track import PoseSample, TrackHeader
 from tracking.track_io import PoseTrackWriter
 
 from ..clock import Clock
+from ..errors import SettingsError
 from ..pose_inputs.base import InputStatus, PoseInput
 from .receiver import VmcReceiver, VmcState
 
@@ -69,13 +70,13 @@ class VmcInputOptions:
 
     def __post_init__(self) -> None:
         if self.face not in FACE_MODES:
-            raise ValueError(f"vmc face {self.face!r} is not one of {', '.join(FACE_MODES)}")
+            raise SettingsError(f"vmc face {self.face!r} is not one of {', '.join(FACE_MODES)}")
         if self.head not in HEAD_MODES:
-            raise ValueError(f"vmc head {self.head!r} is not one of {', '.join(HEAD_MODES)}")
+            raise SettingsError(f"vmc head {self.head!r} is not one of {', '.join(HEAD_MODES)}")
         for k in ("delay_ms", "hold_s", "ease_s"):
             v = getattr(self, k)
             if not (np.isfinite(v) and v >= 0):
-                raise ValueError(f"vmc {k} {v!r} must be >= 0")
+                raise SettingsError(f"vmc {k} {v!r} must be >= 0")
 
 
 class RecordBuffer:

@@ -38,6 +38,7 @@ from tracking.body import (BodyPose, F_ARKIT, F_EXPR, F_HIPS, F_ON, HIPS, NUM_BO
                            NUM_EXPRESSIONS)
 from tracking.expressions import NUM_BLENDSHAPES
 
+from ..errors import SettingsError
 from .names import UNITY_BONES, WIRE_EXPRESSIONS
 from .osc import OscError, iter_messages
 
@@ -101,7 +102,7 @@ class VmcState:
 
 def parse_listen(text: str | int | None, default_port: int = DEFAULT_LISTEN_PORT) -> tuple[str, int]:
     """``[HOST:]PORT`` -> (host, port); the host defaults to 127.0.0.1 (a LAN address only when
-    given). Raises ValueError."""
+    given). Raises SettingsError."""
     if text is None or text == "":
         return "127.0.0.1", default_port
     text = str(text).strip()
@@ -113,7 +114,7 @@ def parse_listen(text: str | int | None, default_port: int = DEFAULT_LISTEN_PORT
         if not port:
             port = str(default_port)
     if not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"{text!r}: the port must be 1..65535")
+        raise SettingsError(f"{text!r}: the port must be 1..65535")
     return host, int(port)
 
 

@@ -33,6 +33,7 @@ from avatars import Avatar
 from avatars.math3d import mat3_from_quat, mat_decompose
 from tracking.body import BODY_BONES
 
+from ..errors import SettingsError
 from .names import UNITY_NAMES, wire_expression_name
 from .osc import bundle, message_head
 from .pose_kernel import unity_local_pose
@@ -47,7 +48,7 @@ CALIBRATED, WAITING = 3, 1
 
 
 def parse_target(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
-    """``HOST[:PORT]`` (or ``:PORT``, ``PORT``) -> (host, port). Raises ValueError."""
+    """``HOST[:PORT]`` (or ``:PORT``, ``PORT``) -> (host, port). Raises SettingsError."""
     text = text.strip()
     if text.isdigit():
         host, port = "127.0.0.1", text
@@ -60,7 +61,7 @@ def parse_target(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]
         host, port = text, str(default_port)
     host = host or "127.0.0.1"
     if not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"{text!r}: the port must be 1..65535")
+        raise SettingsError(f"{text!r}: the port must be 1..65535")
     return host, int(port)
 
 
@@ -83,7 +84,7 @@ class VmcSender:
 
     def __init__(self, avatar: Avatar, targets: list[tuple[str, int]], *, divisor: int = 1, names: str = "vrm0"):
         if divisor < 1:
-            raise ValueError(f"VMC send divisor {divisor} must be >= 1")
+            raise SettingsError(f"VMC send divisor {divisor} must be >= 1")
         self.avatar = avatar
         self.targets = [(socket.getaddrinfo(h, p, type=socket.SOCK_DGRAM)[0][4]) for h, p in targets]
         self.divisor = int(divisor)

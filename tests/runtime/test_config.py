@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.config import ConfigError, RunConfig, load_toml, merge, parse_background, parse_size
+from runtime.config_sections import TryOnSection
 
 
 def test_toml_then_cli_override(tmp_path):
@@ -147,20 +148,20 @@ def test_tryon_table_and_hair_dir(tmp_path):
     p = tmp_path / "swaycam.toml"
     p.write_text('hair_dir = "styles"\n[tryon]\nstyle = "styles/mine.obj"\nhide_own_hair = false\n')
     cfg = load_toml(p)
-    assert cfg.hair_dir == str(tmp_path / "styles") and cfg.tryon["style"] == str(tmp_path / "styles" / "mine.obj")
-    assert cfg.hair_style == str(tmp_path / "styles" / "mine.obj") and cfg.tryon["hide_own_hair"] is False
+    assert cfg.hair_dir == str(tmp_path / "styles") and cfg.tryon.style == str(tmp_path / "styles" / "mine.obj")
+    assert cfg.hair_style == str(tmp_path / "styles" / "mine.obj") and cfg.tryon.hide_own_hair is False
     p.write_text('[tryon]\nstyle = "bob01"\n')
     assert load_toml(p).hair_style == "bob01"
-    assert RunConfig().hair_style is None and RunConfig(tryon={"style": "none"}).hair_style is None
+    assert RunConfig().hair_style is None and RunConfig(tryon=TryOnSection(style="none")).hair_style is None
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers())
     args = parser.parse_args(["run", "--config", str(p), "--hair", "long01", "--keep-own-hair",
                               "--hair-dir", str(tmp_path / "styles")])
     cfg = config_from_args(args)
-    assert cfg.tryon == {"style": "long01", "hide_own_hair": False} and cfg.hair_dir == str(tmp_path / "styles")
+    assert cfg.tryon == TryOnSection(style="long01", hide_own_hair=False) and cfg.hair_dir == str(tmp_path / "styles")
     from runtime.config import tryon_settings
 
-    assert tryon_settings(cfg.tryon).hide_own_hair is False and tryon_settings({}).hide_own_hair is True
+    assert tryon_settings(cfg.tryon).hide_own_hair is False and tryon_settings(TryOnSection()).hide_own_hair is True
 
 
 def test_quality_keys_reach_the_run(tmp_path):

@@ -4,7 +4,6 @@ meanwhile is honoured by the swapped-in rig."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 
@@ -72,11 +71,11 @@ def test_avatar_loads_off_the_render_thread(live_session, monkeypatch):
         return avatar
 
     monkeypatch.setattr(controller_module, "load_avatar", slow_load)
-    _spy(monkeypatch, session, "make_rig", calls)
+    _spy(monkeypatch, session.stage, "make_rig", calls)
     _spy(monkeypatch, session.drawer, "framing", calls)
     result = session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
     assert result["springs"] == 8
-    assert session.rig.avatar.path.endswith("Godette_vrm_v4.vrm")
+    assert session.stage.rig.avatar.path.endswith("Godette_vrm_v4.vrm")
     assert [c[0] for c in calls] == ["load_avatar", "make_rig", "framing"]     # each once: no rebuild
     assert render_thread not in {c[1] for c in calls}
     assert seen["frames_during_load"] >= MIN_FRAMES_DURING_LOAD
@@ -94,36 +93,39 @@ def test_a_change_make_rig_does_not_read_keeps_the_prepared_rig(live_session, mo
 
     def load_then_change(path):
         avatar = real(path)
-        session.cfg = dataclasses.replace(session.cfg, background="#102030")    # the panel's background
+        session.stage.settings.set_background("#102030")    # the panel's background
         return avatar
 
     monkeypatch.setattr(controller_module, "load_avatar", load_then_change)
-    _spy(monkeypatch, session, "make_rig", calls)
+    _spy(monkeypatch, session.stage, "make_rig", calls)
     session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
     assert len(calls) == 1
 
 
-def test_a_mirror_changed_during_the_load_rebuilds_the_rig(live_session, monkeypatch):
+def test_a_calibration_applied_during_the_load_rebuilds_the_rig(live_session, monkeypatch):
+    """The calibration (POST /calibrate apply, a live setting make_rig reads) changed while
+    the avatar was prepared: the rig is built again on the render thread, with it."""
     session, _ = live_session
     calls = []
     real = controller_module.load_avatar
     render_thread = session.commands.call(threading.get_ident)
+    ranges = {"eyeBlinkLeft": [0.1, 0.6]}
 
     def load_then_change(path):
         avatar = real(path)
-        session.cfg = dataclasses.replace(session.cfg, mirror=not session.cfg.mirror)
+        session.controller.set_calibration(ranges)      # on the render thread, while this load waits
         return avatar
 
     monkeypatch.setattr(controller_module, "load_avatar", load_then_change)
-    _spy(monkeypatch, session, "make_rig", calls)
+    _spy(monkeypatch, session.stage, "make_rig", calls)
     session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
     assert len(calls) == 2 and calls[1][1] == render_thread
-    assert session.rig.mirror == session.cfg.mirror
+    assert session.stage.rig.expressions.calibration.ranges["eyeBlinkLeft"] == (0.1, 0.6)
 
 
 def test_a_solver_switched_during_the_load_is_kept(live_session, monkeypatch):
     session, _ = live_session
-    assert session.rig.solver == "rest-shape"
+    assert session.stage.rig.solver == "rest-shape"
     real = controller_module.load_avatar
 
     def load_then_switch(path):
@@ -133,18 +135,18 @@ def test_a_solver_switched_during_the_load_is_kept(live_session, monkeypatch):
 
     monkeypatch.setattr(controller_module, "load_avatar", load_then_switch)
     session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
-    assert session.rig.avatar.path.endswith("Godette_vrm_v4.vrm")
-    assert session.rig.solver == "legacy"
+    assert session.stage.rig.avatar.path.endswith("Godette_vrm_v4.vrm")
+    assert session.stage.rig.solver == "legacy"
 
 
 def test_a_broken_file_leaves_the_avatar(live_session, tmp_path):
     session, frames = live_session
-    before = session.rig.avatar
+    before = session.stage.rig.avatar
     bad = tmp_path / "broken.vrm"
     bad.write_bytes(b"not a glTF file at all")
     with pytest.raises(ValueError, match="broken.vrm"):
         session.controller.load_avatar(bad)
-    assert session.rig.avatar is before
+    assert session.stage.rig.avatar is before
     n = len(frames)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and len(frames) < n + 3:
@@ -154,13 +156,13 @@ def test_a_broken_file_leaves_the_avatar(live_session, tmp_path):
 
 def test_compare_mode_builds_the_companion_off_the_render_thread(live_session, monkeypatch):
     session, frames = live_session
-    session.commands.call(lambda: session.set_compare(True))
+    session.commands.call(lambda: session.stage.set_compare(True))
     render_thread = session.commands.call(threading.get_ident)
     calls = []
-    _spy(monkeypatch, session, "make_rig", calls)
+    _spy(monkeypatch, session.stage, "make_rig", calls)
     session.controller.load_avatar(asset("vrm/Godette_vrm_v4.vrm"))
     assert len(calls) == 2 and render_thread not in {c[1] for c in calls}      # the rig and its companion
-    rig, companion = session.rig, session.companion
+    rig, companion = session.stage.rig, session.stage.companion
     assert companion is not None and companion.avatar is rig.avatar
     assert (rig.solver, companion.solver) == ("rest-shape", "legacy")
     n = len(frames)

@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from runtime.config import RunConfig
+from runtime.config_sections import MotionSection
 from runtime.session import RunError, Session
 from tests.tracking.test_live import FakeLive, FakeTracker
 from tests.tracking.test_webcam import ScriptedCapture, bgr
@@ -176,7 +177,7 @@ def test_an_output_failing_mid_run_stops_with_a_clear_message_and_valid_files(tm
         return real_save(self, fp, *a, **k)
 
     monkeypatch.setattr(Image.Image, "save", save)
-    cfg = RunConfig(output=(f"png:{out}",), size=(96, 64), fps=10, duration=2.0, motion={"clip": "none"})
+    cfg = RunConfig(output=(f"png:{out}",), size=(96, 64), fps=10, duration=2.0, motion=MotionSection(clip="none"))
     with pytest.raises(RunError, match=r"^output png:\S+frames failed: .*No space left on device"):
         with Session(cfg, say=lambda s: None) as session:
             session.run()

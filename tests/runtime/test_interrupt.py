@@ -96,10 +96,10 @@ def test_a_signal_during_a_render_thread_command_ends_the_run(tmp_path):
 
 
 def test_a_command_whose_caller_gave_up_does_not_run():
-    from runtime.controller import CommandQueue, _wait
+    from runtime.commands import CommandQueue, wait_for
 
     q, ran = CommandQueue(), []
     with pytest.raises(TimeoutError):
-        _wait(q.submit(lambda: ran.append(1)), 0.01)
+        wait_for(q.submit(lambda: ran.append(1)), 0.01)
     q.drain()
     assert ran == []

@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 from runtime.config import RunConfig
+from runtime.config_sections import MotionSection
 from runtime.session import Session
+from runtime.stage import Stage
 from tests.conftest import asset
 
 UAL_DIR = ("anim", "ual")
@@ -91,21 +93,28 @@ def test_post_motion_switches_clips_live_and_a_broken_clip_keeps_the_previous(tm
     assert moves[k - 1] <= JUMP_RATIO * around.max()
 
 
-def test_the_m_key_steps_through_the_clips_of_the_motion_file(tmp_path):
-    cfg = RunConfig(source="turn-test", fps=10, duration=0.5, size=(64, 36), output=(f"png:{tmp_path / 'f'}",),
-                    motion={"clip": f"{asset(*UAL_DIR, UAL_FILE)}#Idle_Loop"})
-    with Session(cfg, say=lambda s: None) as session:
-        assert session.rig.motion.program[0].name == "Idle_Loop"
-        names = [session.next_motion() for _ in range(3)]
-        assert names == ["A_TPose", "Crouch_Fwd_Loop", "Crouch_Idle_Loop"]
-        session.run()
+def _stage(cfg: RunConfig) -> Stage:
+    """The stage of a run of ``cfg`` with its first rig on it (no loop, drawer or GL: the
+    motion calls below touch neither)."""
+    stage = Stage(cfg, say=lambda s: None)
+    stage.attach(stage.first_rig(None), loop=None, drawer=None)
+    return stage
 
 
-def test_motion_none_has_no_body_motion(tmp_path):
-    cfg = RunConfig(source="turn-test", fps=10, duration=0.3, size=(64, 36), output=(f"png:{tmp_path / 'f'}",),
-                    motion={"clip": "none"})
-    with Session(cfg, say=lambda s: None) as session:
-        assert session.rig.motion is None
-        with pytest.raises(ValueError, match="no body motion"):
-            session.set_motion_options(speed=2.0)
-        session.run()
+def test_the_m_key_steps_through_the_clips_of_the_motion_file():
+    stage = _stage(RunConfig(motion=MotionSection(clip=f"{asset(*UAL_DIR, UAL_FILE)}#Idle_Loop")))
+    assert stage.rig.motion.program[0].name == "Idle_Loop"
+    names = [stage.next_motion() for _ in range(3)]
+    assert names == ["A_TPose", "Crouch_Fwd_Loop", "Crouch_Idle_Loop"]
+    assert stage.rig.motion.program[0].name == "Crouch_Idle_Loop" and stage.motion_setup.label == "Crouch_Idle_Loop"
+
+
+def test_motion_none_has_no_body_motion():
+    from runtime.rig import MotionError
+
+    stage = _stage(RunConfig(motion=MotionSection(clip="none")))
+    assert stage.rig.motion is None
+    with pytest.raises(MotionError, match="no body motion"):
+        stage.set_motion_options(speed=2.0)
+    with pytest.raises(MotionError, match="no body motion"):
+        stage.next_motion()

@@ -80,11 +80,11 @@ def test_retuning_through_the_service_is_continuous(tmp_path):
     tails, k, result, session = _run(tmp_path, lambda s: _post(s.service.address[1], "/hair", {"params": RETUNE}))
     status, body = result
     assert status == 200 and body["solver"] == "rest-shape" and body["params"] == RETUNE
-    assert set(body["springs"]) == set(session.rig.chains.chain_names)
+    assert set(body["springs"]) == set(session.stage.rig.chains.chain_names)
     for p in body["springs"].values():          # per joint of the spring
         assert set(p["k"]) == {40.0} and set(p["c"]) == {6.0} and p["gravity"] == [[0.0, -3.0, 0.0]] * len(p["k"])
-    assert np.all(session.rig.chains.params.k == 40.0)                  # in effect, in place
-    assert np.all(session.rig.chains.params.hit_radius == 0.015)         # the raised radius grew to its value
+    assert np.all(session.stage.rig.chains.params.k == 40.0)                  # in effect, in place
+    assert np.all(session.stage.rig.chains.params.hit_radius == 0.015)         # the raised radius grew to its value
     # the switch and the substeps while the raised hit radius grows (0.5 mm per substep)
     assert max(_jump_ratio(tails, k + j) for j in range(12)) < JUMP_RATIO
     assert np.abs(tails[k] - tails[0]).max() > 1e-3                     # the hair was swinging, not at rest
@@ -93,14 +93,14 @@ def test_retuning_through_the_service_is_continuous(tmp_path):
 def test_a_solver_switch_through_the_service_carries_the_motion(tmp_path):
     tails, k, result, session = _run(tmp_path, lambda s: _post(s.service.address[1], "/hair", {"solver": "legacy"}))
     status, body = result
-    assert status == 200 and body["solver"] == "legacy" and session.rig.solver == "legacy"
+    assert status == 200 and body["solver"] == "legacy" and session.stage.rig.solver == "legacy"
     assert _jump_ratio(tails, k) < JUMP_RATIO
 
 
 def test_a_rebuild_snaps_and_the_measure_sees_it(tmp_path):
     """The old behaviour (a new rig, hair at rest): the same measure fails it."""
     def rebuild(s):
-        return s.commands.call(lambda: s.swap_rig(s.make_rig(s.rig.avatar, s.rig.solver, RETUNE)))
+        return s.commands.call(lambda: s.stage.swap_rig(s.stage.make_rig(s.stage.rig.avatar, s.stage.rig.solver, RETUNE)))
 
     tails, k, _, _ = _run(tmp_path, rebuild)
     assert _jump_ratio(tails, k) > JUMP_RATIO
@@ -108,9 +108,9 @@ def test_a_rebuild_snaps_and_the_measure_sees_it(tmp_path):
 
 def test_bad_params_change_nothing(tmp_path):
     def bad(s):
-        before = s.commands.call(lambda: s.rig.chains.params.k.copy())
+        before = s.commands.call(lambda: s.stage.rig.chains.params.k.copy())
         res = _post(s.service.address[1], "/hair", {"params": {"k": -1.0}, "solver": "legacy"})
-        return res, before, s.commands.call(lambda: (s.rig.solver, s.rig.chains.params.k.copy()))
+        return res, before, s.commands.call(lambda: (s.stage.rig.solver, s.stage.rig.chains.params.k.copy()))
 
     _, _, ((status, body), before, (solver, after)), _ = _run(tmp_path, bad)
     assert status == 400 and body["error"] == "hair.k: -1 is below 0"

@@ -24,7 +24,9 @@ class FakeController:
 
     def load_avatar(self, path: Path):
         if path.name == "broken.vrm":
-            raise ValueError(f"{path.name}: not a glTF file")
+            from avatars import AvatarError
+
+            raise AvatarError(path.name, "", "not a glTF file")      # what load_avatar raises
         self.calls.append(("avatar", path))
         return {"loaded": path.name}
 
@@ -134,7 +136,7 @@ def test_hair(service):
 
 def test_a_client_that_hangs_up_mid_body_is_no_error(service, capsys, monkeypatch):
     svc, _ = service
-    from runtime import service as service_module
+    from runtime.service import server as service_module
 
     def gone(self, method):
         raise BrokenPipeError(32, "Broken pipe")    # what writing to a closed client raises

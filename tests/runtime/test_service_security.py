@@ -2,7 +2,7 @@
 foreign Host (DNS rebinding) and Origin refused with 403 JSON, CORS-simple POSTs refused
 (415), bad Content-Length / chunked bodies 4xx JSON, OPTIONS and http.server's own errors
 answer JSON, the optional token, NaN refused and never echoed, no 500 traceback, and a
-flood limited per client (runtime/service_security.py)."""
+flood limited per client (runtime/service/security.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from runtime.service import ControlService
-from runtime.service_security import MAX_BODY, RATE_CHANGE, RateLimiter, make_token
+from runtime.service.security import MAX_BODY, RATE_CHANGE, RateLimiter, make_token
 
 
 class Controller:
@@ -202,7 +202,7 @@ def test_missing_length_and_chunked_bodies_are_411(svc):
 
 
 def test_a_body_shorter_than_its_length_is_408(svc, monkeypatch):
-    from runtime import service as service_module
+    from runtime.service import server as service_module
 
     monkeypatch.setattr(service_module._Handler, "timeout", 0.5)
     s, ctl = svc

@@ -38,7 +38,7 @@ def test_keys_switch_pause_screenshot_compare_quit(tmp_path, monkeypatch):
 
     def on_frame(info, rig):
         d = session.loop.driver
-        seen.append((len(seen), rig.solver, session.clock.paused, session.compare, info.t_ns, info.substeps,
+        seen.append((len(seen), rig.solver, session.clock.paused, session.stage.compare, info.t_ns, info.substeps,
                      d.t0_ns, d.substep_index, session.renderer.size))
 
     session = Session(RunConfig(source="turn-test", realtime=True, fps=20, size=SIZE,
@@ -117,12 +117,12 @@ def test_service_against_a_running_app(tmp_path):
         assert st["face_found"] is True        # a pose track "has a face" (no tracker feeds the telemetry)
         assert request(port, "POST", "/recenter")[0] == 200
         status, body = request(port, "POST", "/hair", {"solver": "legacy"})
-        assert status == 200 and json.loads(body)["solver"] == "legacy" and session.rig.solver == "legacy"
+        assert status == 200 and json.loads(body)["solver"] == "legacy" and session.stage.rig.solver == "legacy"
         status, png = request(port, "GET", "/frame.png")
         assert status == 200 and png.startswith(b"\x89PNG")
         status, body = request(port, "POST", "/avatar", {"path": "Godette_vrm_v4.vrm"})
         assert status == 200, body
-        assert session.rig.avatar.path.endswith("Godette_vrm_v4.vrm")
+        assert session.stage.rig.avatar.path.endswith("Godette_vrm_v4.vrm")
         assert request(port, "POST", "/avatar", {"path": "../face/skimage_astronaut.png"})[0] == 403
         assert request(port, "POST", "/avatar", {"path": "../../main/README.md"})[0] == 403
     finally:

@@ -18,6 +18,7 @@ import pytest
 
 from avatars.tryon.cache import TryOnCache
 from runtime.config import RunConfig
+from runtime.config_sections import MotionSection, TryOnSection
 from runtime.session import Session
 from tests.conftest import asset
 from tests.runtime.test_run_e2e import read_video
@@ -79,21 +80,21 @@ def hair_dir(tmp_path):
 
 
 def _session(cfg, cache, **kw) -> Session:
-    s = Session(cfg, say=lambda line: None, **kw)
+    s = Session(cfg, **{"say": lambda line: None, **kw})
     s.tryon.cache = cache
     return s
 
 
 def test_hair_run_writes_a_video_that_shows_the_fitted_hair(tmp_path, cache):
     frames = {}
-    for name, tryon in (("own", {}), ("ponytail", {"style": "ponytail01"})):
+    for name, tryon in (("own", TryOnSection()), ("ponytail", TryOnSection(style="ponytail01"))):
         out = tmp_path / f"{name}.mp4"
         cfg = RunConfig(source="turn-test", duration=0.5, size=SIZE, output=(f"video:{out}",), tryon=tryon,
-                        motion={"clip": "none"})
+                        motion=MotionSection(clip="none"))
         with _session(cfg, cache) as s:
-            if tryon:
-                assert s.tryon.current == "ponytail01" and s.rig.avatar is not s.base.avatar
-                assert any(m.name.startswith("TryOnHair") for m in s.rig.avatar.meshes)
+            if tryon.style:
+                assert s.tryon.current == "ponytail01" and s.stage.rig.avatar is not s.stage.base.avatar
+                assert any(m.name.startswith("TryOnHair") for m in s.stage.rig.avatar.meshes)
             s.run()
         _, video = read_video(out)
         frames[name] = video[-1]
@@ -150,7 +151,7 @@ def test_post_hairstyle_switches_live_and_a_bad_style_keeps_the_previous(tmp_pat
 
     session = _session(cfg, cache, on_frame=on_frame)
     with session:
-        base = session.base.avatar
+        base = session.stage.base.avatar
         result = session.run()
     assert not result.interrupted
     status, body = answers["list"]
@@ -199,7 +200,7 @@ def test_window_keys_cycle_styles_and_0_brings_the_own_hair_back(tmp_path, hair_
     (broken and huge fail and are said, ponytail01 is drawn), '0' the avatar's own hair; each
     switch lands frames later while the run goes on, and the next key waits for it."""
     cfg = RunConfig(source="turn-test", realtime=True, fps=30, duration=600.0, size=SIZE,
-                    output=(f"video:{tmp_path / 'k.mp4'}",), hair_dir=str(hair_dir), motion={"clip": "none"})
+                    output=(f"video:{tmp_path / 'k.mp4'}",), hair_dir=str(hair_dir), motion=MotionSection(clip="none"))
     keys = ["]", "]", "]", "0", "q"]
     said, currents = [], []
     deadline = time.monotonic() + SWITCH_TIMEOUT_S
@@ -211,15 +212,14 @@ def test_window_keys_cycle_styles_and_0_brings_the_own_hair_back(tmp_path, hair_
 
     original = Session.handle_events
     monkeypatch.setattr(Session, "handle_events", scripted)
-    session = _session(cfg, cache, on_frame=lambda info, rig: currents.append(session.tryon.current))
-    session.say = said.append
+    session = _session(cfg, cache, on_frame=lambda info, rig: currents.append(session.tryon.current), say=said.append)
     with session:
         session.run()
     assert not keys
     lines = [line for line in said if line.startswith("hairstyle:")]
     assert any("broken.obj" in line and "keeping the avatar's own hair" in line for line in lines), lines
     assert any("too big for the head" in line for line in lines), lines
-    assert "ponytail01" in currents and session.tryon.current is None and session.rig.avatar is session.base.avatar
+    assert "ponytail01" in currents and session.tryon.current is None and session.stage.rig.avatar is session.stage.base.avatar
     assert session.tryon.swaps == 2
 
 
@@ -227,7 +227,7 @@ def test_closing_while_a_fit_runs_neither_hangs_nor_crashes(tmp_path, hair_dir):
     from runtime.tryon import SessionClosed
 
     cfg = RunConfig(source="turn-test", duration=0.2, size=SIZE, output=(f"video:{tmp_path / 'c.mp4'}",),
-                    hair_dir=str(hair_dir), motion={"clip": "none"})
+                    hair_dir=str(hair_dir), motion=MotionSection(clip="none"))
     session = _session(cfg, TryOnCache(tmp_path / "empty-cache"))      # nothing cached: a real fit
     with session:
         session.run()
@@ -283,7 +283,7 @@ def test_a_newer_request_supersedes_and_a_new_avatar_gets_the_style_again(tmp_pa
     avatars.mkdir()
     shutil.copy(godette_path, avatars / "godette.vrm")
     cfg = RunConfig(source="turn-test", duration=0.1, size=SIZE, output=(f"video:{tmp_path / 's.mp4'}",),
-                    hair_dir=str(hair_dir), avatar_dir=str(avatars), motion={"clip": "none"})
+                    hair_dir=str(hair_dir), avatar_dir=str(avatars), motion=MotionSection(clip="none"))
     with _session(cfg, cache) as session:
         sw = session.tryon
         first = sw.request_name("ponytail01")
@@ -292,18 +292,18 @@ def test_a_newer_request_supersedes_and_a_new_avatar_gets_the_style_again(tmp_pa
             first.result(timeout=1)
         _pump(session, second.done)
         assert second.result()["current"] == "short02" and sw.current == "short02"
-        assert session.rig.avatar is not session.base.avatar
+        assert session.stage.rig.avatar is not session.stage.base.avatar
         answer = []
         t = threading.Thread(target=lambda: answer.append(session.controller.load_avatar(avatars / "godette.vrm")))
         t.start()
         _pump(session, lambda: not t.is_alive())
         assert answer[0]["hairstyle_pending"] == "short02"
-        assert session.base.path == avatars / "godette.vrm" and session.rig.avatar is session.base.avatar
+        assert session.stage.base.path == avatars / "godette.vrm" and session.stage.rig.avatar is session.stage.base.avatar
         assert sw.current is None and sw.switching
         _pump(session, lambda: not sw.switching)
         assert sw.current == "short02" and sw.last_error is None
-        assert session.rig.avatar.meta.name == session.base.avatar.meta.name
-        assert any(m.name.startswith("TryOnHair") for m in session.rig.avatar.meshes)
+        assert session.stage.rig.avatar.meta.name == session.stage.base.avatar.meta.name
+        assert any(m.name.startswith("TryOnHair") for m in session.stage.rig.avatar.meshes)
         session.run()
 
 
@@ -312,11 +312,11 @@ def test_prewarm_fits_the_styles_into_the_cache_without_switching(tmp_path, hair
     worker (the ones that cannot be fitted are logged and skipped); nothing is swapped."""
     cache = TryOnCache(tmp_path / "warm")
     cfg = RunConfig(source="turn-test", duration=0.1, size=SIZE, output=(f"video:{tmp_path / 'w.mp4'}",),
-                    hair_dir=str(hair_dir), tryon={"prewarm": True}, motion={"clip": "none"})
+                    hair_dir=str(hair_dir), tryon=TryOnSection(prewarm=True), motion=MotionSection(clip="none"))
     with _session(cfg, cache) as session:
         assert session.tryon.prewarm
         session.tryon.start_prewarm()
-        wanted = {cache.path(session.base.path, hair_dir / s / f"{s}.obj", session.tryon.settings)
+        wanted = {cache.path(session.stage.base.path, hair_dir / s / f"{s}.obj", session.tryon.settings)
                   for s in ("ponytail01", "short02")}
         deadline = time.monotonic() + SWITCH_TIMEOUT_S
         while not all(p.is_file() for p in wanted):
@@ -324,6 +324,6 @@ def test_prewarm_fits_the_styles_into_the_cache_without_switching(tmp_path, hair
             time.sleep(0.05)
         session.tryon.poll()
         assert session.tryon.current is None and session.tryon.swaps == 0 and not session.tryon.switching
-        assert session.rig.avatar is session.base.avatar
+        assert session.stage.rig.avatar is session.stage.base.avatar
         session.run()
     assert len(list((tmp_path / "warm").glob("*.pickle"))) == 2

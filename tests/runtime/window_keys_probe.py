@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from runtime.config import RunConfig
+from runtime.config_sections import MotionSection
 from runtime.session import Session
 from tests.conftest import asset
 
@@ -23,7 +24,7 @@ def main() -> None:
     mode, script = sys.argv[1], {int(k): v for k, v in json.loads(sys.argv[2]).items()}
     said: list[str] = []
     log: dict = {"keys": [], "panes": None}
-    cfg = dict(output=("window",), size=(320, 180), fps=10, motion={"clip": "none"})
+    cfg = dict(output=("window",), size=(320, 180), fps=10, motion=MotionSection(clip="none"))
     if mode == "live":
         cfg.update(source=str(asset("face", "mediapipe_face_mesh_android_gpu.gif")), realtime=True, duration=4.0,
                    face_model=str(asset("models", "face_landmarker_v2_with_blendshapes.task")))
@@ -34,8 +35,8 @@ def main() -> None:
 
     def state():
         s = session
-        return {"overlays": s.drawer.overlays, "hud": s.drawer.hud, "solver": s.rig.solver, "compare": s.compare,
-                "paused": s.clock.paused, "recenters": len(recenters), "screenshots": s.keys.screenshots,
+        return {"overlays": s.drawer.overlays, "hud": s.drawer.hud, "solver": s.stage.rig.solver, "compare": s.stage.compare,
+                "paused": s.clock.paused, "recenters": len(recenters), "screenshots": s.controls.screenshots,
                 "said": len(said)}
 
     def post(key):
@@ -71,7 +72,7 @@ def main() -> None:
 
         def swap():
             n = session.drawer.frames
-            if session.compare and log["panes"] is None:
+            if session.stage.compare and log["panes"] is None:
                 log["panes"] = grab_panes()
             orig_swap()
             if n in script:

@@ -52,10 +52,10 @@ def test_session_sends_ok_status_head_and_a_swapped_avatar(tmp_path, godette_pat
     def on_frame(info, rig):
         frames.append((info.t_ns, rig.avatar))
         if len(frames) == SWAP_AT:
-            session.swap_rig(session.make_rig(godette, "rest-shape"))
+            session.stage.swap_rig(session.stage.make_rig(godette, "rest-shape"))
 
     with Session(cfg, say=lambda s: None, on_frame=on_frame) as session:
-        first = session.rig.avatar
+        first = session.stage.rig.avatar
         session.run()
         sent = session.vmc_sender.stats.frames
     got = [decode(rx.recv(65535)) for _ in range(sent)]

@@ -44,6 +44,9 @@ import time
 from dataclasses import dataclass
 from http import HTTPStatus
 
+from ..errors import SettingsError
+from .errors import RequestError
+
 #: Largest request body (bytes).
 MAX_BODY = 64 * 1024
 #: (requests per second, burst) per client address, every request.
@@ -56,13 +59,12 @@ CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
-class Refused(Exception):
-    """A request the rules refuse: ``status`` and a message for the JSON body."""
+class Refused(RequestError):
+    """A request the rules refuse: ``status``, a message for the JSON body and the answer's
+    extra ``headers`` (Retry-After, WWW-Authenticate)."""
 
     def __init__(self, status: HTTPStatus, message: str, headers: dict | None = None):
-        super().__init__(message)
-        self.status = status
-        self.headers = headers or {}
+        super().__init__(status, message, headers)
 
 
 def make_token(spec: str | None) -> str | None:
@@ -70,14 +72,14 @@ def make_token(spec: str | None) -> str | None:
     128 bits, URL-safe) or the given text (at least 8 characters).
 
     Raises:
-        ValueError: a given token shorter than 8 characters or with spaces/control characters.
+        SettingsError: a given token shorter than 8 characters or with spaces/control characters.
     """
     if spec is None:
         return None
     if spec == "auto":
         return secrets.token_urlsafe(16)
     if len(spec) < 8 or any(c.isspace() or ord(c) < 32 for c in spec):
-        raise ValueError("--service-token must be 'auto' or at least 8 characters without spaces")
+        raise SettingsError("--service-token must be 'auto' or at least 8 characters without spaces")
     return spec
 
 

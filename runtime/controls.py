@@ -1,0 +1,52 @@
+"""What a user can do to a running session with one action: the :class:`Controls` protocol.
+The window keys call it (runtime/keys.py); a session's implementation is
+:class:`runtime.run_controls.RunControls`. Everything runs on the render thread, between
+frames.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Controls(Protocol):
+    """One action each (render thread)."""
+
+    def quit(self) -> None:
+        """End the run after this frame."""
+
+    def recenter(self) -> None:
+        """Take the current head pose as neutral."""
+
+    def toggle_overlays(self) -> None:
+        """Springs, colliders and head axes on / off."""
+
+    def toggle_hud(self) -> None:
+        """The HUD (fps, latency, substeps, solver) on / off."""
+
+    def toggle_pause(self) -> None:
+        """Pause or resume the clock (frames go on being drawn)."""
+
+    def next_solver(self) -> None:
+        """The next hair solver; the hair's motion carries over."""
+
+    def toggle_compare(self) -> None:
+        """Compare mode (the other solver side by side) on / off."""
+
+    def next_clip(self) -> None:
+        """The next clip of the ``--motion`` file (the idle after the last one)."""
+
+    def screenshot(self) -> None:
+        """Write what the window shows now to a PNG."""
+
+    def cycle_style(self, step: int) -> None:
+        """The next (1) or previous (-1) hairstyle of the hair folder."""
+
+    def pick_style(self, index: int) -> None:
+        """Hairstyle number ``index`` (1-based) of the hair folder; 0: the avatar's own hair."""
+
+    def expression_hotkey(self, key: str) -> bool:
+        """Toggle the expression ``key`` is the hotkey of; False when it is none's."""
+
+
+__all__ = ["Controls"]

@@ -1,0 +1,139 @@
+"""One HTTP request as a route of the control service sees it: its method, path and query,
+its JSON body read once (an object, with the keys the route allows), and the ways to answer
+(JSON, bytes, a stream). The service's routes (runtime/service/routes.py) and the panel's
+(runtime/panel/routes.py) take a :class:`Request` and nothing else of the HTTP server.
+
+Every answer carries ``X-Content-Type-Options: nosniff`` and ``Cache-Control: no-store``
+(a route may replace them); a 4xx/5xx answer closes the connection. NaN and Infinity are not
+JSON: refused in bodies, never written in answers (500 instead).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from email.message import Message
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler
+from typing import BinaryIO, Callable
+
+from .errors import BadRequest, RequestTimeout
+
+log = logging.getLogger(__name__)
+
+
+def send(handler: BaseHTTPRequestHandler, status: HTTPStatus, body: bytes, ctype: str,
+         headers: dict | None = None) -> None:
+    """Answer with ``body`` of type ``ctype`` (no body for HEAD)."""
+    hdrs = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store", **(headers or {})}
+    handler.send_response(status)
+    handler.send_header("Content-Type", ctype)
+    handler.send_header("Content-Length", str(len(body)))
+    for k, v in hdrs.items():
+        handler.send_header(k, v)
+    if int(status) >= 400:
+        handler.send_header("Connection", "close")
+        handler.close_connection = True
+    handler.end_headers()
+    if handler.command != "HEAD":
+        handler.wfile.write(body)
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: HTTPStatus, obj, headers: dict | None = None) -> None:
+    """Answer with ``obj`` as JSON; a value JSON cannot say is a 500, never invalid JSON."""
+    try:
+        body = json.dumps(obj, allow_nan=False).encode()
+    except (TypeError, ValueError) as exc:
+        log.error("service: answer to %s %s is not JSON (%s)", handler.command, handler.path[:80], exc)
+        status, body = HTTPStatus.INTERNAL_SERVER_ERROR, b'{"error": "internal error: the answer is not JSON"}'
+    send(handler, status, body, "application/json", headers)
+
+
+def _no_constant(name: str):
+    raise BadRequest(f"malformed JSON: {name} is not JSON (numbers must be finite)")
+
+
+class Request:
+    """A request being answered (service threads; one per connection).
+
+    Args:
+        handler: the server's request handler (its socket and headers).
+        method: "GET", "POST", ...
+        body_length: the body's length in bytes from the headers
+            (:meth:`runtime.service.security.SecurityPolicy.body_length`, which refuses a
+            chunked, missing or too long one: Refused), asked when the body is first read.
+
+    Attributes:
+        method; path: the path without the query; query: the text after ``?`` ("" without).
+        headers: the request headers (:class:`email.message.Message`).
+    """
+
+    def __init__(self, handler: BaseHTTPRequestHandler, method: str,
+                 body_length: Callable[[str, Message], int] = lambda method, headers: 0):
+        self._handler = handler
+        self.method = method
+        self.path, _, self.query = handler.path.partition("?")
+        self.headers = handler.headers
+        self._length = body_length
+        self._body: dict | None = None
+
+    # ------------------------------------------------------------------ reading
+    def body(self, allowed: tuple[str, ...] | None = None) -> dict:
+        """The JSON body (``{}`` when empty), read on the first call.
+
+        Args:
+            allowed: the keys the route takes (None: any).
+
+        Raises:
+            BadRequest: not a JSON object, malformed, cut short, or a key not in ``allowed``
+                (naming it and the known ones). RequestTimeout: the body did not arrive.
+        """
+        if self._body is None:
+            self._body = self._read()
+        if allowed is not None:
+            unknown = sorted(set(self._body) - set(allowed))
+            if unknown:
+                raise BadRequest(f"unknown key {unknown[0]!r} (known: {', '.join(allowed)})")
+        return self._body
+
+    def _read(self) -> dict:
+        h = self._handler
+        n = self._length(self.method, self.headers)
+        try:
+            raw = h.rfile.read(n) if n else b""
+        except TimeoutError:
+            raise RequestTimeout(f"the body of {n} bytes did not arrive within {h.timeout:g} s") from None
+        if len(raw) < n:
+            raise BadRequest(f"body ended after {len(raw)} of {n} bytes")
+        try:
+            obj = json.loads(raw or b"{}", parse_constant=_no_constant)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise BadRequest(f"malformed JSON: {exc}") from None
+        except (ValueError, RecursionError) as exc:
+            raise BadRequest(f"malformed JSON: {str(exc)[:200]}") from None
+        if not isinstance(obj, dict):
+            raise BadRequest("body must be a JSON object")
+        return obj
+
+    # ------------------------------------------------------------------ answering
+    def reply(self, obj, status: HTTPStatus = HTTPStatus.OK, headers: dict | None = None) -> None:
+        """Answer with ``obj`` as JSON."""
+        send_json(self._handler, status, obj, headers)
+
+    def send(self, body: bytes, ctype: str, status: HTTPStatus = HTTPStatus.OK, headers: dict | None = None) -> None:
+        """Answer with ``body`` of type ``ctype``; ``headers`` add to or replace the defaults."""
+        send(self._handler, status, body, ctype, headers)
+
+    def stream(self, ctype: str) -> BinaryIO:
+        """Start a 200 answer of type ``ctype`` with no length (a stream: the connection
+        closes when it ends) and return where its bytes go (``write``, ``flush``)."""
+        h = self._handler
+        h.send_response(HTTPStatus.OK)
+        h.send_header("Content-Type", ctype)
+        h.send_header("Cache-Control", "no-store")
+        h.end_headers()
+        h.close_connection = True
+        return h.wfile
+
+
+__all__ = ["Request", "send", "send_json"]

@@ -1,0 +1,177 @@
+"""The control service's own endpoints and the :class:`Controller` they call.
+
+    GET  /status      fps, tracker latency, face found, substeps, drops (the live metrics), the
+                      hairstyle drawn
+    POST /recenter    capture the current head pose as neutral
+    POST /avatar      {"path": "name.vrm"}: load an avatar from the configured avatar folder
+                      (paths resolving outside it are refused with 403); the hairstyle drawn
+                      is fitted on it again off the render thread ("hairstyle_pending")
+    POST /hair        {"solver": "rest-shape"|"legacy"|"vrm", "params": {"k": 60, "c": 4, ...}}
+                      (params as the config's [hair] table, see runtime.rig.hair_params;
+                      either key may be left out to keep it). Both change the running
+                      hair in place: its motion goes on, nothing snaps to rest. Answers
+                      {"solver", "params", "springs": {name: the parameters in effect}}
+    GET  /motion      what the body plays: {"playing", "program", "index", "layer", "speed", ...}
+    POST /motion      {"clip": "idle" | "rest" | "FILE[#Name[+Name...]]", "speed": 1.5, "loop": true,
+                      "layer": "additive" | "override"} (each key optional): a clip from the
+                      configured motion folder (paths outside it are refused with 403), played
+                      from the next substep with a cross-fade; a clip that cannot be loaded or
+                      played answers 422 and the previous one keeps playing
+    GET  /hairstyles  the hairstyle try-on: {"styles": [names in the hair folder], "current": the
+                      style drawn (null: the avatar's own hair), "pending": the one being fitted,
+                      "switching", "error": the last style that could not be fitted}
+    POST /hairstyle   {"name": "bob01"} (a style of the hair folder, or a file path inside it;
+                      paths resolving outside it are refused with 403, unknown names 404) or
+                      {"name": null} (the avatar's own hair back); "wait": false answers 202 at
+                      once. Fitted off the render thread (or reloaded from the fit cache) while
+                      the previous style keeps running, then swapped in between frames; answers
+                      the fit's report (guides: candidates, attached, joined, rejected; chains,
+                      cached, seconds). A style that cannot be fitted answers 422 with the
+                      try-on's message and the previous style stays; a request replaced by a
+                      newer one before it was drawn answers 409
+    GET  /frame.png   the last rendered frame
+
+The routes never touch GL or the solver themselves: they call a :class:`Controller` whose
+methods are made thread-safe by the runtime (they hand work to the render thread:
+runtime/controller.py). The controller's errors are answered by type (runtime/service/errors.py).
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from pathlib import Path
+from typing import Callable, Protocol
+
+from .errors import BadRequest, Forbidden, GatewayTimeout, Unavailable
+from .paths import resolve_avatar, resolve_clip, resolve_style
+from .request import Request
+
+#: A route: answers one (method, path) with what the request asks.
+Route = Callable[[Request], None]
+
+
+class Controller(Protocol):
+    """What the service's endpoints ask of a running session (runtime/controller.py
+    ``SessionController``)."""
+
+    def status(self) -> dict: ...
+
+    def recenter(self) -> None: ...
+
+    def load_avatar(self, path: Path) -> dict: ...
+
+    def set_hair(self, solver: str | None, params: dict | None) -> dict: ...
+
+    def frame_png(self) -> bytes | None: ...
+
+    def hairstyles(self) -> dict: ...
+
+    def set_hairstyle(self, path: Path | None, name: str | None, *, wait: bool = True) -> dict: ...
+
+    def motion(self) -> dict: ...
+
+    def set_motion(self, clip: str | None, *, speed: float | None = None, loop: bool | None = None,
+                   layer: str | None = None) -> dict: ...
+
+
+class ServiceRoutes:
+    """The endpoints of the module doc for ``controller``.
+
+    Args:
+        controller: the session's controller.
+        avatar_dir, motion_dir, hair_dirs: the folders POST /avatar, /motion and /hairstyle
+            may load from (None / []: none).
+        solvers: the solver names POST /hair accepts.
+    """
+
+    def __init__(self, controller: Controller, *, avatar_dir: Path | None, motion_dir: Path | None,
+                 hair_dirs: list[Path], solvers: tuple[str, ...]):
+        self.controller = controller
+        self.avatar_dir, self.motion_dir, self.hair_dirs = avatar_dir, motion_dir, hair_dirs
+        self.solvers = solvers
+
+    def table(self) -> dict[tuple[str, str], Route]:
+        """{(method, path): route}."""
+        return {("GET", "/status"): self.status, ("POST", "/recenter"): self.recenter,
+                ("POST", "/avatar"): self.avatar, ("POST", "/hair"): self.hair, ("GET", "/frame.png"): self.frame,
+                ("GET", "/motion"): self.motion_get, ("POST", "/motion"): self.motion,
+                ("GET", "/hairstyles"): self.hairstyles, ("POST", "/hairstyle"): self.hairstyle}
+
+    def status(self, req: Request) -> None:
+        req.reply(self.controller.status())
+
+    def recenter(self, req: Request) -> None:
+        req.body()
+        self.controller.recenter()
+        req.reply({"ok": True})
+
+    def avatar(self, req: Request) -> None:
+        body = req.body(("path",))
+        if self.avatar_dir is None:
+            raise Forbidden("no avatar folder is configured (--avatar-dir)")
+        target = resolve_avatar(self.avatar_dir, body.get("path"))
+        try:
+            result = self.controller.load_avatar(target)      # AvatarError, RigError: 422
+        except TimeoutError:
+            raise GatewayTimeout("loaded, but the render thread did not swap it in "
+                                 "(the run is not drawing frames)") from None
+        req.reply(result)
+
+    def hair(self, req: Request) -> None:
+        from ..rig.hair_params import parse_hair
+
+        body = req.body(("solver", "params"))
+        solver = body.get("solver")
+        if solver is not None and solver not in self.solvers:
+            raise BadRequest(f"solver must be one of {list(self.solvers)}")
+        params = body.get("params")          # absent: keep the current settings
+        if params is not None and not isinstance(params, dict):
+            raise BadRequest("'params' must be an object (k, c, gravity, hit_radius)")
+        if params:
+            parse_hair(params)      # whatever the avatar (with or without springs); SettingsError: 400
+        req.reply(self.controller.set_hair(solver, params))
+
+    def motion_get(self, req: Request) -> None:
+        req.reply(self.controller.motion())
+
+    def motion(self, req: Request) -> None:
+        body = req.body(("clip", "speed", "loop", "layer"))
+        clip = resolve_clip(self.motion_dir, body["clip"]) if "clip" in body else None
+        speed, loop, layer = body.get("speed"), body.get("loop"), body.get("layer")
+        if speed is not None and (isinstance(speed, bool) or not isinstance(speed, (int, float))
+                                  or not 0 < speed <= 100):
+            raise BadRequest("'speed' must be a number > 0 and <= 100")
+        if loop is not None and not isinstance(loop, bool):
+            raise BadRequest("'loop' must be true or false")
+        if layer is not None and not isinstance(layer, str):
+            raise BadRequest("'layer' must be 'additive' or 'override'")
+        # ClipError, MotionError: 422 (the previous clip keeps playing)
+        req.reply(self.controller.set_motion(clip, speed=None if speed is None else float(speed), loop=loop,
+                                             layer=layer))
+
+    def hairstyles(self, req: Request) -> None:
+        req.reply(self.controller.hairstyles())
+
+    def hairstyle(self, req: Request) -> None:
+        body = req.body(("name", "wait"))
+        if "name" not in body:
+            raise BadRequest("'name' is required: a style name, or null for the avatar's own hair")
+        wait = body.get("wait", True)
+        if not isinstance(wait, bool):
+            raise BadRequest("'wait' must be true or false")
+        path, name = (None, None) if body["name"] is None else resolve_style(self.hair_dirs, body["name"])
+        try:
+            # StyleError: 422 (the try-on's message); StyleSuperseded: 409; SessionClosed: 503
+            result = self.controller.set_hairstyle(path, name, wait=wait)
+        except TimeoutError:
+            raise GatewayTimeout("still fitting; GET /hairstyles shows it pending") from None
+        req.reply(result, HTTPStatus.OK if wait else HTTPStatus.ACCEPTED)
+
+    def frame(self, req: Request) -> None:
+        png = self.controller.frame_png()
+        if png is None:
+            raise Unavailable("no frame rendered yet")
+        req.send(png, "image/png")
+
+
+__all__ = ["Controller", "Route", "ServiceRoutes"]
