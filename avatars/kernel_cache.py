@@ -1,33 +1,47 @@
-"""Keep numba's on-disk cache of the solver kernels in step with their sources.
+"""Keep numba's on-disk cache of compiled kernels in step with every source they are built from.
 
 numba decides whether a cached compiled function is still valid from the modification
-time and size of the one file that defines it. The kernels inline helpers from the other
-modules of this folder (:mod:`solver.kernels.affine`, ``.contact``, ``.resolve``,
-``.relax``, ``.spring``) and the packed layout (:mod:`solver.layout`), so after a change to
-a helper alone (a git pull, an edit) numba would keep running the old compiled kernel
-without a word. This module stamps the cache folder with a SHA-256 of every ``*.py`` of
-the kernels folder plus ``solver/layout.py`` and empties the folder's numba files
-(``*.nbi``, ``*.nbc``) when the stamp differs; the kernels then compile afresh on first
-use (~20-40 s once).
+time and size of the one file that defines it. The kernels inline helpers from other files
+(:mod:`avatars.math_kernels` and the math3d formulas it compiles, sibling modules such as
+``solver/kernels/contact.py``) and fold module constants into the machine code
+(``solver/layout.py``, ``tracking/body.py``'s buffer layout), so after a change to one of
+those alone (a git pull, an edit) numba would keep running the old compiled kernel without
+a word. :func:`refresh` stamps a kernel's cache folder with a SHA-256 of the sources it
+depends on (always including :data:`MATH_SOURCES`) and empties the folder's numba files
+(``*.nbi``, ``*.nbc``) when the stamp differs; the kernels then compile afresh on first use
+(the solver's ~20-40 s once).
+
+One cache folder holds the kernels of one source folder, so every module whose kernels
+share a folder must pass the same sources (two different lists would empty the folder on
+every import). The callers: ``solver/kernels/step.py`` (the solver's folder),
+``runtime/rig/kernels.py`` (the rig's), ``tracking/track_sampling.py`` and
+``tracking/body.py`` (tracking's).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-STAMP = "swaycam-solver-sources.sha256"
+STAMP = "swaycam-kernel-sources.sha256"
+
+_HERE = Path(__file__).resolve().parent
+MATH_SOURCES: tuple[Path, ...] = (_HERE / "math_kernels.py", _HERE / "math3d.py")
+"""The shared compiled math every kernel may inline (:mod:`avatars.math_kernels` and the
+scalar formulas of :mod:`avatars.math3d` it compiles)."""
 
 
-def kernel_sources(kernels_dir: Path, layout: Path | None = None) -> list[Path]:
-    """The files the compiled kernels are built from: every ``*.py`` of ``kernels_dir``
-    (the kernels folder) and the layout module (default: ``layout.py`` in its parent)."""
-    kernels_dir = Path(kernels_dir)
-    layout = kernels_dir.parent / "layout.py" if layout is None else Path(layout)
-    return sorted(kernels_dir.glob("*.py")) + [layout]
+def watched_sources(sources: Iterable[Path] = ()) -> list[Path]:
+    """``sources`` followed by :data:`MATH_SOURCES` (each path once): what a stamp covers."""
+    out: list[Path] = []
+    for p in [*map(Path, sources), *MATH_SOURCES]:
+        if p not in out:
+            out.append(p)
+    return out
 
 
 def sources_digest(sources: list[Path]) -> str:
@@ -41,9 +55,9 @@ def sources_digest(sources: list[Path]) -> str:
 
 
 def ensure_fresh(cache_dir: Path, sources: list[Path]) -> int:
-    """Remove numba's cached kernels in ``cache_dir`` when ``sources`` (see
-    :func:`kernel_sources`) changed since they were stamped; returns how many files were
-    removed (0 on the first stamp of an empty folder, or when nothing changed).
+    """Remove numba's cached kernels in ``cache_dir`` when ``sources`` changed since they were
+    stamped; returns how many files were removed (0 on the first stamp of an empty folder,
+    or when nothing changed).
 
     A cache folder that cannot be read or written is left alone (numba then compiles in
     memory or uses its own fallback location); nothing here raises.
@@ -68,10 +82,10 @@ def ensure_fresh(cache_dir: Path, sources: list[Path]) -> int:
                 pass
         stamp.write_text(digest + "\n")
     except OSError as e:
-        log.debug("solver kernel cache %s not refreshed: %s", cache_dir, e)
+        log.debug("kernel cache %s not refreshed: %s", cache_dir, e)
         return removed
     if removed:
-        log.info("solver sources changed: %d cached kernel files removed from %s", removed, cache_dir)
+        log.info("kernel sources changed: %d cached kernel files removed from %s", removed, cache_dir)
     return removed
 
 
@@ -82,3 +96,14 @@ def kernel_cache_dir(dispatcher) -> Path | None:
         return Path(dispatcher._cache._cache_path)
     except AttributeError:
         return None
+
+
+def refresh(dispatcher, sources: Iterable[Path] = ()) -> int:
+    """Stamp the cache folder of the numba ``dispatcher`` (a ``cache=True`` kernel) with
+    :func:`watched_sources` of ``sources`` (the files its folder's kernels inline or take
+    constants from, besides their own), emptying it when they changed (:func:`ensure_fresh`).
+    Call at import, before any kernel of the folder runs; returns the files removed."""
+    folder = kernel_cache_dir(dispatcher)
+    if folder is None:
+        return 0
+    return ensure_fresh(folder, watched_sources(sources))

@@ -34,7 +34,7 @@ entry too (``H_OF_SCR`` is ``H_OF_ST``), so the compiled code sees one array, no
 3x4 matrices are stored row-major (r00 r01 r02 t0 r10 r11 r12 t1 r20 r21 r22 t2),
 column-vector convention (DESIGN §3). Units: metres, seconds, radians; "model metres" are
 metres at the avatar's authored scale, multiplied by the chain scale s at run time.
-Changing this file recompiles the kernels (:mod:`solver.kernels.cache` stamps it).
+Changing this file recompiles the kernels (:mod:`solver.kernels.step` stamps it, :mod:`avatars.kernel_cache`).
 """
 
 from __future__ import annotations
