@@ -37,6 +37,7 @@ import logging
 import numpy as np
 
 from avatars import Avatar
+from solver.build_options import BuildOptions
 from solver.chains import ChainSet
 from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
 from tracking.body import BodyPose
@@ -112,7 +113,8 @@ class AvatarRig:
         #: the packed parameters of the compiled drive: head (HP), lookAt (LP), body (55 x BP_W)
         self._hp = np.concatenate([self.drive.params, self.eyes.lp, self.body.bp.ravel()])
         overrides = parse_hair(self.hair_params)   # validated with or without springs
-        self.chains = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides) if avatar.springs else None
+        self.chains = (ChainSet.from_avatar(avatar, BuildOptions(solver=solver, overrides=overrides))
+                       if avatar.springs else None)
         for note in self.hair_warnings():
             log.warning("%s: %s", avatar.path, note)
         # the lowered arms are a static pose: baked into the base pose, not driven
