@@ -199,7 +199,7 @@ class ChainTuning:
         """Set every spring's parameters to what a build with ``overrides`` gives (the file's
         mapped values where an override leaves one unset), in place, state untouched.
 
-        ``overrides`` as :func:`solver.build.pack_avatar` takes them: a
+        ``overrides`` as :class:`solver.build_options.BuildOptions` takes them: a
         :class:`solver.params.SpringOverride` for every spring, a mapping {fnmatch pattern:
         SpringOverride} (the first matching pattern wins), or None (the file's values).
 
