@@ -23,6 +23,9 @@ never renormalised silently. The single-quaternion paths of :func:`quat_mul`,
 
 Index
 -----
+scalar        qmul_xyzw, mat3_xyzw, slerp_xyzw (components in, tuples out, no ``out=``, not in
+              ``__all__``; compiled as they are by :mod:`avatars.math_kernels`, the numba
+              helpers of every kernel)
 quaternions   quat_normalize, quat_mul, quat_conj, quat_angle, quat_slerp, quat_slerp_scalar,
               quat_from_axis_angle, quat_from_vecs, quat_from_euler / euler_from_quat,
               quat_from_rotvec / rotvec_from_quat, quat_from_mat, QUAT_IDENTITY
@@ -87,6 +90,52 @@ def _put(out: np.ndarray | None, value) -> np.ndarray:
     return out
 
 
+# ----------------------------------------------------------------------------- scalar formulas
+# Plain arithmetic on (x, y, z, w) components, shared by the array functions below and, compiled,
+# by every numba kernel (avatars/math_kernels.py compiles these three functions as they are, so the
+# Python and the compiled paths give the same bits). They take floats, or numpy arrays of one shape.
+
+
+def qmul_xyzw(ax, ay, az, aw, bx, by, bz, bw) -> tuple:
+    """Hamilton product a ⊗ b of two quaternions given by components; returns (x, y, z, w).
+    Source: Hamilton's product, written out in xyzw order (the order of :func:`quat_mul`)."""
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def mat3_xyzw(x, y, z, w) -> tuple:
+    """Rotation matrix of the unit quaternion (x, y, z, w) as 9 values, row-major
+    (r00, r01, r02, r10, ..., r22); not normalised (the formula of :func:`mat3_from_quat`)."""
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    return (1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
+            2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
+            2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy))
+
+
+def slerp_xyzw(ax, ay, az, aw, bx, by, bz, bw, u) -> tuple:
+    """slerp(a, b, u) of two unit quaternions given as floats, for 0 < u < 1: shortest arc,
+    normalised lerp when cos θ > 0.9995 (off the arc by at most ~1.0e-6 rad), the result
+    normalised; returns (x, y, z, w). The interior of :func:`quat_slerp_scalar`.
+    Source: Shoemake, "Animating rotation with quaternion curves", SIGGRAPH 1985."""
+    d = ax * bx + ay * by + az * bz + aw * bw
+    sign = 1.0
+    if d < 0.0:
+        d, sign = -d, -1.0
+    if d > 0.9995:  # nearly parallel: normalised lerp, off the arc by <= ~1.0e-6 rad
+        ka, kb = 1.0 - u, u * sign
+    else:
+        th = math.acos(d)
+        st = math.sin(th)
+        ka, kb = math.sin((1.0 - u) * th) / st, sign * math.sin(u * th) / st
+    x, y, z, w = ka * ax + kb * bx, ka * ay + kb * by, ka * az + kb * bz, ka * aw + kb * bw
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    return x / n, y / n, z / n, w / n
+
+
 # ----------------------------------------------------------------------------- quaternions
 
 
@@ -106,21 +155,11 @@ def quat_mul(a, b, /, *, out=None) -> np.ndarray:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape == (4,) and b.shape == (4,):
-        ax, ay, az, aw = a.tolist()
-        bx, by, bz, bw = b.tolist()
         if out is None:
             out = np.empty(4)
-        out[0] = aw * bx + ax * bw + ay * bz - az * by
-        out[1] = aw * by - ax * bz + ay * bw + az * bx
-        out[2] = aw * bz + ax * by - ay * bx + az * bw
-        out[3] = aw * bw - ax * bx - ay * by - az * bz
+        out[0], out[1], out[2], out[3] = qmul_xyzw(*a.tolist(), *b.tolist())
         return out
-    ax, ay, az, aw = np.moveaxis(a, -1, 0)
-    bx, by, bz, bw = np.moveaxis(b, -1, 0)
-    x = aw * bx + ax * bw + ay * bz - az * by
-    y = aw * by - ax * bz + ay * bw + az * bx
-    z = aw * bz + ax * by - ay * bx + az * bw
-    w = aw * bw - ax * bx - ay * by - az * bz
+    x, y, z, w = qmul_xyzw(*np.moveaxis(a, -1, 0), *np.moveaxis(b, -1, 0))
     if out is None:
         return np.stack([x, y, z, w], axis=-1)
     out[..., 0], out[..., 1], out[..., 2], out[..., 3] = x, y, z, w
@@ -313,23 +352,11 @@ def quat_slerp_scalar(a, b, u, /, *, out=None) -> np.ndarray:
     bx, by, bz, bw = float(b[0]), float(b[1]), float(b[2]), float(b[3])
     if u <= 0.0:
         out[0], out[1], out[2], out[3] = ax, ay, az, aw
-        return out
-    d = ax * bx + ay * by + az * bz + aw * bw
-    sign = 1.0
-    if d < 0.0:
-        d, sign = -d, -1.0
-    if u >= 1.0:
+    elif u >= 1.0:
+        sign = -1.0 if ax * bx + ay * by + az * bz + aw * bw < 0.0 else 1.0
         out[0], out[1], out[2], out[3] = sign * bx, sign * by, sign * bz, sign * bw
-        return out
-    if d > 0.9995:  # nearly parallel: normalised lerp, off the arc by <= ~1.0e-6 rad
-        ka, kb = 1.0 - u, u * sign
     else:
-        th = math.acos(d)
-        st = math.sin(th)
-        ka, kb = math.sin((1.0 - u) * th) / st, sign * math.sin(u * th) / st
-    x, y, z, w = ka * ax + kb * bx, ka * ay + kb * by, ka * az + kb * bz, ka * aw + kb * bw
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    out[0], out[1], out[2], out[3] = x / n, y / n, z / n, w / n
+        out[0], out[1], out[2], out[3] = slerp_xyzw(ax, ay, az, aw, bx, by, bz, bw, u)
     return out
 
 
@@ -368,22 +395,9 @@ def mat3_from_quat(q, /, *, out=None) -> np.ndarray:
     q = np.asarray(q, np.float64)
     if out is None:
         out = np.empty(q.shape[:-1] + (3, 3))
-    if q.shape == (4,):
-        x, y, z, w = q.tolist()
-    else:
-        x, y, z, w = np.moveaxis(q, -1, 0)
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz = x * y, x * z, y * z
-    wx, wy, wz = w * x, w * y, w * z
-    out[..., 0, 0] = 1 - 2 * (yy + zz)
-    out[..., 0, 1] = 2 * (xy - wz)
-    out[..., 0, 2] = 2 * (xz + wy)
-    out[..., 1, 0] = 2 * (xy + wz)
-    out[..., 1, 1] = 1 - 2 * (xx + zz)
-    out[..., 1, 2] = 2 * (yz - wx)
-    out[..., 2, 0] = 2 * (xz - wy)
-    out[..., 2, 1] = 2 * (yz + wx)
-    out[..., 2, 2] = 1 - 2 * (xx + yy)
+    r = mat3_xyzw(*(q.tolist() if q.shape == (4,) else np.moveaxis(q, -1, 0)))
+    for i in range(9):
+        out[..., i // 3, i % 3] = r[i]
     return out
 
 

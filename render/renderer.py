@@ -1,22 +1,26 @@
-"""The renderer: one avatar, drawn per frame from world matrices and morph weights.
+"""The renderer: one avatar, drawn per frame from world matrices and morph weights for the
+camera it is given.
 
 Frame, in order: skinning matrices -> clear to the background -> opaque and alpha-tested
 primitives -> MToon outlines (inverted hull) -> blended primitives back to front -> overlay
 lines -> MSAA resolve -> HUD. The output is RGBA8 sRGB with rows top-down (see
-:mod:`render.targets`); readback returns straight alpha. The
-output is read back (:meth:`Renderer.read_rgba`, :meth:`Renderer.read_rgba_async`) or
-presented in a window (:meth:`Renderer.present`, no readback). A frame may be made of panes:
-each ``draw`` with a ``viewport`` fills its rectangle only and leaves the rest of the output
-as it was (side-by-side comparisons in one framebuffer). The renderer never runs physics:
-hair joints arrive already moved in ``world``.
+:mod:`render.targets`). A frame may be made of panes: each ``draw`` with a ``viewport``
+fills its rectangle only and leaves the rest of the output as it was (side-by-side
+comparisons in one framebuffer). The renderer never runs physics: hair joints arrive already
+moved in ``world``.
+
+Beside the drawing: without a camera, ``draw`` uses the output's default framing
+(:mod:`render.framing`); reduced-detail triangles come from a thread-safe cache
+(:mod:`render.detail_cache`); the output is read back in straight alpha
+(:class:`render.readback.OutputReadback`: :meth:`Renderer.read_rgba`,
+:meth:`Renderer.read_rgba_async`, frames in flight) or presented in a window
+(:meth:`Renderer.present`, no readback).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-import weakref
 from dataclasses import dataclass
 from typing import Any, Collection, Mapping, Sequence
 
@@ -25,18 +29,20 @@ from ._gl import GL
 
 from avatars import Avatar
 
-from .camera import Background, Camera, CameraOptions, frame_camera
+from .camera import Background, Camera, CameraOptions
 from .context import GLContext
 from .expressions import ExpressionFrame, expression_frame
 from .gpu import Buffer, Ledger, VertexArray
 from .hud import HudInfo, HudRenderer
 from .antialias import FxaaPass, is_software, resolve_mode
 from .quality import resolve_outlines
-from .detail import PIXEL_ERROR, pixel_size_m, reduce_avatar, resolve_detail
+from .detail import PIXEL_ERROR, pixel_size_m, resolve_detail
+from .detail_cache import DetailCache, ReducedDetail
+from .framing import OutputFraming
 from .lighting import Lighting
 from .overlays import LineRenderer, Overlays
 from .frame_reader import DEFAULT_SLOTS, FrameReader
-from .readback import PboReadback, read_pixels
+from .readback import OutputReadback
 from .passes import MeshPass
 from .shaders import FRAME_BINDING, Programs
 from .targets import RenderTargets, unpremultiply_srgb
@@ -46,30 +52,6 @@ log = logging.getLogger(__name__)
 
 _FLIP_Y = np.diag([1.0, -1.0, 1.0, 1.0])  # framebuffer rows top-down: readback needs no flip
 MorphInput = Sequence[np.ndarray | None] | ExpressionFrame | Mapping[str, float] | None
-
-
-#: Tolerances (framings) kept per avatar by :meth:`Renderer.detail_for`.
-DETAIL_CACHE = 4
-
-
-@dataclass(frozen=True, eq=False)
-class ReducedDetail:
-    """The triangles of one avatar at reduced detail (:func:`render.detail.reduce_avatar`).
-
-    Attributes:
-        avatar_ref: a weak reference to the avatar they belong to (the renderer's cache must
-            not keep a replaced avatar alive).
-        tolerance_m: largest displacement allowed, metres.
-        indices: triangle lists by (mesh instance, primitive index in its mesh).
-    """
-
-    avatar_ref: weakref.ref
-    tolerance_m: float
-    indices: dict
-
-    @property
-    def avatar(self) -> Avatar | None:
-        return self.avatar_ref()
 
 
 @dataclass
@@ -124,7 +106,8 @@ class Renderer:
         self.context = context
         self.ledger = Ledger()
         self.background = Background.parse(background)
-        self.camera_options = camera_options
+        #: the default camera of ``draw`` (:mod:`render.framing`)
+        self.framing = OutputFraming(camera_options)
         self.lighting = lighting
         self.force_mipmaps = force_mipmaps
         self.joint_storage = joint_storage
@@ -137,9 +120,7 @@ class Renderer:
         self.reduced = resolve_detail(detail, is_software(renderer_name))
         #: the displacement allowed to the reduced meshes of the current avatar, metres (0: full)
         self.detail_tolerance_m = 0.0
-        #: avatar -> {tolerance: ReducedDetail}; an avatar nobody else holds drops out
-        self._detail_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._detail_lock = threading.Lock()
+        self._details = DetailCache()
         software = is_software(renderer_name)
         self.programs = Programs(self.ledger, flat_values=software if flat_values is None else flat_values)
         self._fxaa = FxaaPass(self.ledger) if self.antialias == "fxaa" else None
@@ -150,16 +131,11 @@ class Renderer:
         self._hud = HudRenderer(self.ledger)
         self._pane_huds: dict[int, HudRenderer] = {}   # one per viewport x (compare panes): no re-rasterising
         self._mesh_pass = MeshPass(self.programs)
+        #: reading the output back (straight alpha; frames in flight with :meth:`start_reader`)
+        self.readback = OutputReadback(self.ledger, context, self._straight)
         self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None)
-        self._readback = PboReadback(self.ledger, size)
-        self._reader: FrameReader | None = None      # start_reader(): frames in flight
-        self._reader_slots = 1
-        self._frame_open = False                     # the current slot holds a frame not yet queued
-        #: framebuffer -> CPU copies started so far (read_rgba, and read_rgba_async per queued
-        #: frame); presenting in a window copies nothing and does not count.
-        self.pixel_reads = 0
+        self.readback.attach(self.targets)
         self.gpu: GpuAvatar | None = None
-        self.camera: Camera | None = None
         self.frame_index = 0
         self._released = False
 
@@ -171,6 +147,25 @@ class Renderer:
     @property
     def avatar(self) -> Avatar | None:
         return None if self.gpu is None else self.gpu.avatar
+
+    @property
+    def camera(self) -> Camera | None:
+        """The default camera of :meth:`draw` (:attr:`framing`'s)."""
+        return self.framing.camera
+
+    @camera.setter
+    def camera(self, camera: Camera | None) -> None:
+        self.framing.camera = camera
+
+    @property
+    def camera_options(self) -> CameraOptions:
+        """How the default camera frames the avatar (:attr:`framing`'s options)."""
+        return self.framing.options
+
+    @property
+    def pixel_reads(self) -> int:
+        """Framebuffer -> CPU copies started so far (:attr:`readback`'s)."""
+        return self.readback.pixel_reads
 
     def set_avatar(self, avatar: Avatar | None, *, camera: Camera | None = None,
                    detail: "ReducedDetail | None" = None) -> None:
@@ -184,8 +179,7 @@ class Renderer:
         self.detail_tolerance_m = 0.0
         if avatar is not None:
             if camera is None:
-                w, h = self.size
-                camera = frame_camera(avatar, w / h, self.camera_options)
+                camera = self.framing.camera_for(avatar, self.size)
             if self.reduced and (detail is None or detail.avatar is not avatar):
                 detail = self.detail_for(avatar, camera)
             self.detail_tolerance_m = detail.tolerance_m if self.reduced else 0.0
@@ -202,28 +196,13 @@ class Renderer:
         upload of the same avatar does not simplify again)."""
         if not self.reduced:
             return None
-        w, h = self.size
-        cam = camera or frame_camera(avatar, w / h, self.camera_options)
-        tol = round(PIXEL_ERROR * pixel_size_m(cam, h), 9)
-        with self._detail_lock:
-            got = self._detail_cache.get(avatar, {}).get(tol)
-        if got is None:
-            got = ReducedDetail(weakref.ref(avatar), tol, reduce_avatar(avatar, tol))
-            with self._detail_lock:
-                per = self._detail_cache.setdefault(avatar, {})
-                per[tol] = got
-                while len(per) > DETAIL_CACHE:
-                    per.pop(next(iter(per)))
-        return got
+        cam = camera or self.framing.camera_for(avatar, self.size)
+        return self._details.get(avatar, round(PIXEL_ERROR * pixel_size_m(cam, self.size[1]), 9))
 
     def reframe(self, options: CameraOptions | None = None, world: np.ndarray | None = None) -> Camera | None:
-        """Recompute the default camera (from ``world``, the rest pose by default)."""
-        if options is not None:
-            self.camera_options = options
-        if self.gpu is not None:
-            w, h = self.size
-            self.camera = frame_camera(self.gpu.avatar, w / h, self.camera_options, world)
-        return self.camera
+        """Recompute the default camera (from ``world``, the rest pose by default;
+        :meth:`render.framing.OutputFraming.frame`)."""
+        return self.framing.frame(self.avatar, self.size, options=options, world=world)
 
     @property
     def samples(self) -> int:
@@ -246,23 +225,12 @@ class Renderer:
         self.background = Background.parse(background)
 
     def _rebuild_targets(self, size: tuple[int, int]) -> None:
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        self.readback.detach()
         self.targets.release()
-        self._readback.release()
         self.targets = RenderTargets(self.ledger, size, self._samples, fxaa=self._fxaa is not None,
-                                     slots=self._reader_slots)
-        self._readback = PboReadback(self.ledger, size)
-        self._frame_open = False
-        if self._reader_slots > 1:
-            try:
-                self._reader = FrameReader(self.context, [t.id for t in self.targets.final_texs], size,
-                                           straight=self._straight)
-            except Exception as exc:  # noqa: BLE001 - no shared context here: the PBO path
-                log.warning("frames read back on the drawing thread (no shared EGL context: %s)", exc)
-                self._reader_slots = 1
-                self._rebuild_targets(size)
+                                     slots=self.readback.slots)
+        if not self.readback.attach(self.targets):      # no readback thread: one slot
+            self._rebuild_targets(size)
 
     # ------------------------------------------------------------------ frame
     def draw(self, world: np.ndarray | None = None, morph_weights: MorphInput = None, *,
@@ -304,13 +272,7 @@ class Renderer:
         gpu.materials.set_time(time_s)
         gpu.joints.update(world)
         gpu.contacts.update(world)
-        if self._reader is not None and not self._frame_open:   # a new frame: the next output slot
-            t = self.targets
-            nxt = (t.slot + 1) % t.slots
-            if self._reader.busy(nxt):
-                raise RuntimeError("frames in flight: read_rgba_async() returns a slot's frame before it is drawn again")
-            t.select(nxt)
-            self._frame_open = True
+        self.readback.begin_frame()         # frames in flight: a new frame goes to the next output slot
         cam = camera or self.camera
         rect = self._viewport(viewport)
         x, y, w, h = rect
@@ -403,10 +365,7 @@ class Renderer:
     def read_rgba(self, out: np.ndarray | None = None) -> np.ndarray:
         """The last drawn frame as (H, W, 4) uint8 sRGB, straight alpha, row 0 = top (synchronous:
         waits for the GPU; for snapshots and tests)."""
-        w, h = self.size
-        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.final.id)
-        self.pixel_reads += 1
-        return self._straight(read_pixels(w, h, out))
+        return self.readback.read_rgba(out)
 
     def _straight(self, rgba: np.ndarray) -> np.ndarray:
         if self.background.mode == "transparent":
@@ -429,20 +388,7 @@ class Renderer:
         Raises:
             RuntimeError: the readback thread failed to read a frame.
         """
-        self.pixel_reads += 1
-        if self._reader is not None:
-            t = self.targets
-            self._reader.submit(t.slot, tag)
-            self._frame_open = False
-            if not self._reader.busy((t.slot + 1) % t.slots):
-                return None
-            return self._copy(self._reader.collect(), out)
-        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.targets.final.id)
-        self._readback.request(tag)
-        got = self._readback.fetch(out)
-        if got is not None:
-            self._straight(got[0])
-        return got
+        return self.readback.read_rgba_async(tag, out)
 
     def flush_readback(self, out: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
         """The oldest frame queued by :meth:`read_rgba_async` and not returned yet (at the end
@@ -452,19 +398,7 @@ class Renderer:
         Returns:
             (rgba (H, W, 4) uint8 straight alpha, its tag), or None.
         """
-        if self._reader is not None:
-            return self._copy(self._reader.collect(), out)
-        got = self._readback.flush(out)
-        if got is not None:
-            self._straight(got[0])
-        return got
-
-    @staticmethod
-    def _copy(got, out: np.ndarray | None):
-        if got is None or out is None:
-            return got
-        np.copyto(out, got[0])
-        return out, got[1]
+        return self.readback.flush(out)
 
     def start_reader(self, slots: int = DEFAULT_SLOTS) -> bool:
         """Read frames queued by :meth:`read_rgba_async` on a thread of their own while the next
@@ -475,25 +409,25 @@ class Renderer:
         Returns:
             whether frames are now read on the readback thread.
         """
-        if self._reader is not None:
+        if self.readback.reader is not None:
             return True
-        if self.context is None or getattr(self.context, "backend", "") != "egl" or self._readback.pending:
+        if self.context is None or getattr(self.context, "backend", "") != "egl" or self.readback.pending:
             return False
-        self._reader_slots = max(2, int(slots))
+        self.readback.slots = max(2, int(slots))
         self._rebuild_targets(self.size)
-        return self._reader is not None
+        return self.readback.reader is not None
 
     def stop_reader(self) -> None:
         """Back to the PBO double buffer (frames still in flight are dropped: flush first). Idempotent."""
-        if self._reader is None and self._reader_slots == 1:
+        if self.readback.reader is None and self.readback.slots == 1:
             return
-        self._reader_slots = 1
+        self.readback.slots = 1
         self._rebuild_targets(self.size)
 
     @property
     def reader(self) -> FrameReader | None:
         """The readback thread (:meth:`start_reader`), or None."""
-        return self._reader
+        return self.readback.reader
 
     def present(self, window_size: tuple[int, int] | None = None) -> None:
         """Blit the output into the window's default framebuffer (``window_size`` pixels, by
@@ -529,10 +463,7 @@ class Renderer:
             return
         self._released = True
         self.set_avatar(None)
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
-        self._readback.release()
+        self.readback.detach()
         self.targets.release()
         self._lines.release()
         self._hud.release()

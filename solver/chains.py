@@ -25,6 +25,7 @@ simulated joint): R_H in DESIGN §4.1 is the anchor's animated rotation.
 
 from __future__ import annotations
 
+import dataclasses
 
 import numpy as np
 
@@ -33,12 +34,8 @@ from avatars import Avatar
 from .kernels import step as K
 from .kernels import pose as kpose
 from . import layout as L
-from .build import (  # noqa: F401 - re-exported build options and report
-    BEND_LIMIT_DEG, BEND_PARENT_SHARE, CONTACT_PASSES, CONTACT_TOLERANCE, CONTACT_U_MIN, RELAX_PASSES,
-    REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, SUBSTEP_SECONDS, TELEPORT_DISTANCE, BuildReport, Packed, Tuning,
-    _writable, allowances_of, damping_factor, pack_avatar, path_flags, preload_of, rest_overlap_depths,
-    rest_overlap_list,
-)
+from .build import BuildReport, Tuning, _writable, pack_avatar, path_flags
+from .build_options import BuildOptions
 from .tuning import ChainTuning, SpringParams  # noqa: F401 - SpringParams re-exported
 
 
@@ -103,22 +100,28 @@ class ChainSet(ChainTuning):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_avatar(cls, avatar: Avatar, *, state_from: ChainSet | None = None, **options) -> ChainSet:
-        """Pack the avatar's springs and colliders; the state starts at rest (rest pose), or
-        is taken over from ``state_from`` (see :meth:`copy_state_from`: a solver switch
-        mid-motion then continues from where the hair is instead of snapping to rest).
+    def from_avatar(cls, avatar: Avatar, options: BuildOptions | None = None, *,
+                    state_from: ChainSet | None = None, **fields) -> ChainSet:
+        """Pack the avatar's springs and colliders (:func:`solver.build.pack_avatar`); the
+        state starts at rest (rest pose), or is taken over from ``state_from`` (see
+        :meth:`copy_state_from`: a solver switch mid-motion then continues from where the
+        hair is instead of snapping to rest).
 
-        ``options`` are the keyword options of :func:`solver.build.pack_avatar` (solver
-        "rest-shape" | "legacy" | "vrm", torso_capsule "auto" | "on" | "off", overrides,
-        mapping, substep, gravity_preload, contact_passes, relax_passes, bend_limit_deg,
-        teleport_distance, rest_overlap "allow" | "push", collisions, authored_nodes).
+        ``options`` are the build options (:class:`solver.build_options.BuildOptions`,
+        default: its defaults); ``fields`` replace some of them (``from_avatar(avatar,
+        solver="vrm")`` is ``from_avatar(avatar, BuildOptions(solver="vrm"))``).
 
         Raises:
-            ValueError: unknown solver/torso option, chains the solver cannot order, or a
-                ``state_from`` built for another skeleton.
-            TypeError: an option pack_avatar does not have.
+            SolverOptionError: an unknown solver/torso option or a value out of range;
+            ChainBuildError: chains the solver cannot build or order;
+            HairParamsError: an override that is not stable at the substep;
+            StateTransferError: a ``state_from`` built for another skeleton (all ValueErrors).
+            TypeError: a field BuildOptions does not have.
         """
-        packed = pack_avatar(avatar, **options)
+        options = options if options is not None else BuildOptions()
+        if fields:
+            options = dataclasses.replace(options, **fields)
+        packed = pack_avatar(avatar, options)
         cs = cls(packed.F, packed.I, mode=packed.mode, node_count=packed.node_count,
                  segment_nodes=packed.segment_nodes, segment_chain=packed.segment_chain,
                  chain_names=packed.chain_names, chain_anchor=packed.chain_anchor,

@@ -34,7 +34,7 @@ entry too (``H_OF_SCR`` is ``H_OF_ST``), so the compiled code sees one array, no
 3x4 matrices are stored row-major (r00 r01 r02 t0 r10 r11 r12 t1 r20 r21 r22 t2),
 column-vector convention (DESIGN §3). Units: metres, seconds, radians; "model metres" are
 metres at the avatar's authored scale, multiplied by the chain scale s at run time.
-Changing this file recompiles the kernels (:mod:`solver.kernels.cache` stamps it).
+Changing this file recompiles the kernels (:mod:`solver.kernels.step` stamps it, :mod:`avatars.kernel_cache`).
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .errors import SolverError
 
 #: Sections that share rows (section keys; column groups of one block, in this order, under
 #: the first one's header entry); a section in no group is a block of its own. Chosen by
@@ -285,9 +287,9 @@ def _check_groups() -> None:
     for g in ROW_GROUPS:
         secs = [_BY_KEY[k] for k in g]
         if len({(s.buffer, s.rows, s.soa, s.flat) for s in secs}) != 1 or secs[0].soa or secs[0].flat:
-            raise ValueError(f"layout: row group {g} mixes buffers, row counts or kinds")
+            raise SolverError(f"layout: row group {g} mixes buffers, row counts or kinds")
         if seen & set(g):
-            raise ValueError(f"layout: a section is in two row groups: {g}")
+            raise SolverError(f"layout: a section is in two row groups: {g}")
         seen |= set(g)
 
 
@@ -349,7 +351,7 @@ def _offsets() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
         first[sec.key] = start
         for f in sec.fields:
             if f.const in cols:
-                raise ValueError(f"layout: field constant {f.const} declared twice")
+                raise SolverError(f"layout: field constant {f.const} declared twice")
             cols[f.const] = start
             start += f.width
     for sec in SECTIONS:
@@ -360,7 +362,7 @@ def _offsets() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
 
 _COLS, _STRIDE, _FIRST = _offsets()
 if len(HEADER.fields) > HDR_RESERVED:
-    raise ValueError(f"layout: {len(HEADER.fields)} header entries do not fit in {HDR_RESERVED}")
+    raise SolverError(f"layout: {len(HEADER.fields)} header entries do not fit in {HDR_RESERVED}")
 globals().update(_COLS)
 globals().update({s.width_const: _STRIDE[s.key] for s in SECTIONS if s.width_const})
 HDR = HDR_RESERVED
@@ -404,7 +406,7 @@ def pack(counts: dict[str, int], blocks: dict[str, np.ndarray],
     :data:`ROW_GROUPS` entry are column groups of one block, placed at the first one.
 
     Raises:
-        ValueError: a block whose shape does not match its section.
+        SolverError (a ValueError): a block whose shape does not match its section.
     """
     hdr = np.zeros(HDR, np.int64)
     for sym, const in _ROW_COUNTS.items():
@@ -424,7 +426,7 @@ def pack(counts: dict[str, int], blocks: dict[str, np.ndarray],
             return np.zeros(want, dtype)
         arr = np.asarray(arr, dtype)
         if arr.shape != want and not (arr.size == 0 and math.prod(want) == 0):
-            raise ValueError(f"layout.pack: section {sec.key!r} has shape {arr.shape}, expected {want}")
+            raise SolverError(f"layout.pack: section {sec.key!r} has shape {arr.shape}, expected {want}")
         return arr.reshape(want)
 
     def place(sections, start):

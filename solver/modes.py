@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from .errors import SolverOptionError
+
 
 class SolverMode(str, Enum):
     """A hair solver. A ``str`` enum: ``SolverMode.LEGACY == "legacy"``, so the value can be
@@ -25,11 +27,12 @@ class SolverMode(str, Enum):
 
     @classmethod
     def parse(cls, name: str, *, where: str = "solver") -> SolverMode:
-        """The mode named ``name``. Raises ValueError naming ``where`` and the choices."""
+        """The mode named ``name``. Raises SolverOptionError (a ValueError) naming ``where`` and
+        the choices."""
         try:
             return cls(name)
         except ValueError:
-            raise ValueError(f"{where}: {name!r} is not one of {', '.join(SOLVER_NAMES)}") from None
+            raise SolverOptionError(f"{where}: {name!r} is not one of {', '.join(SOLVER_NAMES)}") from None
 
     def next(self) -> SolverMode:
         """The next mode in :data:`SOLVER_NAMES` order, wrapping (the window's ``s`` key)."""

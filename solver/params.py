@@ -31,6 +31,8 @@ import numpy as np
 
 from avatars import SpringJoint
 
+from .errors import HairParamsError, SolverOptionError
+
 #: The substep rate (DESIGN §2), stated once for the whole product: the chain set steps
 #: h = :data:`SUBSTEP_SECONDS` and the runtime's fixed-step driver (:mod:`runtime.clock`)
 #: runs RATE_HZ substeps per second.
@@ -82,7 +84,7 @@ class VrmMapping:
             k, c, gscale = discrete_kcg(stiff, drag, length, ref_fps=self.ref_fps, rate_hz=self.rate_hz)
             g = joint.gravity_power * gscale * gdir
         else:
-            raise ValueError(f"unknown mapping method {self.method!r}")
+            raise SolverOptionError(f"unknown mapping method {self.method!r}")
         return float(self.k_gain * k), float(self.c_gain * c), self.g_gain * g
 
 
@@ -175,14 +177,16 @@ def min_stable_damping(k: float, h: float) -> float:
 
 
 def check_stable(where: str, k: float, c: float, h: float) -> None:
-    """Raise ValueError when (k, c) is not stable at substep h (:func:`max_stable_stiffness`),
-    naming ``where`` and the values that would be: a VRM file's mapped pair always is; an
-    override of k or c alone can break it (a stiff spring whose damping was lowered)."""
+    """Raise HairParamsError (a ValueError) when (k, c) is not stable at substep h
+    (:func:`max_stable_stiffness`), naming ``where`` and the values that would be: a VRM
+    file's mapped pair always is; an override of k or c alone can break it (a stiff spring
+    whose damping was lowered)."""
     if k <= max_stable_stiffness(c, h) * (1.0 + 1e-12):
         return
-    raise ValueError(f"{where}: k = {k:g} 1/s² with c = {c:g} 1/s is not stable at {1.0 / h:g} substeps per second "
-                     f"(the tail would flip sides every substep); with this k use c >= {min_stable_damping(k, h):.4g}, "
-                     f"or with this c k <= {max_stable_stiffness(c, h):.4g} (set k and c together)")
+    raise HairParamsError(f"{where}: k = {k:g} 1/s² with c = {c:g} 1/s is not stable at {1.0 / h:g} substeps per "
+                          f"second (the tail would flip sides every substep); with this k use c >= "
+                          f"{min_stable_damping(k, h):.4g}, or with this c k <= {max_stable_stiffness(c, h):.4g} "
+                          f"(set k and c together)")
 
 
 def override_for(overrides: Overrides, spring_name: str) -> SpringOverride | None:

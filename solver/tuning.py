@@ -23,6 +23,7 @@ import numpy as np
 
 from . import layout as L
 from .build import allowances_of, damping_factor, preload_of, rest_overlap_depths, rest_overlap_list
+from .errors import HairParamsError, StateTransferError
 from .params import Overrides, check_stable, override_for
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,20 +58,20 @@ class SpringParams:
 
 
 def _scalar(value, name: str, who: str = "set_params") -> float:
-    """``value`` as a finite float >= 0; ValueError naming ``who``, ``name`` and the value otherwise."""
+    """``value`` as a finite float >= 0; HairParamsError naming ``who``, ``name`` and the value otherwise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{who}: {name}={value!r} is not a number")
+        raise HairParamsError(f"{who}: {name}={value!r} is not a number")
     v = float(value)
     if not math.isfinite(v):
-        raise ValueError(f"{who}: {name}={value!r} is not finite")
+        raise HairParamsError(f"{who}: {name}={value!r} is not finite")
     if v < 0.0:
-        raise ValueError(f"{who}: {name}={value!r} is below 0")
+        raise HairParamsError(f"{who}: {name}={value!r} is below 0")
     return v
 
 
 def _vector(value, name: str, who: str = "set_params") -> np.ndarray:
-    """``value`` as three finite floats (3,); ValueError naming ``who``, ``name`` and the value otherwise."""
-    bad = ValueError(f"{who}: {name}={value!r} is not three numbers [x, y, z]")
+    """``value`` as three finite floats (3,); HairParamsError naming ``who``, ``name`` and the value otherwise."""
+    bad = HairParamsError(f"{who}: {name}={value!r} is not three numbers [x, y, z]")
     if isinstance(value, (str, bytes)):
         raise bad
     try:
@@ -82,7 +83,7 @@ def _vector(value, name: str, who: str = "set_params") -> np.ndarray:
         raise bad
     g = np.array([float(x) for x in items], np.float64)
     if not np.all(np.isfinite(g)):
-        raise ValueError(f"{who}: {name}={value!r} is not finite")
+        raise HairParamsError(f"{who}: {name}={value!r} is not finite")
     return g
 
 
@@ -96,11 +97,12 @@ class ChainTuning:
         pattern ``springs`` (as :func:`solver.params.override_for` matches; "*" for all).
 
         Raises:
-            ValueError: the pattern matches no spring (the message lists the names).
+            HairParamsError (a ValueError): the pattern matches no spring (the message lists
+                the names).
         """
         chains = [k for k, name in enumerate(self.chain_names) if fnmatch.fnmatchcase(name, springs)]
         if not chains:
-            raise ValueError(f"springs={springs!r} matches no spring (springs: {', '.join(self.chain_names)})")
+            raise HairParamsError(f"springs={springs!r} matches no spring (springs: {', '.join(self.chain_names)})")
         return np.flatnonzero(np.isin(self.segment_chain, chains))
 
     def get_params(self, springs: str = "*") -> dict[str, SpringParams]:
@@ -108,7 +110,7 @@ class ChainTuning:
         in chain order (for a service to echo them). ``springs`` as :meth:`spring_segments`.
 
         Raises:
-            ValueError: the pattern matches no spring.
+            HairParamsError (a ValueError): the pattern matches no spring.
         """
         rows = self.spring_segments(springs)
         p = self.params
@@ -151,9 +153,9 @@ class ChainTuning:
             The names of the springs changed.
 
         Raises:
-            ValueError: a value not finite, not a number, below its minimum, a gravity that
-                is not three numbers, or a pattern that matches no spring; the message names
-                the parameter and the value. Nothing is changed then.
+            HairParamsError (a ValueError): a value not finite, not a number, below its
+                minimum, a gravity that is not three numbers, or a pattern that matches no
+                spring; the message names the parameter and the value. Nothing is changed then.
         """
         kv = None if k is None else _scalar(k, "k")
         cv = None if c is None else _scalar(c, "c")
@@ -178,11 +180,12 @@ class ChainTuning:
         the allowances at the last step). The state is not touched.
 
         Raises:
-            ValueError: not S values, or a value not finite or below 0; nothing is changed then.
+            HairParamsError (a ValueError): not S values, or a value not finite or below 0;
+                nothing is changed then.
         """
         r = np.asarray(radii, dtype=np.float64)
         if r.shape != (self.segment_count,):
-            raise ValueError(f"set_hit_radii: {r.shape} values for {self.segment_count} segments")
+            raise HairParamsError(f"set_hit_radii: {r.shape} values for {self.segment_count} segments")
         if not (np.all(np.isfinite(r)) and np.all(r >= 0.0)):
             j = int(np.flatnonzero(~(np.isfinite(r) & (r >= 0.0)))[0])
             _scalar(float(r[j]), f"hit_radius[{j}]", "set_hit_radii")
@@ -196,12 +199,12 @@ class ChainTuning:
         """Set every spring's parameters to what a build with ``overrides`` gives (the file's
         mapped values where an override leaves one unset), in place, state untouched.
 
-        ``overrides`` as :func:`solver.build.pack_avatar` takes them: a
+        ``overrides`` as :class:`solver.build_options.BuildOptions` takes them: a
         :class:`solver.params.SpringOverride` for every spring, a mapping {fnmatch pattern:
         SpringOverride} (the first matching pattern wins), or None (the file's values).
 
         Raises:
-            ValueError: an override value that :meth:`set_params` would refuse.
+            HairParamsError (a ValueError): an override value that :meth:`set_params` would refuse.
         """
         t = self._tuning
         S = self.segment_count
@@ -228,7 +231,7 @@ class ChainTuning:
         self._write_params(np.arange(S), k, c, g, hit)
 
     def _check_stable(self, rows, k, c) -> None:
-        """ValueError unless every (k, c) of ``rows`` is stable at this h
+        """HairParamsError unless every (k, c) of ``rows`` is stable at this h
         (:func:`solver.params.check_stable`); the "vrm" mode does not read k and c."""
         if self.mode == "vrm":
             return
@@ -312,13 +315,15 @@ class ChainTuning:
             The number of segments taken over.
 
         Raises:
-            ValueError: ``other`` was built for another skeleton (node count or rest pose).
+            StateTransferError (a ValueError): ``other`` was built for another skeleton (node
+                count or rest pose).
         """
         if other.node_count != self.node_count:
-            raise ValueError(f"copy_state_from: the other chain set has {other.node_count} nodes, "
+            raise StateTransferError(f"copy_state_from: the other chain set has {other.node_count} nodes, "
                              f"this one {self.node_count} (another avatar)")
         if not np.array_equal(other._tuning.rest_world, self._tuning.rest_world):
-            raise ValueError("copy_state_from: the other chain set's skeleton has another rest pose (another avatar)")
+            raise StateTransferError("copy_state_from: the other chain set's skeleton has another rest pose "
+                                     "(another avatar)")
         if world is not None:
             self.reset(world)
         index = {int(n): i for i, n in enumerate(other.segment_nodes)}

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .track_sampling import slerp4
+from avatars.kernel_cache import refresh
+from avatars.math_kernels import cursor_search, slerp_shoemake
 
 _TORSO = ["hips", "spine", "chest", "upperChest", "neck", "head", "leftEye", "rightEye", "jaw"]
 _LIMBS = [f"{s}{p}" for s in ("left", "right")
@@ -112,31 +113,23 @@ class BodyPose:
 
 @njit(inline="always", cache=True)
 def _locate(t, times, n, cursor):
-    k = cursor[0]
-    if k < n and times[k] <= t and (k + 1 == n or t < times[k + 1]):
-        return k
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if times[mid] <= t:
-            lo = mid + 1
-        else:
-            hi = mid
-    k = min(max(lo - 1, 0), n - 1)
+    """The record k of ``times[:n]`` at or before t (:func:`avatars.math_kernels.cursor_search`);
+    ``cursor`` (1,) int64 keeps it."""
+    k = cursor_search(times, 0, n, t, cursor[0])
     cursor[0] = k
     return k
 
 
 @njit(inline="always", cache=True)
 def _slerp_row(qa, qb, u, out):
-    """slerp(qa, qb, u) (:func:`tracking.track_sampling.slerp4`); two equal records give that
-    record exactly."""
+    """slerp(qa, qb, u) (:func:`avatars.math_kernels.slerp_shoemake`, as the pose tracks of
+    :mod:`tracking.track_sampling`); two equal records give that record exactly."""
     ax, ay, az, aw = qa[0], qa[1], qa[2], qa[3]
     bx, by, bz, bw = qb[0], qb[1], qb[2], qb[3]
     if ax == bx and ay == by and az == bz and aw == bw:   # a held pose: exactly that pose
         out[0], out[1], out[2], out[3] = ax, ay, az, aw
         return
-    slerp4(ax, ay, az, aw, bx, by, bz, bw, u, out)
+    out[0], out[1], out[2], out[3] = slerp_shoemake(ax, ay, az, aw, bx, by, bz, bw, u)
 
 
 @njit(cache=True, _nrt=False)
@@ -189,3 +182,7 @@ def sample_body_kernel(t_ns, offset_ns, times, n, bones, mask, hips, expr, flags
     for j in range(flags.shape[1]):
         out_flags[j] = min(flags[k, j], flags[k + 1, j])
     return 0
+
+
+# the kernels of this folder (here and tracking.track_sampling) inline the shared math only
+refresh(sample_body_kernel)

@@ -20,7 +20,8 @@ rotations"; the arithmetic and operation order of three-vrm 3.5.5's ``VRMRollCon
 
 then the rotation is ``slerp(D, target, w)`` (three.js ``Quaternion.slerp``: ``D`` at w = 0,
 ``target`` at w = 1). ``fromTo`` is three.js ``setFromUnitVectors`` (antiparallel below
-1e-8, normalised). The destination's translation and scale rows are left alone.
+1e-8, normalised). The destination's translation and scale rows are left alone. The
+quaternion arithmetic is the three.js-order set of :mod:`avatars.math_kernels` (``*_three``).
 
 Data (C-contiguous; layouts are the constants below): ``steps`` (K, 5) int64 and ``vals``
 (K, 16) float64, one row per step of a :class:`runtime.rig.constraints.ConstraintPlan`;
@@ -35,7 +36,9 @@ import math
 
 from numba import njit
 
-from solver.kernels.affine import world34
+from avatars.math_kernels import (
+    qmul_three, quat_from_unit_vecs_three, quat_rotate_three, rotation34_three, slerp_three, world34,
+)
 
 # ------------------------------------------------------------------ step row (int64, 5 wide)
 STEP_KIND = 0       # one of the kinds below
@@ -62,102 +65,6 @@ _TRS_Q = 3
 
 
 @njit(inline="always", cache=True)
-def q_mul(ax, ay, az, aw, bx, by, bz, bw):
-    """a · b (three.js ``multiplyQuaternions``, same arithmetic order)."""
-    return (ax * bw + aw * bx + ay * bz - az * by,
-            ay * bw + aw * by + az * bx - ax * bz,
-            az * bw + aw * bz + ax * by - ay * bx,
-            aw * bw - ax * bx - ay * by - az * bz)
-
-
-@njit(inline="always", cache=True)
-def q_rotate(qx, qy, qz, qw, vx, vy, vz):
-    """v rotated by q (three.js ``Vector3.applyQuaternion``): v + w t + q×t, t = 2 q×v."""
-    tx = 2.0 * (qy * vz - qz * vy)
-    ty = 2.0 * (qz * vx - qx * vz)
-    tz = 2.0 * (qx * vy - qy * vx)
-    return (vx + qw * tx + qy * tz - qz * ty,
-            vy + qw * ty + qz * tx - qx * tz,
-            vz + qw * tz + qx * ty - qy * tx)
-
-
-@njit(inline="always", cache=True)
-def q_from_to(fx, fy, fz, tx, ty, tz):
-    """The shortest-arc rotation from unit f to unit t (three.js ``setFromUnitVectors``)."""
-    r = fx * tx + fy * ty + fz * tz + 1.0
-    if r < 1e-8:
-        if abs(fx) > abs(fz):
-            x, y, z, w = -fy, fx, 0.0, 0.0
-        else:
-            x, y, z, w = 0.0, -fz, fy, 0.0
-    else:
-        x, y, z, w = fy * tz - fz * ty, fz * tx - fx * tz, fx * ty - fy * tx, r
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    if n == 0.0:
-        return 0.0, 0.0, 0.0, 1.0
-    n = 1.0 / n
-    return x * n, y * n, z * n, w * n
-
-
-@njit(inline="always", cache=True)
-def q_slerp(ax, ay, az, aw, bx, by, bz, bw, t):
-    """slerp(a, b, t) (three.js ``Quaternion.slerp``: a at t = 0, b at t = 1, shortest arc)."""
-    if t == 0.0:
-        return ax, ay, az, aw
-    if t == 1.0:
-        return bx, by, bz, bw
-    c = aw * bw + ax * bx + ay * by + az * bz
-    if c < 0.0:
-        bx, by, bz, bw, c = -bx, -by, -bz, -bw, -c
-    if c >= 1.0:
-        return ax, ay, az, aw
-    s2 = 1.0 - c * c
-    if s2 <= 2.220446049250313e-16:
-        s = 1.0 - t
-        x, y, z, w = s * ax + t * bx, s * ay + t * by, s * az + t * bz, s * aw + t * bw
-        n = math.sqrt(x * x + y * y + z * z + w * w)
-        if n == 0.0:
-            return 0.0, 0.0, 0.0, 1.0
-        n = 1.0 / n
-        return x * n, y * n, z * n, w * n
-    s = math.sqrt(s2)
-    half = math.atan2(s, c)
-    ra = math.sin((1.0 - t) * half) / s
-    rb = math.sin(t * half) / s
-    return ax * ra + bx * rb, ay * ra + by * rb, az * ra + bz * rb, aw * ra + bw * rb
-
-
-@njit(inline="always", cache=True)
-def world_rotation(m):
-    """The rotation of the 3x4 tuple ``m`` as (x, y, z, w): columns divided by their lengths
-    (the first negated when the determinant is negative), then the rotation matrix to a
-    quaternion (three.js ``Matrix4.decompose`` / ``Quaternion.setFromRotationMatrix``)."""
-    sx = math.sqrt(m[0] * m[0] + m[4] * m[4] + m[8] * m[8])
-    sy = math.sqrt(m[1] * m[1] + m[5] * m[5] + m[9] * m[9])
-    sz = math.sqrt(m[2] * m[2] + m[6] * m[6] + m[10] * m[10])
-    det = (m[0] * (m[5] * m[10] - m[6] * m[9]) - m[1] * (m[4] * m[10] - m[6] * m[8])
-           + m[2] * (m[4] * m[9] - m[5] * m[8]))
-    if det < 0.0:
-        sx = -sx
-    ix, iy, iz = 1.0 / sx, 1.0 / sy, 1.0 / sz
-    m11, m12, m13 = m[0] * ix, m[1] * iy, m[2] * iz
-    m21, m22, m23 = m[4] * ix, m[5] * iy, m[6] * iz
-    m31, m32, m33 = m[8] * ix, m[9] * iy, m[10] * iz
-    trace = m11 + m22 + m33
-    if trace > 0.0:
-        s = 0.5 / math.sqrt(trace + 1.0)
-        return (m32 - m23) * s, (m13 - m31) * s, (m21 - m12) * s, 0.25 / s
-    if m11 > m22 and m11 > m33:
-        s = 2.0 * math.sqrt(1.0 + m11 - m22 - m33)
-        return 0.25 * s, (m12 + m21) / s, (m13 + m31) / s, (m32 - m23) / s
-    if m22 > m33:
-        s = 2.0 * math.sqrt(1.0 + m22 - m11 - m33)
-        return (m12 + m21) / s, 0.25 * s, (m23 + m32) / s, (m13 - m31) / s
-    s = 2.0 * math.sqrt(1.0 + m33 - m11 - m22)
-    return (m13 + m31) / s, (m23 + m32) / s, 0.25 * s, (m21 - m12) / s
-
-
-@njit(inline="always", cache=True)
 def source_local(steps, vals, trs, k):
     """The source's current local rotation: its driven TRS row, else the constant in ``vals``."""
     slot = steps[k, ST_SOURCE_SLOT]
@@ -177,25 +84,25 @@ def constraint_step(world, steps, vals, trs, k):
     dslot = steps[k, ST_DST_SLOT]
     if kind == STEP_ROTATION:
         sx, sy, sz, sw = source_local(steps, vals, trs, k)
-        d = q_mul(tx, ty, tz, tw, sx, sy, sz, sw)
-        g = q_mul(dx, dy, dz, dw, d[0], d[1], d[2], d[3])
+        d = qmul_three(tx, ty, tz, tw, sx, sy, sz, sw)
+        g = qmul_three(dx, dy, dz, dw, d[0], d[1], d[2], d[3])
     elif kind == STEP_ROLL:
         sx, sy, sz, sw = source_local(steps, vals, trs, k)
-        d = q_mul(-dx, -dy, -dz, dw, sx, sy, sz, sw)
-        d = q_mul(d[0], d[1], d[2], d[3], tx, ty, tz, tw)
-        n = q_rotate(d[0], d[1], d[2], d[3], ax, ay, az)
-        f = q_from_to(n[0], n[1], n[2], ax, ay, az)
-        g = q_mul(dx, dy, dz, dw, f[0], f[1], f[2], f[3])
-        g = q_mul(g[0], g[1], g[2], g[3], d[0], d[1], d[2], d[3])
+        d = qmul_three(-dx, -dy, -dz, dw, sx, sy, sz, sw)
+        d = qmul_three(d[0], d[1], d[2], d[3], tx, ty, tz, tw)
+        n = quat_rotate_three(d[0], d[1], d[2], d[3], ax, ay, az)
+        f = quat_from_unit_vecs_three(n[0], n[1], n[2], ax, ay, az)
+        g = qmul_three(dx, dy, dz, dw, f[0], f[1], f[2], f[3])
+        g = qmul_three(g[0], g[1], g[2], g[3], d[0], d[1], d[2], d[3])
     else:  # STEP_AIM
         parent = steps[k, ST_DST_PARENT]
         pw = world34(world, parent)
         if parent >= 0:
-            px, py, pz, pq = world_rotation(pw)
+            px, py, pz, pq = rotation34_three(pw)
         else:
             px, py, pz, pq = 0.0, 0.0, 0.0, 1.0
-        a0 = q_rotate(dx, dy, dz, dw, ax, ay, az)
-        a0 = q_rotate(px, py, pz, pq, a0[0], a0[1], a0[2])
+        a0 = quat_rotate_three(dx, dy, dz, dw, ax, ay, az)
+        a0 = quat_rotate_three(px, py, pz, pq, a0[0], a0[1], a0[2])
         # the destination's world position: W_parent · t (its own rotation does not move it)
         lx, ly, lz = trs[dslot, _TRS_T], trs[dslot, _TRS_T + 1], trs[dslot, _TRS_T + 2]
         ox = pw[0] * lx + pw[1] * ly + pw[2] * lz + pw[3]
@@ -206,10 +113,10 @@ def constraint_step(world, steps, vals, trs, k):
         ln = math.sqrt(vx * vx + vy * vy + vz * vz)     # three.js Vector3.normalize: v · (1 / (|v| or 1))
         ln = 1.0 / (ln if ln != 0.0 else 1.0)
         vx, vy, vz = vx * ln, vy * ln, vz * ln
-        f = q_from_to(a0[0], a0[1], a0[2], vx, vy, vz)
-        g = q_mul(-px, -py, -pz, pq, f[0], f[1], f[2], f[3])
-        g = q_mul(g[0], g[1], g[2], g[3], px, py, pz, pq)
-        g = q_mul(g[0], g[1], g[2], g[3], dx, dy, dz, dw)
-    r = q_slerp(dx, dy, dz, dw, g[0], g[1], g[2], g[3], vals[k, V_WEIGHT])
+        f = quat_from_unit_vecs_three(a0[0], a0[1], a0[2], vx, vy, vz)
+        g = qmul_three(-px, -py, -pz, pq, f[0], f[1], f[2], f[3])
+        g = qmul_three(g[0], g[1], g[2], g[3], px, py, pz, pq)
+        g = qmul_three(g[0], g[1], g[2], g[3], dx, dy, dz, dw)
+    r = slerp_three(dx, dy, dz, dw, g[0], g[1], g[2], g[3], vals[k, V_WEIGHT])
     for j in range(4):
         trs[dslot, _TRS_Q + j] = r[j]

@@ -31,7 +31,7 @@ Data (all C-contiguous, float64 unless said; the layouts are the constants below
   bottom row (0, 0, 0, 1).
 
 3x4 matrices travel as 12-tuples (row-major) and quaternions as 4-tuples, in registers
-(:mod:`solver.kernels.affine`).
+(:mod:`avatars.math_kernels`).
 """
 
 from __future__ import annotations
@@ -41,9 +41,10 @@ from pathlib import Path
 
 from numba import njit
 
-from solver.kernels.affine import mul34, qmul, quat_mat, row34, world34
-from solver.kernels.cache import ensure_fresh, kernel_cache_dir
+from avatars.kernel_cache import refresh
+from avatars.math_kernels import compose34, mul34, put_world, qmul, quat_rotate, row34, slerp_from_identity, world34
 
+import tracking.body
 from tracking.body import BD_BONES, BD_FLAGS, BD_HIPS, BD_MASK, F_HIPS, F_ON, NUM_BONES
 
 from .constraint_kernels import ST_NODE, ST_SLOT, ST_SRC, STEP_KIND, STEP_POSE, constraint_step
@@ -101,53 +102,22 @@ HSX = HS_BODY + NUM_BONES
 # ============================================================== small pieces
 @njit(inline="always", cache=True)
 def trs34(trs, r):
-    """Local matrix T·R·S of driven slot ``r`` as a 3x4 tuple (the formula of
-    :func:`avatars.math3d.mat_compose`: column j of R times s_j)."""
-    m = quat_mat(trs[r, TRS_Q], trs[r, TRS_Q + 1], trs[r, TRS_Q + 2], trs[r, TRS_Q + 3])
-    sx, sy, sz = trs[r, TRS_S], trs[r, TRS_S + 1], trs[r, TRS_S + 2]
-    return (m[0] * sx, m[1] * sy, m[2] * sz, trs[r, TRS_T],
-            m[3] * sx, m[4] * sy, m[5] * sz, trs[r, TRS_T + 1],
-            m[6] * sx, m[7] * sy, m[8] * sz, trs[r, TRS_T + 2])
+    """Local matrix T·R·S of driven slot ``r`` as a 3x4 tuple (:func:`avatars.math_kernels.compose34`)."""
+    return compose34(trs[r, TRS_T], trs[r, TRS_T + 1], trs[r, TRS_T + 2],
+                     trs[r, TRS_Q], trs[r, TRS_Q + 1], trs[r, TRS_Q + 2], trs[r, TRS_Q + 3],
+                     trs[r, TRS_S], trs[r, TRS_S + 1], trs[r, TRS_S + 2])
 
 
 @njit(inline="always", cache=True)
-def put_world(world, n, m):
-    """Write the 3x4 tuple ``m`` as world[n] (4x4, bottom row 0 0 0 1)."""
-    for r in range(3):
-        for c in range(4):
-            world[n, r, c] = m[4 * r + c]
-    world[n, 3, 0] = 0.0
-    world[n, 3, 1] = 0.0
-    world[n, 3, 2] = 0.0
-    world[n, 3, 3] = 1.0
-
-
-@njit(inline="always", cache=True)
-def slerp_from_identity(qx, qy, qz, qw, t):
-    """slerp(I, q, t), shortest arc, normalised: the arithmetic of
-    :func:`avatars.math3d.quat_slerp` with a = I (Shoemake, SIGGRAPH 1985)."""
-    d = qw
-    if d < 0.0:
-        qx, qy, qz, qw, d = -qx, -qy, -qz, -qw, -d
-    th = math.acos(min(max(d, -1.0), 1.0))
-    s = math.sin(th)
-    if s < 1e-9:
-        wa, wb = 1.0 - t, t
-    else:
-        wa, wb = math.sin((1.0 - t) * th) / s, math.sin(t * th) / s
-    x, y, z, w = wb * qx, wb * qy, wb * qz, wa + wb * qw
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    if n > 0.0:
-        return x / n, y / n, z / n, w / n
-    return 0.0, 0.0, 0.0, 1.0
-
-
-@njit(inline="always", cache=True)
-def quat_rotate(qx, qy, qz, qw, vx, vy, vz):
-    """v + w t + u × t with t = 2 u × v (u = q's vector part): v rotated by unit q."""
-    tx, ty, tz = 2.0 * (qy * vz - qz * vy), 2.0 * (qz * vx - qx * vz), 2.0 * (qx * vy - qy * vx)
-    return (vx + qw * tx + (qy * tz - qz * ty), vy + qw * ty + (qz * tx - qx * tz),
-            vz + qw * tz + (qx * ty - qy * tx))
+def hips_lean(translation, hp):
+    """The tracked lean added to the hips' local translation: R0_hips_parent⁻¹ ·
+    clamp(lean_share · t, ±max_lean) per axis, t the tracked head translation (metres)."""
+    m, s = hp[HP_MAX_LEAN], hp[HP_LEAN_SHARE]
+    lx = min(max(translation[0] * s, -m), m)
+    ly = min(max(translation[1] * s, -m), m)
+    lz = min(max(translation[2] * s, -m), m)
+    hi = HP_HIPS_PARENT_INV
+    return quat_rotate(hp[hi], hp[hi + 1], hp[hi + 2], hp[hi + 3], lx, ly, lz)
 
 
 # ============================================================== head drive (DESIGN §2 "head pose at t_n")
@@ -175,17 +145,10 @@ def head_drive(rotation, translation, use_t, hp, hs, trs):
         trs[head, TRS_Q + j] = lh[j]
     hips = hs[HS_HIPS]
     if hips >= 0:
-        lx, ly, lz = 0.0, 0.0, 0.0
-        if use_t:
-            m, s = hp[HP_MAX_LEAN], hp[HP_LEAN_SHARE]
-            lx = min(max(translation[0] * s, -m), m)
-            ly = min(max(translation[1] * s, -m), m)
-            lz = min(max(translation[2] * s, -m), m)
-            hi = HP_HIPS_PARENT_INV
-            lx, ly, lz = quat_rotate(hp[hi], hp[hi + 1], hp[hi + 2], hp[hi + 3], lx, ly, lz)
         for j in range(3):
             trs[hips, TRS_T + j] = hp[HP_REST_HIPS_T + j]
         if use_t:
+            lx, ly, lz = hips_lean(translation, hp)
             trs[hips, TRS_T] += lx
             trs[hips, TRS_T + 1] += ly
             trs[hips, TRS_T + 2] += lz
@@ -290,17 +253,22 @@ def body_drive(bd, hp, hs, trs):
 
 # ============================================================== posing
 @njit(inline="always", cache=True)
+def pose_row(world, node, src, slot, rows, r, trs):
+    """W[node] = W[src] · M · L(slot) with M the first 12 values of ``rows[r]`` (3x4,
+    row-major), W[−1] = I and L(−1) = I."""
+    m = row34(rows, r, 0)
+    if src >= 0:
+        m = mul34(world34(world, src), m)
+    if slot >= 0:
+        m = mul34(m, trs34(trs, slot))
+    put_world(world, node, m)
+
+
+@njit(inline="always", cache=True)
 def pose_plan(world, ops, mats, trs):
     """Run the plan: for every row p in order, W[node] = W[src] · M_p · L(slot)."""
     for p in range(ops.shape[0]):
-        src = ops[p, OP_SRC]
-        slot = ops[p, OP_SLOT]
-        m = row34(mats, p, 0)
-        if src >= 0:
-            m = mul34(world34(world, src), m)
-        if slot >= 0:
-            m = mul34(m, trs34(trs, slot))
-        put_world(world, ops[p, OP_NODE], m)
+        pose_row(world, ops[p, OP_NODE], ops[p, OP_SRC], ops[p, OP_SLOT], mats, p, trs)
 
 
 @njit(inline="always", cache=True)
@@ -310,14 +278,7 @@ def constrain(world, steps, vals, trs):
     ``trs`` (:func:`runtime.rig.constraint_kernels.constraint_step`)."""
     for k in range(steps.shape[0]):
         if steps[k, STEP_KIND] == STEP_POSE:
-            src = steps[k, ST_SRC]
-            slot = steps[k, ST_SLOT]
-            m = row34(vals, k, 0)
-            if src >= 0:
-                m = mul34(world34(world, src), m)
-            if slot >= 0:
-                m = mul34(m, trs34(trs, slot))
-            put_world(world, steps[k, ST_NODE], m)
+            pose_row(world, steps[k, ST_NODE], steps[k, ST_SRC], steps[k, ST_SLOT], vals, k, trs)
         else:
             constraint_step(world, steps, vals, trs, k)
 
@@ -409,10 +370,9 @@ def constrain_and_fk_kernel(trs, steps, vals, fk, base, world):
     return 0
 
 
-# numba checks only this file's stamp; the helpers above come from solver.kernels.affine and
-# runtime.rig.constraint_kernels too, and runtime.rig.motion_kernels (the body motion) shares
-# this cache folder and inlines this file: every *kernels.py of this folder is watched
-_cache_dir = kernel_cache_dir(drive_and_pose_kernel)
-if _cache_dir is not None:
-    ensure_fresh(_cache_dir, sorted(Path(__file__).parent.glob("*kernels.py"))
-                 + [Path(__file__).parents[2] / "solver" / "kernels" / "affine.py"])
+# numba checks only this file's stamp: the rig's cache folder also holds
+# runtime.rig.motion_kernels, which inlines this file, and the constraint steps come from
+# runtime.rig.constraint_kernels (every *kernels.py of this folder is watched); the body buffer's
+# layout constants are folded in from tracking.body; refresh adds the shared math
+KERNEL_SOURCES: list[Path] = sorted(Path(__file__).parent.glob("*kernels.py")) + [Path(tracking.body.__file__)]
+refresh(drive_and_pose_kernel, KERNEL_SOURCES)

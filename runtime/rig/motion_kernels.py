@@ -42,11 +42,11 @@ import math
 
 from numba import njit
 
-from solver.kernels.affine import qmul
+from avatars.math_kernels import cursor_search, qmul, slerp_flat_three, slerp_from_identity
 
 from .kernels import (
-    HP_HIPS_PARENT_INV, HP_LEAN_SHARE, HP_MAX_LEAN, HP_NECK_SHARE, HP_R0_HEAD, HP_R0_NECK, HP_R0_PARENT_INV,
-    HS_HEAD, HS_HIPS, HS_NECK, TRS_Q, TRS_T, TRS_W, body_drive, eye_drive, quat_rotate, slerp_from_identity,
+    HP_NECK_SHARE, HP_R0_HEAD, HP_R0_NECK, HP_R0_PARENT_INV, HS_HEAD, HS_HIPS, HS_NECK, TRS_Q, TRS_T, TRS_W,
+    body_drive, eye_drive, hips_lean,
 )
 
 # ------------------------------------------------------------------ bound clip, int part
@@ -74,34 +74,6 @@ BUF_BASE, BUF_A, BUF_B = 0, 1, 2
 
 
 @njit(inline="always", cache=True)
-def slerp_flat(ax, ay, az, aw, bx, by, bz, bw, t):
-    """three.js ``Quaternion.slerpFlat`` (r150+), operation for operation: exactly a at t = 0
-    and b at t = 1; shortest arc; θ by atan2; a normalised lerp only for tiny steps."""
-    if t == 0.0:
-        return ax, ay, az, aw
-    if t == 1.0:
-        return bx, by, bz, bw
-    if aw != bw or ax != bx or ay != by or az != bz:
-        s = 1.0 - t
-        cos = ax * bx + ay * by + az * bz + aw * bw
-        dr = 1.0 if cos >= 0.0 else -1.0
-        sqr = 1.0 - cos * cos
-        lerp = True
-        if sqr > 2.220446049250313e-16:
-            sn = math.sqrt(sqr)
-            ln = math.atan2(sn, cos * dr)
-            s = math.sin(s * ln) / sn
-            t = math.sin(t * ln) / sn
-            lerp = False
-        td = t * dr
-        ax, ay, az, aw = ax * s + bx * td, ay * s + by * td, az * s + bz * td, aw * s + bw * td
-        if lerp:
-            f = 1.0 / math.sqrt(ax * ax + ay * ay + az * az + aw * aw)
-            ax, ay, az, aw = ax * f, ay * f, az * f, aw * f
-    return ax, ay, az, aw
-
-
-@njit(inline="always", cache=True)
 def clip_time(t_ns, anchor, tau0, speed, duration, loop):
     """(τ wrapped or clamped, completed loops) at loop time ``t_ns`` (module doc)."""
     tau = tau0 + float(t_ns - anchor) * 1e-9 * speed
@@ -121,17 +93,8 @@ def locate(cf, ci, tau, tl, cur):
     keeps the last k (sampling moves forward)."""
     kk = ci[CI_K]
     o = CF_HEAD
-    k = tl[cur]
-    if k < 0 or k >= kk or not (cf[o + k] <= tau and (k + 1 == kk or tau < cf[o + k + 1])):
-        lo, hi = 0, kk
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if cf[o + mid] <= tau:
-                lo = mid + 1
-            else:
-                hi = mid
-        k = min(max(lo - 1, 0), kk - 1)
-        tl[cur] = k
+    k = cursor_search(cf, o, kk, tau, tl[cur])
+    tl[cur] = k
     if k + 1 >= kk or tau <= cf[o + k]:
         return k, 0.0
     return k, (tau - cf[o + k]) / (cf[o + k + 1] - cf[o + k])
@@ -152,7 +115,8 @@ def sample_into(cf, ci, tau, loops, tl, cur, out, all_cols):
         s = ci[CI_HEAD + c]
         a = o_rot + (k * bb + c) * 4
         b = o_rot + (k1 * bb + c) * 4
-        q = slerp_flat(cf[a], cf[a + 1], cf[a + 2], cf[a + 3], cf[b], cf[b + 1], cf[b + 2], cf[b + 3], u)
+        q = slerp_flat_three(cf[a], cf[a + 1], cf[a + 2], cf[a + 3], cf[b], cf[b + 1], cf[b + 2], cf[b + 3],
+                             u)
         for i in range(4):
             out[s, TRS_Q + i] = q[i]
     if hs >= 0:
@@ -197,9 +161,9 @@ def motion_rows(t_ns, tl, tf, fa, ia, fb, ib, buf, trs, all_rows):
     sample_into(fb, ib, tb, lb, tl, TL_CUR_B, buf[BUF_B], all_rows)
     for r in range(n):
         s = r if all_rows else tl[o_sub + r]
-        q = slerp_flat(buf[BUF_B, s, TRS_Q], buf[BUF_B, s, TRS_Q + 1], buf[BUF_B, s, TRS_Q + 2],
-                       buf[BUF_B, s, TRS_Q + 3], buf[BUF_A, s, TRS_Q], buf[BUF_A, s, TRS_Q + 1],
-                       buf[BUF_A, s, TRS_Q + 2], buf[BUF_A, s, TRS_Q + 3], w)
+        q = slerp_flat_three(buf[BUF_B, s, TRS_Q], buf[BUF_B, s, TRS_Q + 1], buf[BUF_B, s, TRS_Q + 2],
+                             buf[BUF_B, s, TRS_Q + 3], buf[BUF_A, s, TRS_Q], buf[BUF_A, s, TRS_Q + 1],
+                             buf[BUF_A, s, TRS_Q + 2], buf[BUF_A, s, TRS_Q + 3], w)
         for i in range(TRS_W):
             trs[s, i] = buf[BUF_B, s, i] + (buf[BUF_A, s, i] - buf[BUF_B, s, i]) * w
         for i in range(4):
@@ -252,12 +216,7 @@ def head_on_top(rotation, translation, use_t, hp, hs, layer, trs):
             trs[head, TRS_Q + j] = lh2[j]
     hips = hs[HS_HIPS]
     if hips >= 0 and use_t:
-        m, s = hp[HP_MAX_LEAN], hp[HP_LEAN_SHARE]
-        lx = min(max(translation[0] * s, -m), m)
-        ly = min(max(translation[1] * s, -m), m)
-        lz = min(max(translation[2] * s, -m), m)
-        hi = HP_HIPS_PARENT_INV
-        lx, ly, lz = quat_rotate(hp[hi], hp[hi + 1], hp[hi + 2], hp[hi + 3], lx, ly, lz)
+        lx, ly, lz = hips_lean(translation, hp)
         trs[hips, TRS_T] += lx
         trs[hips, TRS_T + 1] += ly
         trs[hips, TRS_T + 2] += lz

@@ -37,6 +37,8 @@ import logging
 import numpy as np
 
 from avatars import Avatar
+from solver.build_options import BuildOptions
+from solver.errors import SolverError
 from solver.chains import ChainSet
 from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
 from tracking.body import BodyPose
@@ -117,8 +119,9 @@ class AvatarRig:
         self._hp = np.concatenate([self.drive.params, self.eyes.lp, self.body.bp.ravel()])
         overrides = parse_hair(self.hair_params)   # validated with or without springs
         try:
-            self.chains = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides) if avatar.springs else None
-        except ValueError as exc:       # springs the solver cannot build, or settings it cannot keep stable
+            self.chains = (ChainSet.from_avatar(avatar, BuildOptions(solver=solver, overrides=overrides))
+                           if avatar.springs else None)
+        except SolverError as exc:      # springs the solver cannot build, or settings it cannot keep stable
             raise RigError(str(exc)) from None
         for note in self.hair_warnings():
             log.warning("%s: %s", avatar.path, note)

@@ -2,11 +2,11 @@
 
 - :mod:`.step`: the substep, reset and overlap entry points (DESIGN §4.1-§4.4);
 - :mod:`.pose`: tails -> joint frames and local rotations for drawing;
-- inlined pieces: :mod:`.affine` (3x4 algebra in registers), :mod:`.spring` (the per-link
-  spring step), :mod:`.contact` (contact geometry), :mod:`.resolve` (per-link contact
-  resolution), :mod:`.relax` (chain relaxation after a contact);
-- :mod:`.cache`: keeps numba's on-disk cache in step with every source of this folder
-  and :mod:`solver.layout`.
+- inlined pieces: :mod:`.spring` (the per-link spring step), :mod:`.contact` (contact
+  geometry), :mod:`.resolve` (per-link contact resolution), :mod:`.relax` (chain relaxation
+  after a contact), and the shared 3x4 / quaternion algebra :mod:`avatars.math_kernels`;
+- numba's on-disk cache is kept in step with every source of this folder, :mod:`solver.layout`
+  and the shared math by :func:`avatars.kernel_cache.refresh` (called in :mod:`.step`).
 
 Only :mod:`solver.chains` and :mod:`solver.build` call the entry points.
 """

@@ -9,7 +9,8 @@ import math
 
 from numba import njit
 
-from .affine import EPS
+from avatars.math_kernels import EPS
+
 from ..layout import (
     C_WA, C_WB, C_WN, C_WR, SHAPE_INSIDE_CAPSULE, SHAPE_INSIDE_SPHERE, SHAPE_PLANE, SHAPE_SPHERE,
 )

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from .affine import inv34, mul34, put34, qmul, row34, world34
+from avatars.math_kernels import inv34, mul34, put34, qmul, row34, world34
+
 from .step import _sections, _solved_frame
 from ..layout import (
     A_NODE, A_SEG, H_M, H_OF_POSE, H_OF_ST, H_S, PF, P_D, P_Q, P_RQ, P_W, SF_ST, SI_AUTH, SI_NODE, SI_SPAR, S_REL,

@@ -10,7 +10,8 @@ import math
 
 from numba import njit
 
-from .affine import arc_quat, vec
+from avatars.math_kernels import arc_quat, vec
+
 from .resolve import _candidates, _in_reach, _inward, _no_radial, _residual, _resolve
 from ..layout import (
     SI_AUTH, SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_B, S_HIT, S_LEN, S_NCONV, S_O, S_UNR, S_V, S_X,

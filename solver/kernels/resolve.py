@@ -17,7 +17,8 @@ import numpy as np
 
 from numba import njit
 
-from .affine import EPS, qmul
+from avatars.math_kernels import EPS, qmul
+
 from .contact import contact, point_segment, rotate_out_q
 from ..layout import CI_SHAPE, C_BC, C_BR, C_WA, C_WB, C_WR, SHAPE_CAPSULE, SHAPE_SPHERE, SI_P0, SI_P1
 

@@ -15,7 +15,8 @@ import math
 
 from numba import njit
 
-from .affine import EPS, IDENT, inv34, mul34, row34, vec, world34
+from avatars.math_kernels import EPS, IDENT, inv34, mul34, row34, vec, world34
+
 from ..layout import (
     MODE_REST_SHAPE, SI_AUTH, SI_FAST, SI_NODE, SI_SPAR, S_B, S_DAMP, S_G, S_GPRE, S_K, S_L0, S_LEN, S_NCONV, S_O, S_REL, S_TLOC,
     S_UNR, S_V, S_W, S_X, S_XP,

@@ -16,7 +16,7 @@ The compiled entry points are built without numba's reference counting (``_nrt=F
 they only index views of the arrays they are given, and the NRT incref/decref calls numba
 puts around every inlined helper that takes an array cost ~13 % of a substep (measured
 with ``perf``; results bit-identical). An allocation in a kernel now fails to compile.
-The algebra lives in :mod:`solver.kernels.affine`, the per-link spring step in :mod:`solver.kernels.spring`,
+The algebra lives in :mod:`avatars.math_kernels`, the per-link spring step in :mod:`solver.kernels.spring`,
 the contact geometry in :mod:`solver.kernels.contact`, the per-link contact resolution in
 :mod:`solver.kernels.resolve` and the chain relaxation after a contact in :mod:`solver.kernels.relax`.
 
@@ -35,10 +35,11 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .affine import (
+from avatars.kernel_cache import refresh
+from avatars.math_kernels import (
     EPS, IDENT, arc_quat, det3, inv34, inv_vec, mul34, pt, put34, rotate_frame, row34, vec, world34,
 )
-from .cache import ensure_fresh, kernel_cache_dir, kernel_sources
+
 from .contact import contact, pair_depth
 from .relax import _relax
 from .spring import joint_frame, link_root, spring_tail, store_link
@@ -422,7 +423,10 @@ def step_many_kernel(worlds, F, I):
     return r
 
 
+#: What the kernels of this folder (here and :mod:`.pose`) are built from besides their own files:
+#: every module of the folder (the inlined pieces) and the packed layout (its constants are folded
+#: into the machine code); :func:`avatars.kernel_cache.refresh` adds the shared math.
+KERNEL_SOURCES: list[Path] = sorted(Path(__file__).parent.glob("*.py")) + [Path(__file__).parents[1] / "layout.py"]
+
 # a change to an inlined helper module must not leave an old compiled kernel in use
-_cache_dir = kernel_cache_dir(step_kernel)
-if _cache_dir is not None:
-    ensure_fresh(_cache_dir, kernel_sources(Path(__file__).parent))
+refresh(step_kernel, KERNEL_SOURCES)

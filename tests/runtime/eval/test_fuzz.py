@@ -6,7 +6,8 @@ HairError, RigError), never another exception, a NaN/inf or a hang over 10 s. Th
 
 from __future__ import annotations
 
-from runtime.eval.fuzz import FAILURES, TIMEOUT_S, Mutant, make_mutant, run_fuzz, seeds
+from runtime.eval.fuzz import FAILURES, TIMEOUT_S, run_fuzz
+from runtime.eval.fuzz_mutators import Mutant, make_mutant, seeds
 
 QUICK_COUNT = 500
 KINDS = ("vrm0", "vrm1", "gltf", "vrma", "obj")

@@ -1,0 +1,112 @@
+"""What a chain-set build can be told: :class:`BuildOptions` (frozen, checked when made) and the
+defaults and fixed tolerances of :func:`solver.build.pack_avatar`.
+
+Lengths are model metres (the avatar's units, metres for a VRM), times seconds, angles degrees
+unless a name says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import layout as L
+from .errors import SolverOptionError
+from .params import DEFAULT_MAPPING, SUBSTEP_SECONDS, Overrides, VrmMapping
+
+#: Automatic reset when a chain's anchor moves farther than this in one substep (model metres:
+#: 0.5 m in 1/120 s is 60 m/s, a teleport, not a head movement).
+TELEPORT_DISTANCE = 0.5
+#: Contact projection passes per substep (stops early when a pass moves nothing; a link
+#: squeezed between two colliders can need ~10).
+CONTACT_PASSES = 16
+#: Rest-shape: chain relaxation passes after a substep in which a chain touched a collider
+#: (bend limit shared with the parent, then lengths and contact again; 0 turns it off).
+RELAX_PASSES = 1
+#: Rest-shape, chains in contact: largest bend of a link off its parent's rest continuation.
+BEND_LIMIT_DEG = 12.0
+#: Share of an excess bend taken by the parent link (the child takes the rest).
+BEND_PARENT_SHARE = 0.5
+#: Overlap below this counts as resolved in the diagnostics counter (metres).
+CONTACT_TOLERANCE = 1e-6
+#: Smallest lever parameter u when a segment contact is turned into a tail push.
+CONTACT_U_MIN = 0.05
+#: Links sampled against the fitted torso capsule must clear it by this much at rest (metres).
+REST_OVERLAP_TOLERANCE = 1e-6
+#: Added to a rest-pose overlap when it becomes a contact allowance, so that floating-point
+#: round-off never turns the authored rest pose into a contact (metres).
+REST_OVERLAP_MARGIN = 1e-6
+
+TORSO_CAPSULE_CHOICES = ("auto", "on", "off")
+REST_OVERLAP_CHOICES = ("allow", "push")
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How :func:`solver.build.pack_avatar` (and :meth:`solver.chains.ChainSet.from_avatar`)
+    builds a chain set. Checked when made.
+
+    Attributes:
+        solver: "rest-shape" (the default: the restoring force pulls toward the authored
+            rest arc carried by the chain's anchor), "legacy" (parent-relative restoring
+            direction, for comparison) or "vrm" (the three-vrm/UniVRM Verlet, one step per
+            substep).
+        torso_capsule: "auto" (fit one when the avatar's colliders leave the torso
+            uncovered), "on" (always when it can be fitted) or "off".
+        overrides: per-spring replacements of the mapped (k, c, g, hit radius), see
+            :func:`solver.params.override_for`; None: the file's parameters.
+        mapping: VRM parameters -> (k 1/s², c 1/s, g m/s²); the calibrated default.
+        substep: h, seconds. The runtime keeps 1/120; other values serve the
+            frame-rate-dependent VRM reference (e.g. "vrm" stepped once per 60 fps frame).
+        gravity_preload: rest-shape only: balance the across-link part of gravity in the
+            rest pose by a constant force carried by the anchor frame, so the authored rest
+            arc is the equilibrium of a still head (gravity acts on head tilts).
+        contact_passes: contact projection passes per substep (count).
+        relax_passes: rest-shape only: relaxation passes of a chain that touched a collider
+            in the substep (count, >= 0; 0: off; :func:`solver.kernels.step.step_kernel`).
+        bend_limit_deg: rest-shape, relaxed chains: the largest bend of a link off its
+            parent's rest continuation, degrees, 0 < limit < 180.
+        teleport_distance: automatic reset when an anchor jumps farther than this within
+            one substep, model metres (times the avatar scale).
+        rest_overlap: "allow" (a link overlapping a collider in the authored rest pose may
+            keep that overlap, so a still head leaves the hair at rest) or "push" (pushed
+            out as three-vrm does). "vrm" mode always pushes.
+        collisions: False drops every collider reference (dynamics-only runs).
+        authored_nodes: joint nodes driven by an animation (see
+            :meth:`solver.chains.ChainSet.set_authored`), stored as a sorted tuple of ints.
+
+    Raises:
+        SolverOptionError (a ValueError): an unknown solver, torso-capsule or rest-overlap
+            choice, a bend limit outside (0, 180) or negative relaxation passes.
+    """
+
+    solver: str = "rest-shape"
+    torso_capsule: str = "auto"
+    overrides: Overrides = None
+    mapping: VrmMapping = DEFAULT_MAPPING
+    substep: float = SUBSTEP_SECONDS
+    gravity_preload: bool = True
+    contact_passes: int = CONTACT_PASSES
+    relax_passes: int = RELAX_PASSES
+    bend_limit_deg: float = BEND_LIMIT_DEG
+    teleport_distance: float = TELEPORT_DISTANCE
+    rest_overlap: str = "allow"
+    collisions: bool = True
+    authored_nodes: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.solver not in L.MODES:
+            raise SolverOptionError(f"unknown solver {self.solver!r}; expected one of {sorted(L.MODES)}")
+        if not 0.0 < self.bend_limit_deg < 180.0:
+            raise SolverOptionError(f"bend_limit_deg must lie in (0, 180), not {self.bend_limit_deg!r}")
+        if self.relax_passes < 0:
+            raise SolverOptionError(f"relax_passes must be >= 0, not {self.relax_passes!r}")
+        if self.rest_overlap not in REST_OVERLAP_CHOICES:
+            raise SolverOptionError(f"rest_overlap must be 'allow' or 'push', not {self.rest_overlap!r}")
+        if self.torso_capsule not in TORSO_CAPSULE_CHOICES:
+            raise SolverOptionError(f"torso_capsule must be 'auto', 'on' or 'off', not {self.torso_capsule!r}")
+        object.__setattr__(self, "authored_nodes", tuple(sorted({int(n) for n in self.authored_nodes})))
+
+    @property
+    def mode(self) -> int:
+        """The packed mode constant of :attr:`solver` (:data:`solver.layout.MODES`)."""
+        return L.MODES[self.solver]
