@@ -208,7 +208,7 @@ def tryon_settings(tryon: TryOnSection):
 
 
 def motion_options(motion: dict, where: str = "option"):
-    """A ``[motion]`` table -> :class:`runtime.rig.motion.MotionOptions` (validated: see
+    """A ``[motion]`` table -> :class:`runtime.rig.motion_options.MotionOptions` (validated: see
     :meth:`MotionSection.from_table`). Raises ConfigError naming the key."""
     return MotionSection.from_table(motion, where).options(where)
 

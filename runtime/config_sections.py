@@ -27,10 +27,10 @@ def _kind_error(where: str, section: str, key: str, value, kind: type) -> Config
     return None
 
 
-#: [motion] keys and their types (see runtime.rig.motion.MotionOptions).
+#: [motion] keys and their types (see runtime.rig.motion_options.MotionOptions).
 MOTION_KEYS = {"clip": str, "layer": str, "fade_s": float, "speed": float, "in_place": bool, "rest_align": bool,
                "after": str, "bone_map": str, "bvh_scale": float, "idle_amplitude": float, "loop": bool}
-#: The [motion] keys that are :class:`runtime.rig.motion.MotionOptions` fields.
+#: The [motion] keys that are :class:`runtime.rig.motion_options.MotionOptions` fields.
 MOTION_OPTION_KEYS = ("layer", "fade_s", "speed", "in_place", "rest_align", "after", "idle_amplitude")
 
 
@@ -41,7 +41,7 @@ class MotionSection:
     Attributes:
         clip: "idle" (the generated idle), "rest", "none" or ``FILE[#Name[+Name...]]``.
         layer, fade_s, speed, in_place, rest_align, after, idle_amplitude: the playback
-            (:class:`runtime.rig.motion.MotionOptions`; None: its default; ``swaycam run``
+            (:class:`runtime.rig.motion_options.MotionOptions`; None: its default; ``swaycam run``
             sets ``in_place`` true unless the file says otherwise).
         bone_map: a JSON/TOML {VRM bone: joint name} file for a clip whose naming is not
             recognised; ``bvh_scale``: metres per BVH unit (None: guessed); ``loop``: loop
@@ -81,10 +81,10 @@ class MotionSection:
         self.options(where)
 
     def options(self, where: str = "option"):
-        """The playback keys as :class:`runtime.rig.motion.MotionOptions` (the keys left out
+        """The playback keys as :class:`runtime.rig.motion_options.MotionOptions` (the keys left out
         at its defaults). Raises ConfigError for a bad value."""
         from .rig.errors import MotionError
-        from .rig.motion import MotionOptions
+        from .rig.motion_options import MotionOptions
 
         given = {k: getattr(self, k) for k in MOTION_OPTION_KEYS if getattr(self, k) is not None}
         try:

@@ -26,14 +26,45 @@ Public names:
   :class:`HairParamsError`, :class:`StateTransferError` (:mod:`solver.errors`; ValueErrors).
 """
 
-from .build_options import BuildOptions
-from .chains import BuildReport, ChainSet, SpringParams
-from .errors import ChainBuildError, HairParamsError, SolverError, SolverOptionError, StateTransferError
-from .modes import SOLVER_NAMES, SolverMode
-from .params import ANALYTIC_MAPPING, DEFAULT_MAPPING, RATE_HZ, SUBSTEP_SECONDS, SpringOverride, VrmMapping
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "ANALYTIC_MAPPING", "BuildOptions", "BuildReport", "ChainBuildError", "ChainSet", "DEFAULT_MAPPING",
-    "HairParamsError", "RATE_HZ", "SOLVER_NAMES", "SUBSTEP_SECONDS", "SolverError", "SolverMode",
-    "SolverOptionError", "SpringOverride", "SpringParams", "StateTransferError", "VrmMapping",
-]
+# Public name -> submodule. Imported lazily (PEP 562, as :mod:`render`): ``import solver.modes``
+# (the command line's choices) loads neither numpy nor numba; ``from solver import ChainSet``
+# loads what ChainSet needs.
+_EXPORTS = {
+    "BuildOptions": "build_options",
+    "BuildReport": "chains", "ChainSet": "chains", "SpringParams": "chains",
+    "ChainBuildError": "errors", "HairParamsError": "errors", "SolverError": "errors", "SolverOptionError": "errors",
+    "StateTransferError": "errors",
+    "SOLVER_NAMES": "modes", "SolverMode": "modes",
+    "ANALYTIC_MAPPING": "params", "DEFAULT_MAPPING": "params", "RATE_HZ": "params", "SUBSTEP_SECONDS": "params",
+    "SpringOverride": "params", "VrmMapping": "params",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'solver' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from .build_options import BuildOptions  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .chains import BuildReport, ChainSet, SpringParams  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .errors import (  # noqa: F401 - re-exported lazily (_EXPORTS)
+        ChainBuildError, HairParamsError, SolverError, SolverOptionError, StateTransferError,
+    )
+    from .modes import SOLVER_NAMES, SolverMode  # noqa: F401 - re-exported lazily (_EXPORTS)
+    from .params import (  # noqa: F401 - re-exported lazily (_EXPORTS)
+        ANALYTIC_MAPPING, DEFAULT_MAPPING, RATE_HZ, SUBSTEP_SECONDS, SpringOverride, VrmMapping,
+    )

@@ -26,10 +26,12 @@ import fnmatch
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:   # numpy and the avatar model are imported where used: runtime.clock reads the rate
+    import numpy as np
 
-from avatars import SpringJoint
+    from avatars import SpringJoint
 
 from .errors import HairParamsError, SolverOptionError
 
@@ -72,6 +74,8 @@ class VrmMapping:
 
     def kcg(self, joint: SpringJoint, length: float) -> tuple[float, float, np.ndarray]:
         """(k, c, g (3,)) for ``joint`` whose link is ``length`` metres long at rest."""
+        import numpy as np
+
         stiff = max(joint.stiffness, 0.0)
         drag = min(max(joint.drag_force, 0.0), MAX_DRAG)
         gdir = np.asarray(joint.gravity_dir, np.float64)

@@ -16,8 +16,13 @@ import importlib
 import logging
 import os
 import sys
+import time
 
-from .args import USAGE, CommandError, Parser
+#: ``time.perf_counter()`` when the command started (this package imported): the zero of the
+#: start-up times logged with ``-v`` (``swaycam run``'s first frame).
+STARTED = time.perf_counter()
+
+from .args import USAGE, CommandError, Parser  # noqa: E402 - after STARTED
 
 #: Modules contributing commands, in help order. Every one is imported: a module that
 #: fails to import is an error, never a command that quietly disappears.

@@ -32,14 +32,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..pose_inputs.track import TURN_TEST
-
 #: Exit codes.
 OK, FAILURE, USAGE = 0, 1, 2
 
 #: ``--avatar`` names of the generated avatars (:mod:`avatars.generate`).
 BUILTIN_AVATARS = ("default", "layered")
-#: The built-in pose track (the standard head turn of DESIGN §4.5).
 
 
 class CommandError(Exception):
@@ -206,6 +203,8 @@ def avatar_spec(text: str) -> str:
 
 def track_spec(text: str) -> str:
     """A pose track: ``turn-test`` (the standard head turn) or an existing ``.jsonl`` file."""
+    from ..pose_inputs.track import TURN_TEST
+
     return _file_or_name(text, (TURN_TEST,))
 
 
@@ -238,7 +237,7 @@ def add_motion_options(p, *, default: str, in_place_default: bool) -> None:
     """The body motion options (an argument group): ``--motion``, ``--in-place`` /
     ``--no-in-place``, ``--motion-layer``, ``--motion-speed``, ``--loop`` / ``--once``,
     ``--bone-map``, ``--bvh-scale``. Read them with :func:`motion_values`."""
-    from ..rig.motion import LAYERS
+    from ..rig.motion_options import LAYERS
 
     g = p.add_argument_group("body motion")
     g.add_argument("--motion", metavar="CLIP", help="body motion: FILE[#NAME[+NAME...]] (.vrma, .glb/.gltf with a "
@@ -318,9 +317,9 @@ def load_pose_track(spec: str):
     Raises:
         TrackingError: the file is not a pose track (the message names the line).
     """
-    if spec == TURN_TEST:
-        from ..pose_inputs import head_turn_track
+    from ..pose_inputs.track import TURN_TEST, head_turn_track
 
+    if spec == TURN_TEST:
         return head_turn_track()
     from tracking.track_io import load_track
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
+import time
 from dataclasses import replace
 
 from ..config import MAX_DURATION_S, ConfigError, RunConfig, load_toml, merge
@@ -103,6 +105,25 @@ def add_parser(sub) -> None:
     add_json_option(p, "the exit summary")
 
 
+log = logging.getLogger(__name__)
+
+
+class FirstFrameLog:
+    """The session's ``on_frame`` hook: logs (INFO, shown with ``-v``) once, after the first
+    frame was drawn and sent to the outputs (in a window: swapped, on screen), how many seconds
+    after the command started (:data:`runtime.cli.STARTED`) that was."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    def __call__(self, info, rig) -> None:
+        if not self.done:
+            self.done = True
+            from . import STARTED
+
+            log.info("first frame sent %.2f s after the command started", time.perf_counter() - STARTED)
+
+
 def config_from_args(args) -> RunConfig:
     base = load_toml(args.config) if args.config else RunConfig()
     values = {k: getattr(args, k, None) for k in (
@@ -165,7 +186,8 @@ def run(args) -> int:
         try:
             # with --json, stdout carries the one JSON document: the run's notes go to stderr
             say_to = sys.stderr if args.json else sys.stdout
-            with Session(cfg, say=lambda s: print(s, file=say_to, flush=True), progress=progress) as session:
+            with Session(cfg, say=lambda s: print(s, file=say_to, flush=True), progress=progress,
+                         on_frame=FirstFrameLog()) as session:
                 result = session.run()
         finally:
             progress.close()

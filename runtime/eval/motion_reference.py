@@ -120,7 +120,7 @@ def ours(avatar: Avatar, vrma: str | Path, times: np.ndarray, *, rest_align: boo
 
     from ..rig import AvatarRig
     from ..rig import motion_kernels as MK
-    from ..rig.motion import MotionOptions
+    from ..rig.motion_options import MotionOptions
     from ..rig.retarget import normalized_rotations
 
     clip = load_vrma(vrma, animate_helpers=animate_helpers)[animation]

@@ -33,7 +33,7 @@ from avatars.hair import find_style, load_hair
 
 from ..config import RunConfig
 from ..rig import AvatarRig
-from ..rig.motion import MotionOptions
+from ..rig.motion_options import MotionOptions
 
 #: Seconds of the live run before the first switch (the baseline, without its first
 #: :data:`WARMUP_S`: encoder start-up) and between switches.

@@ -46,59 +46,15 @@ from avatars.clips.idle import idle_clip
 from . import kernels as RK
 from . import motion_kernels as MK
 from .errors import MotionError
-from .retarget import RetargetedClip, RetargetOptions, _leg, retarget
+from .motion_options import LAYERS, MotionOptions
+from .retarget import RetargetedClip, _leg, retarget
 
 log = logging.getLogger(__name__)
 
-LAYERS = ("additive", "override")
-AFTER = ("idle", "rest", "hold")
 #: The ``--motion`` values that name no file.
 MOTION_KEYWORDS = ("idle", "rest", "none")
 #: "no event pending" (ns)
 NEVER = 1 << 62
-
-
-@dataclass(frozen=True)
-class MotionOptions:
-    """How the body moves.
-
-    Attributes:
-        layer: "additive" (tracking turns the head on top of the clip's) or "override"
-            (tracking alone turns neck and head, relative to the chest).
-        fade_s: cross-fade between clips, seconds.
-        speed: playback speed (1: as authored; > 0).
-        in_place: remove horizontal root motion (:class:`runtime.rig.retarget.RetargetOptions`).
-        rest_align: align limb directions from the clip's rest pose to the avatar's.
-        after: what follows a one-shot clip or sequence: "idle", "rest" or "hold".
-        idle_amplitude: the generated idle's amplitude (1: as designed; 0: still).
-
-    Raises:
-        MotionError (a ValueError): an unknown layer or after, a negative fade, a speed <= 0.
-    """
-
-    layer: str = "additive"
-    fade_s: float = 0.3
-    speed: float = 1.0
-    in_place: bool = False
-    rest_align: bool = True
-    after: str = "idle"
-    idle_amplitude: float = 1.0
-
-    def __post_init__(self) -> None:
-        if self.layer not in LAYERS:
-            raise MotionError(f"motion layer {self.layer!r} is not one of {', '.join(LAYERS)}")
-        if self.after not in AFTER:
-            raise MotionError(f"motion after {self.after!r} is not one of {', '.join(AFTER)}")
-        if not (np.isfinite(self.fade_s) and self.fade_s >= 0):
-            raise MotionError(f"motion fade {self.fade_s!r} must be >= 0 seconds")
-        if not (np.isfinite(self.speed) and self.speed > 0):
-            raise MotionError(f"motion speed {self.speed!r} must be > 0")
-        if not (np.isfinite(self.idle_amplitude) and self.idle_amplitude >= 0):
-            raise MotionError(f"idle amplitude {self.idle_amplitude!r} must be >= 0")
-
-    @property
-    def retarget(self) -> RetargetOptions:
-        return RetargetOptions(in_place=self.in_place, rest_align=self.rest_align)
 
 
 #: The motion spec words that are not files.

@@ -52,7 +52,8 @@ from ..errors import SettingsError
 from .errors import MotionError, RigError
 from .eyes import BodyDrive, EyeDrive, look_at_multiplier
 from .hair_params import parse_hair, unmatched_springs
-from .motion import MotionOptions, MotionPlayer
+from .motion import MotionPlayer
+from .motion_options import MotionOptions
 from .posing import DrivenPose, PosePlan
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class AvatarRig:
         drive: neck/head split and lean options.
         hair: ``[hair]`` settings (see :mod:`runtime.rig.hair_params`).
         mirror: selfie view for expressions (must match the tracker's head mirror).
-        motion: body motion options (:class:`runtime.rig.motion.MotionOptions`; the generated
+        motion: body motion options (:class:`runtime.rig.motion_options.MotionOptions`; the generated
             idle plays until :meth:`play_motion`), or None: no body motion (the head drive alone).
         body: a network performer may drive the whole body (:mod:`runtime.vmc`): every
             humanoid bone joins the driven set and a sample's :class:`tracking.body.BodyPose`

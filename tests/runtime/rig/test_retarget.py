@@ -12,8 +12,8 @@ from avatars.clips import load_file
 from avatars.generate import default_avatar_path, layered_avatar_path
 from avatars.humanoid import REQUIRED_BONES
 from avatars.math3d import mat_decompose, quat_angle, quat_conj, quat_mul
-from runtime.rig import AvatarRig, MotionOptions, RetargetOptions, retarget
-from runtime.rig.retarget import _leg
+from runtime.rig import AvatarRig, MotionOptions, RetargetOptions
+from runtime.rig.retarget import _leg, retarget
 from tests.conftest import asset
 from tracking.pose_track import PoseSample
 
