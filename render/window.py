@@ -17,6 +17,25 @@ from .platform import is_egl_platform
 log = logging.getLogger(__name__)
 
 
+def _import_pygame():
+    """pygame, imported without setuptools' ``pkg_resources``: pygame's ``__init__`` imports
+    ``pygame.pkgdata``, which imports ``pkg_resources`` when setuptools is installed (a scan of
+    every installed distribution, 50-250 ms of a window's start-up here) for resource look-ups
+    swaycam never makes; ``pkgdata`` has its own fallback when the import fails."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    if "pygame" in sys.modules or "pkg_resources" in sys.modules:
+        import pygame
+
+        return pygame
+    sys.modules["pkg_resources"] = None      # makes ``import pkg_resources`` raise ImportError
+    try:
+        import pygame
+    finally:
+        if "pkg_resources" in sys.modules and sys.modules["pkg_resources"] is None:
+            del sys.modules["pkg_resources"]
+    return pygame
+
+
 class WindowContext:
     """See :func:`render.context.create_context` for the arguments. A context manager."""
 
@@ -24,9 +43,7 @@ class WindowContext:
 
     def __init__(self, *, size=(1280, 720), vsync=True, fullscreen=False, resizable=True, visible=True,
                  title="swaycam"):
-        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-        import pygame
-
+        pygame = _import_pygame()
         self._pg = pygame
         # SDL on X11 must make the same kind of context PyOpenGL loads functions for: EGL when
         # PyOpenGL uses EGL, GLX otherwise. SDL reads the hint when the window is created; the

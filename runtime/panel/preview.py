@@ -147,8 +147,6 @@ class PreviewTap:
 
     # ------------------------------------------------------------------ encoder thread
     def _encode_loop(self) -> None:
-        import cv2
-
         while True:
             with self._cond:
                 while not self._busy and not self._closed:
@@ -157,6 +155,8 @@ class PreviewTap:
                     return
                 rgba = self._buf
             try:
+                import cv2      # here, not when the thread starts: a run nobody watches never loads OpenCV
+
                 h, w = rgba.shape[:2]
                 bgr = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGR)
                 if w > self.width:
