@@ -1,30 +1,43 @@
 # swaycam: two commands on a fresh machine.
-#   make run    set everything up, then run the main job on embedded defaults
-#   make test   set everything up, then run the test suite
-# Set-up is idempotent: apt packages where missing, a virtual environment in .venv/,
-# the pinned Python dependencies, and the MediaPipe face model (cached, sha256-verified).
+#   make run    set up what running needs, then run the main job on embedded defaults
+#   make test   set up that and what the tests need, then run the test suite
+# Set-up is idempotent, in two levels, each with its stamp in .venv/ (so `make test` after
+# `make run` installs only the rest):
+#   run   apt packages for running where missing (.ci/system-deps.sh run), a virtual environment
+#         in .venv/, swaycam with its pinned dependencies (no dev extras), and the MediaPipe face
+#         model (cached, sha256-verified)
+#   test  that, plus the apt packages only the tests need (.ci/system-deps.sh test: Xvfb, Chromium,
+#         chromium-driver, Node.js/npm) and the dev extras (pytest, pytest-benchmark, selenium)
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.swaycam-installed
+RUN_STAMP  := $(VENV)/.swaycam-run
+TEST_STAMP := $(VENV)/.swaycam-test
 
-.PHONY: setup run test bench clean-venv
+.PHONY: setup setup-test run test bench clean-venv
 
-setup: $(STAMP)
+setup: $(RUN_STAMP)
 	@$(PY) -m tracking.face_model --ensure
 
-$(STAMP): pyproject.toml
-	@sh .ci/system-deps.sh
+setup-test: setup $(TEST_STAMP)
+
+$(RUN_STAMP): pyproject.toml .ci/system-deps.sh
+	@sh .ci/system-deps.sh run
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install --quiet --upgrade pip
+	@$(PY) -m pip install --quiet -e .
+	@touch $@
+
+$(TEST_STAMP): $(RUN_STAMP)
+	@sh .ci/system-deps.sh test
 	@$(PY) -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	@touch $@
 
 run: setup
 	@$(VENV)/bin/swaycam run
 
-test: setup
+test: setup-test
 	@$(PY) -m pytest -q
 
 bench: setup
