@@ -29,6 +29,8 @@ from .args import (
     size,
 )
 
+log = logging.getLogger(__name__)
+
 
 def add_parser(sub) -> None:
     p = add_command(
@@ -103,9 +105,6 @@ def add_parser(sub) -> None:
     g.add_argument("--keep-own-hair", dest="hide_own_hair", action="store_false",
                    help="keep the avatar's own hair under a fitted style")
     add_json_option(p, "the exit summary")
-
-
-log = logging.getLogger(__name__)
 
 
 class FirstFrameLog:
