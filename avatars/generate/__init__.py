@@ -18,21 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .cache import cache_dir, cached_file, generator_fingerprint
-
-
-def build_default_avatar() -> bytes:
-    """The default avatar as VRM 1.0 bytes (:func:`avatars.generate.default.build_default_avatar`;
-    the generator and pygltflib are imported here, so a cached file costs neither)."""
-    from .default import build_default_avatar as build
-
-    return build()
-
-
-def build_layered_avatar() -> bytes:
-    """The layered stress avatar as VRM 1.0 bytes (:func:`avatars.generate.layered.build_layered_avatar`)."""
-    from .layered import build_layered_avatar as build
-
-    return build()
+from .default import build_default_avatar
+from .layered import build_layered_avatar
 
 
 def default_avatar_path() -> Path:

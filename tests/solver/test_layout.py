@@ -101,7 +101,9 @@ def test_numba_folds_the_generated_constants_like_literals():
     _fold_lit(x, y)
 
     def asm(fn, name):
+        # mangled names (and the sizes of the strings holding them) differ with numba's id of
+        # each function: 99 and 100 differ in length
         text = fn.inspect_asm(fn.signatures[0])
-        return re.sub(r"_ZN\S*", "F", text).replace(name, "NAME")
+        return re.sub(r"_ZN\S*(?: \d+)?", "F", text).replace(name, "NAME")
 
     assert asm(_fold_cst, "_fold_cst") == asm(_fold_lit, "_fold_lit")
