@@ -84,7 +84,7 @@ def test_lazy_package_exports_resolve():
     code = (
         "import importlib, json, types\n"
         "bad = []\n"
-        "for pkg in ('solver', 'tracking', 'runtime.rig', 'render'):\n"
+        "for pkg in ('avatars', 'avatars.tryon', 'solver', 'tracking', 'runtime.rig', 'render'):\n"
         "    m = importlib.import_module(pkg)\n"
         "    for name in m.__all__:\n"
         "        v = getattr(m, name)\n"
