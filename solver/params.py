@@ -28,12 +28,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .errors import HairParamsError, SolverOptionError
+
 if TYPE_CHECKING:   # numpy and the avatar model are imported where used: runtime.clock reads the rate
     import numpy as np
 
     from avatars import SpringJoint
-
-from .errors import HairParamsError, SolverOptionError
 
 #: The substep rate (DESIGN §2), stated once for the whole product: the chain set steps
 #: h = :data:`SUBSTEP_SECONDS` and the runtime's fixed-step driver (:mod:`runtime.clock`)
