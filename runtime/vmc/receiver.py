@@ -17,7 +17,11 @@ Dropped and counted (:class:`ReceiverStats`): datagrams that are not OSC (``malf
 messages with wrong type tags or too few arguments (``bad_types``), NaN/inf or a zero
 quaternion (``non_finite``), bone names outside the humanoid set (``unknown_bones``), blend
 names past the table's bound or longer than :data:`MAX_NAME` (``refused_names``). Unknown
-addresses are ignored (``ignored``). Nothing raises out of the thread.
+addresses are ignored (``ignored``). Nothing raises out of the thread, and nothing is logged
+per packet: the first drop is logged once (WARNING, with its kind), then at most one line per
+:data:`LOG_INTERVAL_S` with the counts since the last line (a flood of 2,000 bad packets is a
+few lines, not 2,000). The counts are in ``GET /status``, the HUD and the ``--json`` summary
+(``"vmc"``: :meth:`ReceiverStats.as_dict`, watched by the run's telemetry).
 
 The state is coalesced: :meth:`VmcReceiver.take` returns the newest state (a copy) and its
 arrival time when it changed since the last take — a flood of packets costs the receiving
@@ -56,6 +60,8 @@ ASSISTANT_PORT = 39540
 MAX_NAME = 64             # characters of a blend or bone name
 MAX_CUSTOM_NAMES = 256    # distinct unknown blend names remembered
 MAX_DATAGRAM = 65535
+#: at most one log line about dropped packets per this many seconds
+LOG_INTERVAL_S = 10.0
 
 
 @dataclass
@@ -81,6 +87,39 @@ class ReceiverStats:
 
     def as_dict(self) -> dict:
         return {**asdict(self), "dropped": self.dropped}
+
+    def drops(self) -> dict:
+        """{kind: count} of the dropped kinds (module doc)."""
+        return {k: getattr(self, k) for k in ("malformed", "bad_types", "non_finite", "unknown_bones",
+                                              "refused_names")}
+
+
+class DropLog:
+    """Rate-limited logging of dropped packets (module doc): the first drop at once, then one
+    line per ``interval_s`` with the counts since the previous line."""
+
+    def __init__(self, stats: ReceiverStats, *, interval_s: float = LOG_INTERVAL_S, clock=time.monotonic):
+        self.stats, self.interval_s, self.clock = stats, interval_s, clock
+        self._logged = stats.drops()
+        self._next = None
+        self.lines = 0
+
+    def check(self, where: str) -> None:
+        """Called after a datagram (receiver thread): log when due."""
+        st = self.stats
+        if st.dropped == sum(self._logged.values()):
+            return
+        now = self.clock()
+        if self._next is not None and now < self._next:
+            return
+        cur = st.drops()
+        new = {k: cur[k] - self._logged[k] for k in cur if cur[k] > self._logged[k]}
+        self._logged, self._next = cur, now + self.interval_s
+        self.lines += 1
+        what = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in new.items())
+        log.warning("VMC on %s: dropped %d bad packet(s)/message(s) (%s); %d dropped in all%s", where,
+                    sum(new.values()), what, st.dropped,
+                    "" if self.lines > 1 else f" (at most one such line per {self.interval_s:g} s)")
 
 
 class VmcState:
@@ -151,6 +190,8 @@ class VmcReceiver:
         self.address = self._sock.getsockname()[:2]
         self.clock_ns = clock_ns
         self.stats = ReceiverStats()
+        self.drop_log = DropLog(self.stats)
+        self._where = f"{self.address[0]}:{self.address[1]}"
         self.custom_names: dict[str, float] = {}
         self._state = VmcState()
         self._pending_expr = np.zeros(NUM_EXPRESSIONS)
@@ -206,6 +247,7 @@ class VmcReceiver:
                 self._serial += 1
                 self._latest = (self.clock_ns(), s)
             st.states += 1
+        self.drop_log.check(self._where)
         return changed
 
     def _message(self, s: VmcState, address: str, tags: str, params: list) -> bool:
