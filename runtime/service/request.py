@@ -75,6 +75,7 @@ class Request:
         self.path, _, self.query = handler.path.partition("?")
         self.headers = handler.headers
         self._length = body_length
+        self._raw: bytes | None = None
         self._body: dict | None = None
 
     # ------------------------------------------------------------------ reading
@@ -96,15 +97,29 @@ class Request:
                 raise BadRequest(f"unknown key {unknown[0]!r} (known: {', '.join(allowed)})")
         return self._body
 
-    def _read(self) -> dict:
+    def read_body(self) -> None:
+        """Read the body's bytes now (the server does, before any route runs: the whole
+        request arrives by its deadline); parsed by :meth:`body`.
+
+        Raises:
+            Refused (Content-Length: 400/411/413), RequestTimeout (408: not in time),
+            BadRequest: cut short.
+        """
+        if self._raw is not None:
+            return
         h = self._handler
         n = self._length(self.method, self.headers)
         try:
             raw = h.rfile.read(n) if n else b""
         except TimeoutError:
-            raise RequestTimeout(f"the body of {n} bytes did not arrive within {h.timeout:g} s") from None
+            raise RequestTimeout(f"the body of {n} bytes did not arrive within {h.read_limit_s():g} s") from None
         if len(raw) < n:
             raise BadRequest(f"body ended after {len(raw)} of {n} bytes")
+        self._raw = raw
+
+    def _read(self) -> dict:
+        self.read_body()
+        raw = self._raw
         try:
             obj = json.loads(raw or b"{}", parse_constant=_no_constant)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
