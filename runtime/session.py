@@ -219,8 +219,8 @@ class Session:
             raise RunError(f"control service: cannot listen on 127.0.0.1:{cfg.port} ({exc.strerror}); "
                            "choose another --port") from None
         if cfg.service_token == "auto":
-            log.warning("control service token: %s (other clients than the panel send "
-                        "'Authorization: Bearer %s')", token, token)
+            log.warning("control service token: %s (the panel opens at /?token=%s; other clients send "
+                        "'Authorization: Bearer %s')", token, token, token)
         return service
 
     def close(self) -> None:
@@ -276,7 +276,9 @@ class Session:
         if self.service is not None:
             self.service.start()
             url = f"http://127.0.0.1:{self.service.address[1]}"
-            self.say(f"control panel: {url}/ (status: {url}/status)")
+            token = self.service.policy.token
+            login = f"?token={token}" if token else ""      # the panel's nonce cookie comes with it
+            self.say(f"control panel: {url}/{login} (status: {url}/status)")
         if self.tryon.prewarm and self.live:
             self.tryon.start_prewarm()
         t_start = time.perf_counter()   # processing time of the run (a measurement, not run time)

@@ -282,10 +282,14 @@ class _Handler(BaseHTTPRequestHandler):
         req = Request(self, method, body_length=svc.policy.body_length)
         try:
             try:
-                svc.policy.check(method, self.headers, self.client_address[0], req.path)
+                svc.policy.check(method, self.headers, self.client_address[0], req.path, req.query)
             except RequestError as exc:     # Refused
                 log.info("service: refused %s %s from %s: %s", method, self.path[:80], self.client_address[0], exc)
                 req.reply({"error": str(exc)}, exc.status, exc.headers)
+                return
+            cookie = svc.policy.panel_login(method, req.path, req.query)
+            if cookie is not None:          # the panel opened with the token: a nonce, the token out of the URL
+                req.send(b"", "text/plain", HTTPStatus.SEE_OTHER, headers={"Location": "/", "Set-Cookie": cookie})
                 return
             self._route(req)
         except (BrokenPipeError, ConnectionResetError, TimeoutError) as exc:   # the client went away
