@@ -41,7 +41,11 @@ def parse_spec(spec: str | Path) -> ClipSpec:
     if not text:
         raise ClipError("", "", "empty clip spec")
     p = Path(text).expanduser()
-    if "#" not in text or p.exists():
+    try:
+        whole = p.exists()
+    except OSError:                      # a name the OS refuses (too long): not one file
+        whole = False
+    if "#" not in text or whole:
         return ClipSpec(p, ())
     file, _, names = text.rpartition("#")
     parts = tuple(names.split("+"))
