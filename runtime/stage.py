@@ -243,12 +243,14 @@ class Stage:
         if solver != self.rig.solver:
             self.swap_rig(self.rig.with_solver(SolverMode.parse(solver).value), keep_hair=True)
 
-    def set_hair(self, hair: dict | None) -> None:
+    def set_hair(self, hair: dict | None, resolved=None) -> None:
         """Retune the running hair in place (``[hair]`` settings; the companion too in compare
-        mode). Raises SettingsError for bad settings; nothing is changed then."""
-        self.rig.set_hair(hair)
+        mode); ``resolved``: the settings resolved for the rig's springs beforehand
+        (:meth:`AvatarRig.resolve_hair`). Raises SettingsError for bad settings; nothing is
+        changed then."""
+        self.rig.set_hair(hair, resolved)
         if self.companion is not None:
-            self.companion.set_hair(hair)
+            self.companion.set_hair(hair, resolved)
         self.settings.set_hair(self.rig.hair_params)
 
     def set_calibration(self, ranges: dict) -> None:

@@ -177,6 +177,9 @@ class ControlService:
         routes: more routes {(method, path): route} (the panel's).
         token: the optional service token (:func:`runtime.service.security.make_token`).
         request_deadline_s: seconds a whole request may take to arrive (module doc).
+        gate: called once a request has arrived, before its route runs (a live run's
+            :meth:`runtime.commands.RenderIdle.wait`: the route's Python work starts in the
+            render thread's idle time instead of taking the GIL from a frame), or None.
         max_connections, max_per_client: the connection limits (module doc).
 
     Attributes:
@@ -188,7 +191,8 @@ class ControlService:
                  solvers: tuple[str, ...] | None = None, motion_dir: Path | None = None,
                  hair_dirs: list[Path] = (), routes: dict[tuple[str, str], Route] | None = None,
                  token: str | None = None, request_deadline_s: float = REQUEST_DEADLINE_S,
-                 max_connections: int = MAX_CONNECTIONS, max_per_client: int = MAX_PER_CLIENT):
+                 max_connections: int = MAX_CONNECTIONS, max_per_client: int = MAX_PER_CLIENT,
+                 gate=None):
         if solvers is None:
             from solver.modes import SOLVER_NAMES
 
@@ -199,6 +203,7 @@ class ControlService:
                             hair_dirs=[Path(d) for d in hair_dirs], solvers=solvers)
         self.routes = {**own.table(), **(routes or {})}
         self.request_deadline_s = float(request_deadline_s)
+        self.gate = gate
         handler = type("Handler", (_Handler,), {"service": self})
         self.server = _Server(("127.0.0.1", port), handler, max_connections=max_connections,
                               max_per_client=max_per_client)
@@ -227,6 +232,12 @@ class ControlService:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _short(text: str, n: int = 300) -> str:
+    """A log line's copy of a message: at most ``n`` characters (a request's 30 KB string
+    is not copied to the console)."""
+    return text if len(text) <= n else f"{text[:n]}... ({len(text)} characters)"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -284,7 +295,8 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 svc.policy.check(method, self.headers, self.client_address[0], req.path, req.query)
             except RequestError as exc:     # Refused
-                log.info("service: refused %s %s from %s: %s", method, self.path[:80], self.client_address[0], exc)
+                log.info("service: refused %s %s from %s: %s", method, self.path[:80], self.client_address[0],
+                         _short(str(exc)))
                 req.reply({"error": str(exc)}, exc.status, exc.headers)
                 return
             cookie = svc.policy.panel_login(method, req.path, req.query)
@@ -312,6 +324,8 @@ class _Handler(BaseHTTPRequestHandler):
                 raise NotFound(f"no endpoint {path[:80]}")
             req.read_body()                 # the whole request by its deadline (408 otherwise)
             self._request_arrived()
+            if self.service.gate is not None:
+                self.service.gate()
             route(req)
         except RequestError as exc:
             req.reply({"error": str(exc)}, exc.status, exc.headers)
@@ -323,7 +337,8 @@ class _Handler(BaseHTTPRequestHandler):
                 req.reply({"error": str(exc)}, status)
                 return
             # one line in the log (the traceback only at debug level), none in the answer
-            log.error("service: internal error on %s %s: %s: %s", method, path[:80], type(exc).__name__, exc)
+            log.error("service: internal error on %s %s: %s: %s", method, path[:80], type(exc).__name__,
+                      _short(str(exc)))
             log.debug("service: traceback", exc_info=True)
             req.reply({"error": f"internal error ({type(exc).__name__})"}, HTTPStatus.INTERNAL_SERVER_ERROR)
 
