@@ -205,7 +205,14 @@ class PanelRoutes:
             keys = body["keys"]
             if not isinstance(keys, dict):
                 raise BadRequest("'keys' must be an object {expression: key}")
-            table["keys"] = {n: str(k).lower() for n, k in keys.items() if k}
+            names = self.controller.expression_names()
+            unknown = [n for n in keys if n not in names]
+            if unknown:
+                raise BadRequest(f"{unknown[0][:40]!r} is not an expression of this avatar ({', '.join(names)})")
+            bad = [k for k in keys.values() if k and not isinstance(k, str)]
+            if bad:
+                raise BadRequest(f"a key must be a key name, got {str(bad[0])[:40]!r}")
+            table["keys"] = {n: k.lower() for n, k in keys.items() if k}
         for k in ("mode", "fade_ms"):
             if k in body:
                 table[k] = body[k]
