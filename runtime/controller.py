@@ -67,7 +67,7 @@ class SessionController:
         rig = self.stage.rig
         out = self.host.live_status()
         paused, face_found = out.pop("paused"), out.pop("face_found")
-        out.update({"solver": rig.solver, "avatar": rig.avatar.path, "paused": paused, "face_found": face_found,
+        out.update({"solver": rig.solver, "avatar": self.stage.avatar_name(), "paused": paused, "face_found": face_found,
                     "hairstyle": self.host.tryon.current, "hair_params": rig.hair_params})
         return out
 
@@ -219,8 +219,8 @@ class SessionController:
 
     # ------------------------------------------------------------------ the panel's endpoints
     def current_avatar(self) -> str | None:
-        """The file of the avatar drawn (any thread)."""
-        return self.stage.rig.avatar.path
+        """The avatar drawn as the user named it (any thread): :meth:`Stage.avatar_name`."""
+        return self.stage.avatar_name()
 
     def hair(self, *, tails: bool = False) -> dict:
         """The running hair: {"solver", "solvers", "params", "springs", "steps", "resets"}
