@@ -235,9 +235,9 @@ class SecurityPolicy:
         if len(values) > 1:
             raise Refused(HTTPStatus.BAD_REQUEST, "Content-Length given more than once")
         text = values[0].strip()
-        if not (text.isascii() and text.isdigit()) or len(text) > 12:
+        if not (text.isascii() and text.isdigit()):
             raise Refused(HTTPStatus.BAD_REQUEST, f"Content-Length {values[0][:40]!r} is not a non-negative integer")
+        if len(text.lstrip("0")) > 12 or int(text) > MAX_BODY:      # however many digits: too large
+            raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body of {text[:40]} bytes is over {MAX_BODY} bytes")
         n = int(text)
-        if n > MAX_BODY:
-            raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body of {n} bytes is over {MAX_BODY} bytes")
         return n

@@ -177,7 +177,7 @@ def test_a_state_change_needs_json(svc, ctype):
     ("-1", 400, "Content-Length '-1' is not a non-negative integer"),
     ("abc", 400, "is not a non-negative integer"), ("1e3", 400, "is not a non-negative integer"),
     ("\u00b2".encode().decode("latin-1"), 400, "is not a non-negative integer"),
-    (str(MAX_BODY + 1), 413, f"is over {MAX_BODY} bytes"), ("99999999999999999999", 400, "non-negative integer"),
+    (str(MAX_BODY + 1), 413, f"is over {MAX_BODY} bytes"), ("99999999999999999999", 413, "is over"),
 ])
 def test_bad_content_length_is_4xx_json(svc, length, status, fragment):
     s, ctl = svc
