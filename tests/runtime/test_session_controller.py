@@ -63,6 +63,9 @@ class FakeStage:
         self.motion_setup = "idle program"
         self.log = []
 
+    def avatar_name(self):
+        return self.rig.avatar.path
+
     def make_rig(self, avatar, solver, hair=None, *, play=True):
         self.log.append(("make_rig", solver, threading.get_ident()))
         return fake_rig(avatar, solver, self.settings.start_hair if hair is None else hair)

@@ -42,13 +42,17 @@ def _window(port, attack=None):
     return f1 - f0, s1 - s0, n1 - n0, codes
 
 
-def _check(port, attack, what):
-    quiet = _window(port)
-    loud = _window(port, attack)
-    print(f"\n{what}: dropped {loud[0]} frames / {loud[1]} substeps of {loud[2]} (quiet window: {quiet[0]} / "
-          f"{quiet[1]} of {quiet[2]}); answers {loud[3]}")
-    assert loud[0] <= quiet[0] and loud[1] <= quiet[1], (what, loud, quiet)
-    return loud
+def _check(port, attack, what, tries=2):
+    """The attack's window against a quiet one just before; measured again once when the
+    attack dropped more (another process on this shared machine may have taken the CPU)."""
+    for _ in range(tries):
+        quiet = _window(port)
+        loud = _window(port, attack)
+        print(f"\n{what}: dropped {loud[0]} frames / {loud[1]} substeps of {loud[2]} (quiet window: {quiet[0]} / "
+              f"{quiet[1]} of {quiet[2]}); answers {loud[3]}")
+        if loud[0] <= quiet[0] and loud[1] <= quiet[1]:
+            return loud
+    raise AssertionError((what, loud, quiet))
 
 
 def test_many_spring_patterns_drop_no_frame(live_run):
