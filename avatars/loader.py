@@ -29,13 +29,16 @@ from .springs import build_springs_0, build_springs_1
 log = logging.getLogger(__name__)
 
 
-def load_avatar(path: str | Path, data: bytes | None = None) -> Avatar:
+def load_avatar(path: str | Path, data: bytes | None = None, *, gate=None) -> Avatar:
     """Load an avatar file.
 
     Args:
         path: a .vrm (VRM 0.x or 1.0), .glb or .gltf file. The format is detected from the
             content (GLB magic or JSON), not the suffix.
         data: the file's bytes, if already read.
+        gate: called between the steps of the load (each image decoded is one), or None: a
+            loader on another thread waits there for the render thread's idle time
+            (runtime/commands.py ``RenderIdle``).
 
     Returns:
         An Avatar facing +Z, with ``warnings`` for every optional part that was skipped.
@@ -46,7 +49,9 @@ def load_avatar(path: str | Path, data: bytes | None = None) -> Avatar:
             spring joint that is not a descendant of the joint before it, NaN/inf in
             transforms. The message names the file and the element.
     """
+    step = gate if gate is not None else (lambda: None)
     doc = read_document(path, data)
+    step()
     exts = doc.json.get("extensions", {}) or {}
     vrm1 = exts.get("VRMC_vrm")
     vrm0 = exts.get("VRM") if vrm1 is None else None
@@ -60,7 +65,8 @@ def load_avatar(path: str | Path, data: bytes | None = None) -> Avatar:
     meshes = build_meshes(doc)
     skins = build_skins(doc, skeleton.node_count)
     instances = build_mesh_instances(doc, meshes, skins)
-    images = build_images(doc)
+    step()
+    images = build_images(doc, gate=step)
     textures = build_textures(doc, len(images))
     materials = build_materials(doc, textures, (vrm0 or {}).get("materialProperties"))
     humanoid = build_humanoid(doc, vrm1, vrm0)
@@ -70,6 +76,7 @@ def load_avatar(path: str | Path, data: bytes | None = None) -> Avatar:
         springs, colliders, groups = build_springs_1(doc, exts["VRMC_springBone"] or {}, skeleton)
     elif vrm0 is not None and vrm0.get("secondaryAnimation"):
         springs, colliders, groups = build_springs_0(doc, vrm0["secondaryAnimation"], skeleton)
+    step()
     constraints = build_constraints(doc, skeleton, version)
     look_at = build_look_at(doc, vrm1, vrm0)
     if version != "0.x":   # written by swaycam as VRM 1.0 only (a 0.x file would need turning)

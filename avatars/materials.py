@@ -28,10 +28,13 @@ def srgb_to_linear(c) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
-def build_images(doc: GltfDocument) -> tuple[Image, ...]:
-    """Decode every image to RGBA uint8 (H, W, 4). A broken image warns and becomes 1x1 magenta."""
+def build_images(doc: GltfDocument, *, gate=None) -> tuple[Image, ...]:
+    """Decode every image to RGBA uint8 (H, W, 4). A broken image warns and becomes 1x1 magenta.
+    ``gate``: called before each image after the first (:func:`avatars.loader.load_avatar`)."""
     out = []
     for i, im in enumerate(doc.json.get("images", []) or []):
+        if gate is not None and i:
+            gate()
         elem = f"images[{i}]"
         name = str(im.get("name", f"image{i}"))
         try:

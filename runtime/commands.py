@@ -9,8 +9,12 @@ that touches GL, the rig or the pose input must run on the render thread. A serv
 from __future__ import annotations
 
 import queue
+import threading
 from concurrent.futures import Future
 from typing import Any, Callable
+
+#: Longest wait (s) of a service thread for the render thread's idle time before a step.
+IDLE_WAIT_S = 0.1
 
 
 class CommandQueue:
@@ -53,6 +57,28 @@ class CommandQueue:
                     raise                                    # the run ends as well
 
 
+class RenderIdle:
+    """The render thread's idle time, for work another thread of this process does for a
+    request (an avatar load, resolving many spring patterns): the render thread calls
+    :meth:`frame_drawn` after each live frame, before it sleeps until the next one; the
+    worker calls :meth:`wait` before each step of its work, which then runs while the render
+    thread sleeps instead of taking the GIL from it (the same pacing as the try-on worker,
+    runtime/tryon/switcher.py). Offline (``paced`` False) nothing waits."""
+
+    def __init__(self):
+        self.paced = False
+        self._tick = threading.Event()
+
+    def frame_drawn(self) -> None:
+        self._tick.set()
+
+    def wait(self) -> None:
+        """Wait (at most :data:`IDLE_WAIT_S`) for the render thread to finish a frame."""
+        if self.paced:
+            self._tick.clear()
+            self._tick.wait(IDLE_WAIT_S)
+
+
 def wait_for(fut: Future, timeout_s: float):
     """``fut``'s result; on a timeout the queued work is cancelled (it will not run later,
     after its caller was told it failed) unless it already started."""
@@ -63,4 +89,4 @@ def wait_for(fut: Future, timeout_s: float):
         raise
 
 
-__all__ = ["CommandQueue", "wait_for"]
+__all__ = ["CommandQueue", "RenderIdle", "wait_for"]

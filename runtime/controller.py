@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from avatars import load_avatar
 
-from .commands import CommandQueue, wait_for
+from .commands import CommandQueue, RenderIdle, wait_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from .panel.outputs_control import OutputControl
@@ -26,10 +26,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class ControllerHost(Protocol):
     """What :class:`SessionController` uses of the running session (the ``Session`` of
-    ``swaycam run``): its stage, hairstyle switcher, command queue and run-time outputs, and
-    the three things only the run itself knows."""
+    ``swaycam run``): its stage, hairstyle switcher, command queue, the render thread's idle
+    time (the steps of a request's costly work wait for it) and run-time outputs, and the
+    three things only the run itself knows."""
 
     commands: CommandQueue
+    render_idle: RenderIdle
     stage: Stage
     tryon: StyleSwitcher
     output_control: OutputControl
@@ -65,7 +67,7 @@ class SessionController:
         rig = self.stage.rig
         out = self.host.live_status()
         paused, face_found = out.pop("paused"), out.pop("face_found")
-        out.update({"solver": rig.solver, "avatar": rig.avatar.path, "paused": paused, "face_found": face_found,
+        out.update({"solver": rig.solver, "avatar": self.stage.avatar_name(), "paused": paused, "face_found": face_found,
                     "hairstyle": self.host.tryon.current, "hair_params": rig.hair_params})
         return out
 
@@ -89,14 +91,21 @@ class SessionController:
             TimeoutError: the render thread did not swap it in within 60 s (504).
         """
         st, host = self.stage, self.host
+        idle = host.render_idle.wait          # each step in the render thread's idle time
         with self._load_lock:
+            idle()
             made_under = st.rig_inputs()
-            avatar = load_avatar(path)
+            avatar = load_avatar(path, gate=idle)
+            idle()
             rig = st.make_rig(avatar, made_under[0])
+            idle()
             rig.warm_up()
+            idle()
             framing = st.framing(avatar, rig.world)
+            idle()
             companion = st.make_companion(rig) if st.compare else None
             if companion is not None:
+                idle()
                 companion.warm_up()
 
             def do():
@@ -125,19 +134,21 @@ class SessionController:
             SettingsError: bad params; ValueError: an unknown solver (the service answers
                 400); nothing is changed then.
         """
-        from .rig.hair_params import parse_hair
-
         st = self.stage
+        rig = st.rig
+        # parsed and matched against the springs here, off the render thread (3,000 patterns
+        # cost 60+ dropped frames there); SettingsError before anything changes
+        resolved = rig.resolve_hair(params, gate=self.host.render_idle.wait) if params is not None else None
 
         def do():
-            if params is not None:
-                parse_hair(params)          # validate before anything changes
             if solver is not None:
                 st.switch_solver(solver)
             if params is not None:
-                st.set_hair(params)
+                st.set_hair(params, resolved)       # re-resolved there only if the springs changed
+            warnings = list(resolved.warnings) if resolved is not None and st.rig.avatar is rig.avatar \
+                else st.rig.hair_warnings()
             return {"solver": st.rig.solver, "params": st.rig.hair_params, "springs": st.rig.hair_springs(),
-                    "warnings": st.rig.hair_warnings()}
+                    "warnings": warnings}
 
         return self.host.commands.call(do)
 
@@ -208,8 +219,8 @@ class SessionController:
 
     # ------------------------------------------------------------------ the panel's endpoints
     def current_avatar(self) -> str | None:
-        """The file of the avatar drawn (any thread)."""
-        return self.stage.rig.avatar.path
+        """The avatar drawn as the user named it (any thread): :meth:`Stage.avatar_name`."""
+        return self.stage.avatar_name()
 
     def hair(self, *, tails: bool = False) -> dict:
         """The running hair: {"solver", "solvers", "params", "springs", "steps", "resets"}

@@ -136,6 +136,9 @@ class FrameDrawer:
             extra = (("rate", self.pacing),) + extra
         if lat is not None:
             extra += (("latency", f"{lat:.0f} ms p50, {s.latency_ms.pct(95):.0f} ms p95"),)
+        vmc = s.watched().get("vmc")
+        if vmc is not None:
+            extra += (("vmc", f"{vmc['states']} states, {vmc['dropped']} dropped"),)
         return HudInfo(fps=s.fps(), tracker_latency_ms=s.tracker_ms.pct(50), substeps=info.substeps, extra=extra)
 
     # ------------------------------------------------------------------ on demand

@@ -102,6 +102,11 @@ def plan_outputs(specs: tuple[str, ...] | list[str], *, background: str, display
 
         names = ", ".join(o.name for o in outputs if o.kind in ("video", "vcam"))
         raise RunError(f"output {names}{'' if specs else ' (the default without a display)'}: {NO_ALPHA}")
+    for o in outputs if specs else ():   # a file output named goes into a folder that exists (a
+        if o.kind in ("video", "png") and o.target:        # typo is not a new folder tree)
+            parent = Path(o.target).expanduser().absolute().parent
+            if not parent.is_dir():
+                raise RunError(f"output {o.name}: the folder {parent} does not exist")
     for note in check_writable(outputs):
         say(note)
     return outputs

@@ -41,7 +41,7 @@ from pathlib import Path
 from avatars import AvatarError
 
 from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
-from .commands import CommandQueue
+from .commands import CommandQueue, RenderIdle
 from .config import RunConfig, tryon_settings, video_preset
 from .controller import SessionController
 from .drawing import FrameDrawer
@@ -94,6 +94,7 @@ class Session:
         self.clock: Clock | None = clock
         self.metrics = Telemetry()
         self.commands = CommandQueue()
+        self.render_idle = RenderIdle()
         self.stage = Stage(cfg, settings=LiveSettings(cfg), say=say)
         self.tryon = StyleSwitcher(self.stage, HairStyles(cfg.hair_dir), functools.partial(tryon_settings, cfg.tryon),
                                    prewarm=bool(cfg.kiosk if cfg.tryon.prewarm is None else cfg.tryon.prewarm))
@@ -184,6 +185,7 @@ class Session:
                              metrics=self.metrics, clock=self.clock, draw=self._draw)
             self.stage.attach(rig, loop=self.loop, drawer=self.drawer, vmc_sender=self.vmc_sender)
             self.tryon.paced = self.live
+            self.render_idle.paced = self.live
             if (self.live or cfg.service) and self.tryon.styles.styles():
                 self.tryon.prepare()              # before the first frame, not during a switch
             stack.callback(self.tryon.close)      # first to close: a fit in flight is dropped
@@ -214,13 +216,14 @@ class Session:
         panel = PanelRoutes(self.panel, self.controller, avatar_dir=avatar_dir, motion_dir=motion_dir)
         try:
             service = ControlService(self.controller, port=cfg.port, avatar_dir=avatar_dir, motion_dir=motion_dir,
-                                     hair_dirs=self.tryon.styles.folders, routes=panel.table(), token=token)
+                                     hair_dirs=self.tryon.styles.folders, routes=panel.table(), token=token,
+                                     gate=self.render_idle.wait)
         except OSError as exc:
             raise RunError(f"control service: cannot listen on 127.0.0.1:{cfg.port} ({exc.strerror}); "
                            "choose another --port") from None
         if cfg.service_token == "auto":
-            log.warning("control service token: %s (other clients than the panel send "
-                        "'Authorization: Bearer %s')", token, token)
+            log.warning("control service token: %s (the panel opens at /?token=%s; other clients send "
+                        "'Authorization: Bearer %s')", token, token, token)
         return service
 
     def close(self) -> None:
@@ -276,7 +279,9 @@ class Session:
         if self.service is not None:
             self.service.start()
             url = f"http://127.0.0.1:{self.service.address[1]}"
-            self.say(f"control panel: {url}/ (status: {url}/status)")
+            token = self.service.policy.token
+            login = f"?token={token}" if token else ""      # the panel's nonce cookie comes with it
+            self.say(f"control panel: {url}/{login} (status: {url}/status)")
         if self.tryon.prewarm and self.live:
             self.tryon.start_prewarm()
         t_start = time.perf_counter()   # processing time of the run (a measurement, not run time)
@@ -317,6 +322,7 @@ class Session:
             raise st.error
         self.loop.frame(t_ns, latency_from_ns=st.newest_capture_ns)
         self.tryon.frame_drawn()          # the try-on worker's Python steps run while this thread sleeps
+        self.render_idle.frame_drawn()    # so do the service's (an avatar load, many spring patterns)
         return not (st.finished and self.duration_ns is None)
 
     def _between_frames(self) -> None:

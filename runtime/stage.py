@@ -62,6 +62,7 @@ class Stage:
         self.companion: AvatarRig | None = None
         self.compare = False
         self.base: BaseAvatar | None = None
+        self._base_label: str | None = None      # "default" / "layered": the generated avatars
         self.motion_setup: MotionSetup | None = None
         self._motion_cycle: list | None = None
         self._motion_index = -1
@@ -87,9 +88,11 @@ class Stage:
         self.motion_setup = load_motion(m.clip, options=m.options(), bone_map=m.bone_map, bvh_scale=m.bvh_scale,
                                         loop=m.loop)
         path = cfg.avatar
+        self._base_label = None
         if path in (None, "default", "layered"):   # the generated avatars, by name (config files use it)
             from avatars.generate import default_avatar_path, layered_avatar_path
 
+            self._base_label = path or "default"
             path = layered_avatar_path() if path == "layered" else default_avatar_path()
         avatar = load_avatar(path)   # AvatarError (a ValueError) goes out as it is
         self.base = BaseAvatar(Path(path), avatar)
@@ -198,11 +201,21 @@ class Stage:
             raise MotionError("'none' cannot be played live; use 'rest' for a still body")
         return setup
 
+    def avatar_name(self) -> str | None:
+        """The avatar drawn as the user named it (any thread): its file (the base avatar's:
+        with a hairstyle on, the rig draws the try-on kept in the fit cache), or "default" /
+        "layered" for the generated avatars (their files are in a cache folder too)."""
+        base = self.base
+        if base is None:
+            return self.rig.avatar.path if self.rig is not None else None
+        return self._base_label or str(base.path)
+
     # ------------------------------------------------------------------ changes (render thread)
     def set_base(self, path: Path, avatar: Avatar) -> None:
         """The avatar hairstyles are tried on is ``avatar`` (from ``path``) from now on
         (``POST /avatar``, after its rig was swapped in)."""
         self.base = BaseAvatar(Path(path), avatar)
+        self._base_label = None
 
     def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False, framing: Framing | None = None,
                  companion: AvatarRig | None = None) -> None:
@@ -243,12 +256,14 @@ class Stage:
         if solver != self.rig.solver:
             self.swap_rig(self.rig.with_solver(SolverMode.parse(solver).value), keep_hair=True)
 
-    def set_hair(self, hair: dict | None) -> None:
+    def set_hair(self, hair: dict | None, resolved=None) -> None:
         """Retune the running hair in place (``[hair]`` settings; the companion too in compare
-        mode). Raises SettingsError for bad settings; nothing is changed then."""
-        self.rig.set_hair(hair)
+        mode); ``resolved``: the settings resolved for the rig's springs beforehand
+        (:meth:`AvatarRig.resolve_hair`). Raises SettingsError for bad settings; nothing is
+        changed then."""
+        self.rig.set_hair(hair, resolved)
         if self.companion is not None:
-            self.companion.set_hair(hair)
+            self.companion.set_hair(hair, resolved)
         self.settings.set_hair(self.rig.hair_params)
 
     def set_calibration(self, ranges: dict) -> None:
@@ -347,7 +362,7 @@ class Stage:
 
 
 def _check_layer(layer: str | None) -> None:
-    from .rig.motion import LAYERS
+    from .rig.motion_options import LAYERS
 
     if layer is not None and layer not in LAYERS:
         raise MotionError(f"layer {layer!r} is not one of {', '.join(LAYERS)}")

@@ -4,11 +4,16 @@ Everything is kept in fixed-size ring buffers (the last ``window`` frames) so th
 never allocates per frame; :meth:`Telemetry.summary` gives medians and 95th percentiles.
 Latency is capture -> output: from the capture timestamp of the newest camera frame used by
 a rendered frame to the moment that frame was handed to the outputs.
+
+Counts kept elsewhere (a VMC receiver's packets: :meth:`Telemetry.watch`) are read when the
+summary is made and appear in it under their name, in ``GET /status``, the ``--json``
+summary and the HUD alike.
 """
 
 from __future__ import annotations
 
 import threading
+from typing import Callable
 
 import numpy as np
 
@@ -45,6 +50,16 @@ class Telemetry:
         self.dropped_substeps = 0
         self.face_found = False
         self._last_frame_ns: int | None = None
+        self._watched: dict[str, Callable[[], dict]] = {}
+
+    def watch(self, name: str, counts: Callable[[], dict]) -> None:
+        """Show ``counts()`` (a dict of numbers, read from any thread) under ``name`` in the
+        summary and the HUD (e.g. ``"vmc"``: the VMC receiver's packet counts)."""
+        self._watched[name] = counts
+
+    def watched(self) -> dict[str, dict]:
+        """{name: counts} of everything watched, read now."""
+        return {k: dict(f()) for k, f in list(self._watched.items())}
 
     def frame(self, t_ns: int, *, substeps: int, latency_ns: int | None = None) -> None:
         """Record one rendered frame handed to the outputs at wall time ``t_ns`` (the clock's
@@ -89,4 +104,5 @@ class Telemetry:
                 "dropped_frames": self.dropped_frames,
                 "dropped_substeps": self.dropped_substeps,
                 "face_found": self.face_found,
+                **self.watched(),
             }

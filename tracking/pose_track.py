@@ -87,8 +87,9 @@ class PoseTrack:
         found: (N,) bool; default ``confidence > 0``.
         gaze: (N, 2) radians (yaw, pitch); default zeros.
         body: a dict of (N, ...) arrays ``bones`` (N, 55, 4), ``mask`` (N, 55), ``hips``
-            (N, 3), ``expressions`` (N, 18), ``flags`` (N, 4) (:mod:`tracking.body`), or None:
-            a head-only track.
+            (N, 3), ``expressions`` (N, 18), ``flags`` (N, 5) and optionally ``root`` (N, 7;
+            default the identity) and ``weight`` (N,; default 1) (:mod:`tracking.body`), or
+            None: a head-only track.
         header: :class:`TrackHeader`.
 
     Raises:
@@ -123,7 +124,12 @@ class PoseTrack:
         self.body = None
         if body is not None:
             shapes = {"bones": (n, NUM_BONES, 4), "mask": (n, NUM_BONES), "hips": (n, 3),
-                      "expressions": (n, NUM_EXPRESSIONS), "flags": (n, NUM_FLAGS)}
+                      "expressions": (n, NUM_EXPRESSIONS), "flags": (n, NUM_FLAGS), "root": (n, 7), "weight": (n,)}
+            body = dict(body)
+            if "root" not in body:
+                body["root"] = np.tile([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0], (n, 1))
+            if "weight" not in body:
+                body["weight"] = np.ones(n)
             self.body = {k: np.ascontiguousarray(body[k], np.float64).reshape(shp) for k, shp in shapes.items()}
             self._bcursor = np.zeros(1, np.int64)
 
@@ -158,9 +164,9 @@ class PoseTrack:
             if out.body is None:
                 out.body = BodyPose()
             o = out.body
-            sample_body_kernel(t, int(offset_ns), a[0], self._n, b["bones"], b["mask"], b["hips"],
-                               b["expressions"], b["flags"], self._bcursor, o.bones, o.mask, o.hips, o.expressions,
-                               o.flags)
+            sample_body_kernel(t, int(offset_ns), a[0], self._n, b["bones"], b["mask"], b["hips"], b["root"],
+                               b["expressions"], b["flags"], b["weight"], self._bcursor, o.bones, o.mask, o.hips,
+                               o.root, o.expressions, o.flags, o.weight)
         out.t_ns = t
         return out
 

@@ -14,10 +14,12 @@ Optional keys: ``"gaze": [yaw, pitch]`` (radians, :mod:`tracking.gaze`; default 
 ``"body"`` (a network performer's whole-body pose, :mod:`tracking.body`)::
 
     "body": {"bones": {"head": [x, y, z, w], ...}, "hips": [x, y, z],
-             "expressions": {"happy": 0.5, ...}, "arkit": false}
+             "root": [px, py, pz, qx, qy, qz, qw], "expressions": {"happy": 0.5, ...},
+             "arkit": false, "weight": 0.5}
 
-(bones: normalized local rotations by VRM 1.0 humanoid name; a line without ``body`` has
-none). ``t_ns`` is the capture time in integer ns, strictly increasing; rotation is a unit
+(bones: normalized local rotations by VRM 1.0 humanoid name; ``root``: the sender's
+placement of the whole avatar; ``weight``: how much of what it names the body drives, 0..1,
+default 1; every key is optional; a line without ``body`` has none). ``t_ns`` is the capture time in integer ns, strictly increasing; rotation is a unit
 quaternion (x, y, z, w); translation metres; blendshapes by MediaPipe/ARKit name (missing
 names are 0); ``found`` defaults to ``confidence > 0``. Blendshapes keep MediaPipe's
 sides (the user's left/right) in both frames: mirroring them onto the avatar is
@@ -40,7 +42,7 @@ from typing import Iterable
 import numpy as np
 
 from .errors import TrackFormatError, TrackingError
-from .body import (BODY_BONES, BONE_INDEX, EXPRESSION_INDEX, EXPRESSION_NAMES, F_ARKIT, F_EXPR, F_HIPS, F_ON,
+from .body import (BODY_BONES, BONE_INDEX, EXPRESSION_INDEX, EXPRESSION_NAMES, F_ARKIT, F_EXPR, F_HIPS, F_ON, F_ROOT,
                    NUM_BONES, NUM_EXPRESSIONS, NUM_FLAGS)
 from .expressions import BLENDSHAPE_INDEX, BLENDSHAPE_NAMES, NUM_BLENDSHAPES
 from .observation import FaceObservation
@@ -122,6 +124,10 @@ def body_json(body) -> dict:
                            if body.mask[i]}}
     if body.flags[F_HIPS]:
         out["hips"] = [float(v) for v in body.hips]
+    if body.flags[F_ROOT]:
+        out["root"] = [float(v) for v in body.root]
+    if body.weight[0] != 1.0:
+        out["weight"] = float(body.weight[0])
     if body.flags[F_EXPR]:
         out["expressions"] = {EXPRESSION_NAMES[i]: float(body.expressions[i]) for i in range(NUM_EXPRESSIONS)}
     if body.flags[F_ARKIT]:
@@ -145,6 +151,17 @@ def _parse_body(where: str, b, rows: dict, k: int) -> None:
     if "hips" in b:
         rows["hips"][k] = _numbers(where, "body.hips", b["hips"], 3)
         rows["flags"][k, F_HIPS] = 1.0
+    if "root" in b:
+        root = _numbers(where, "body.root", b["root"], 7)
+        if abs(math.sqrt(sum(v * v for v in root[3:])) - 1.0) > UNIT_NORM_TOLERANCE:
+            raise TrackFormatError(f"{where}: body.root's rotation must be a unit quaternion")
+        rows["root"][k] = root
+        rows["flags"][k, F_ROOT] = 1.0
+    if "weight" in b:
+        w = _numbers(where, "body.weight", [b["weight"]], 1)[0]
+        if not 0.0 <= w <= 1.0:
+            raise TrackFormatError(f"{where}: body.weight must be in [0, 1], got {w!r}")
+        rows["weight"][k] = w
     ex = b.get("expressions")
     if ex is not None:
         if not isinstance(ex, dict):
@@ -170,6 +187,7 @@ def save_track(track: PoseTrack, path: str | os.PathLike) -> None:
                 body = BodyPose()
                 body.bones[:], body.mask[:] = track.body["bones"][i], track.body["mask"][i]
                 body.hips[:], body.expressions[:] = track.body["hips"][i], track.body["expressions"][i]
+                body.root[:], body.weight[0] = track.body["root"][i], track.body["weight"][i]
                 body.flags[:] = track.body["flags"][i]
             w.write(track.t_ns[i], track.rotations[i], track.translations[i], track.blendshapes[i],
                     track.confidence[i], track.found[i], track.gaze[i], body)  # fmt: skip
@@ -261,8 +279,10 @@ def _parse_line(where: str, line: str, blend_row: np.ndarray):
 def _body_rows(n: int) -> dict:
     """Zeroed whole-body arrays for ``n`` observations (identity bone rotations)."""
     rows = {"bones": np.zeros((n, NUM_BONES, 4)), "mask": np.zeros((n, NUM_BONES)), "hips": np.zeros((n, 3)),
-            "expressions": np.zeros((n, NUM_EXPRESSIONS)), "flags": np.zeros((n, NUM_FLAGS))}
+            "expressions": np.zeros((n, NUM_EXPRESSIONS)), "flags": np.zeros((n, NUM_FLAGS)),
+            "root": np.zeros((n, 7)), "weight": np.ones(n)}
     rows["bones"][:, :, 3] = 1.0
+    rows["root"][:, 6] = 1.0
     return rows
 
 

@@ -41,13 +41,34 @@ def parse_spec(spec: str | Path) -> ClipSpec:
     if not text:
         raise ClipError("", "", "empty clip spec")
     p = Path(text).expanduser()
-    if "#" not in text or p.exists():
+    try:
+        whole = p.exists()
+    except OSError:                      # a name the OS refuses (too long): not one file
+        whole = False
+    if "#" not in text or whole:
         return ClipSpec(p, ())
     file, _, names = text.rpartition("#")
     parts = tuple(names.split("+"))
     if not all(parts):
         raise ClipError(file, "", f"clip spec {text!r}: empty clip name after '#'")
     return ClipSpec(Path(file).expanduser(), parts)
+
+
+def clip_names(path: str | Path) -> list[str]:
+    """The names of the animations a glTF/GLB library holds (``FILE#Name`` plays one), read
+    from its JSON only; [] for other files and for a file that cannot be read (listing
+    never fails: loading one says why)."""
+    p = Path(path)
+    if p.suffix.lower() not in (".glb", ".gltf"):
+        return []
+    try:
+        from ..gltf_io import read_document
+
+        anims = read_document(p).json.get("animations") or []
+    except Exception:  # noqa: BLE001 - a listing shows what it can
+        return []
+    return [str(a.get("name")) for a in anims if isinstance(a, dict) and isinstance(a.get("name"), str)
+            and a.get("name")]
 
 
 def load_file(path: str | Path, *, names: list[str] | None = None, bone_map=None,

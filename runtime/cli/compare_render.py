@@ -89,8 +89,10 @@ def run(args) -> int:
         print_json({"avatar": case.label, "file": str(case.path), "image": str(out), "antialias": args.antialias,
                     "size": list(options.size), "reference": result.info, "results": rows})
         return 0
-    print(f"{case.label}: swaycam | three-vrm {result.info.get('three', '?')} ({result.info.get('renderer', '?')}) "
-          f"| difference x4 -> {out}")
+    from avatars.eval.node import THREE_VRM_VERSION
+
+    print(f"{case.label}: swaycam | three-vrm {THREE_VRM_VERSION} (three.js r{result.info.get('three', '?')}, "
+          f"{result.info.get('renderer', '?')}) | difference x4 -> {out}")
     print(f"{'t (s)':>7s} {'SSIM':>7s} {'colour diff':>11s} {'channel diff':>12s} {'IoU':>7s}")
     for r in rows:
         print(f"{r['t']:7.2f} {r['ssim']:7.4f} {r['color_diff']:11.2f} {r['channel_diff']:12.2f} {r['iou']:7.4f}")

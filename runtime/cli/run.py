@@ -214,6 +214,11 @@ def run(args) -> int:
         print(f"{result.frames} frames in {result.duration_s:.1f} s{lat}{trk}, "
               f"{s['substeps_per_frame']} substeps/frame, dropped {s['dropped_frames']} frames / "
               f"{s['dropped_substeps']} substeps" + (" (interrupted)" if result.interrupted else ""))
+        vmc = s.get("vmc")
+        if vmc is not None:
+            print(f"VMC: {vmc['datagrams']} datagrams, {vmc['states']} states, {vmc['dropped']} dropped "
+                  f"({vmc['malformed']} malformed, {vmc['bad_types']} bad types, {vmc['non_finite']} non-finite, "
+                  f"{vmc['unknown_bones']} unknown bones, {vmc['refused_names']} refused names)")
         if result.tracked_frames is not None:
             print(f"face found in {result.face_frames} of {result.tracked_frames} tracked frames"
                   + ("" if result.face_frames else " (no face: the avatar held its neutral pose)"))

@@ -23,6 +23,8 @@ PHASES = ("neutral", "blink", "mouth")
 PHASE_CHANNELS = {"blink": ("eyeBlinkLeft", "eyeBlinkRight"), "mouth": ("jawOpen",)}
 #: Smallest range accepted (a user who barely blinks still gets a usable ramp).
 MIN_SPAN = 0.2
+#: A phase's channel must rise at least this far above the neutral face to count as measured.
+MIN_RISE = 0.02
 #: Frames a phase needs before it can be used.
 MIN_FRAMES = 5
 
@@ -69,7 +71,10 @@ class CalibrationCollector:
 
         Raises:
             CalibrationError: a phase has fewer than :data:`MIN_FRAMES` frames with a face
-                (naming it).
+                (naming it), or its frames carry no face data (every blendshape 0: a pose
+                track or an input without expressions), or a phase's own channels never rose
+                :data:`MIN_RISE` above the neutral's (nothing was measured: every range would
+                be the :data:`MIN_SPAN` default).
         """
         from tracking.expressions import BLENDSHAPE_INDEX
 
@@ -79,13 +84,23 @@ class CalibrationCollector:
             if len(data[p]) < MIN_FRAMES:
                 raise CalibrationError(f"calibration phase {p!r} has {len(data[p])} frames with a face "
                                  f"(needs {MIN_FRAMES}): run it again")
+        for p in PHASES:
+            if not data[p].any():
+                raise CalibrationError(f"calibration phase {p!r} has no face data (every blendshape is 0): "
+                                       "calibrate with a camera or a clip that tracks expressions")
         out = {}
         for phase, names in PHASE_CHANNELS.items():
+            measured = False
             for name in names:
                 i = BLENDSHAPE_INDEX[name]
                 lo = float(np.median(data["neutral"][:, i]))
-                hi = max(float(np.percentile(data[phase][:, i], 95)), lo + MIN_SPAN)
+                top = float(np.percentile(data[phase][:, i], 95))
+                measured |= top > lo + MIN_RISE
+                hi = max(top, lo + MIN_SPAN)
                 out[name] = [round(lo, 4), round(hi, 4)]
+            if not measured:
+                raise CalibrationError(f"calibration phase {phase!r}: {', '.join(names)} never rose above the "
+                                       "neutral face: run it again")
         return out
 
 

@@ -9,9 +9,10 @@ loads back through ``--config`` to the same settings (tests).
 
 from __future__ import annotations
 
-import json
+import contextlib
 import math
 import os
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -22,8 +23,27 @@ DEFAULT_CONFIG_FILE = "swaycam.toml"
 _BARE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
+def _string(v: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters (U+0000-U+001F,
+    U+007F) escaped. Raises ConfigError for text UTF-8 cannot hold (a lone surrogate)."""
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"{v[:40]!r} is not text a config file can hold (a lone surrogate)") from None
+    out = []
+    for ch in v:
+        o = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif o < 0x20 or o == 0x7F:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
 def _key(k: str) -> str:
-    return k if k and set(k) <= _BARE else json.dumps(k)
+    return k if k and set(k) <= _BARE else _string(k)
 
 
 def _value(v) -> str:
@@ -36,7 +56,7 @@ def _value(v) -> str:
             raise ConfigError(f"{v!r} cannot be written to a config file")
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)     # a JSON string is a TOML basic string
+        return _string(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_value(x) for x in v) + "]"
     if isinstance(v, dict):
@@ -65,7 +85,8 @@ def dumps(data: dict) -> str:
 
 def save_tables(path: str | Path, tables: dict[str, dict]) -> dict:
     """Replace the top-level ``tables`` ({name: table}; an empty table removes it) of the TOML
-    file ``path`` (created when missing), written atomically. Returns the whole document.
+    file ``path`` (created when missing), written atomically (a temporary file beside it,
+    renamed over it; removed again whatever fails). Returns the whole document.
 
     Raises:
         ConfigError: the file is not TOML, or a value cannot be written. OSError: it cannot
@@ -84,8 +105,18 @@ def save_tables(path: str | Path, tables: dict[str, dict]) -> dict:
         else:
             data.pop(name, None)
     text = dumps(data)
-    tomllib.loads(text)                                 # never write what cannot be read back
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, p)
+    try:
+        tomllib.loads(text)                             # never write what cannot be read back
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"the settings would not read back as TOML ({exc})") from None
+    raw = text.encode("utf-8")                          # before any file exists (_string checked it)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return data

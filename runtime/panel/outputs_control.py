@@ -164,6 +164,9 @@ class OutputControl:
 
     # ------------------------------------------------------------------ recordings
     def _path(self, kind: str, name: str | None) -> Path:
+        """The file a new ``kind`` recording goes to: ``name`` in the record folder (409 when it
+        exists), or a timestamped name (numbered when taken)."""
+        named = name is not None
         if name is None:
             name = f"swaycam-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}{KINDS[kind]}"
         elif not _NAME.match(name) or not name.endswith(KINDS[kind]):
@@ -174,7 +177,16 @@ class OutputControl:
             d.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise OutputError(422, f"cannot create the record folder {d}: {exc.strerror or exc}") from None
-        return d / name
+        path = d / name
+        if path.exists():
+            if named:                      # a take is never overwritten
+                raise OutputError(409, f"{name} exists in the record folder; pick another name")
+            stem, suffix = path.stem, path.suffix
+            k = 2
+            while path.exists():           # the same second twice: numbered
+                path = d / f"{stem}-{k}{suffix}"
+                k += 1
+        return path
 
     def start(self, kind: str, name: str | None = None) -> dict:
         from render import VideoFileSink

@@ -9,7 +9,8 @@ is documented in the README and is what the panel itself calls):
                            second, read back only while a client watches (runtime/panel/preview.py)
     GET  /preview.jpg      one preview frame
     GET  /avatars          {"avatars": [files in --avatar-dir], "current"}
-    GET  /clips            {"clips": ["idle", "rest", files in --motion-dir], "playing"}
+    GET  /clips            {"clips": ["idle", "rest", files in --motion-dir, FILE#Name of each clip of
+                           a library], "playing"}
     GET  /hair             {"solver", "solvers", "params", "springs" {name: params in effect},
                            "steps", "resets"} (+ "tails" and "rest_tails", where each tail would be
                            on the rest arc carried by its anchor, [[x, y, z] m], with ?tails=1)
@@ -106,6 +107,7 @@ class PanelRoutes:
         self.controller = controller
         self.avatar_dir = Path(avatar_dir) if avatar_dir else None
         self.motion_dir = Path(motion_dir) if motion_dir else None
+        self._clip_names: dict[tuple, list[str]] = {}       # (file, mtime): its clips' names
 
     def table(self) -> dict[tuple[str, str], Route]:
         """{(method, path): route}."""
@@ -170,10 +172,23 @@ class PanelRoutes:
                    "folder": d is not None})
 
     def clips(self, req: Request) -> None:
-        files = folder_files(self.motion_dir, CLIP_SUFFIXES)
+        """The clips: idle, rest, every file of the motion folder, and every named clip of a
+        library (a glTF with several animations: ``FILE#Name``), so each can be picked."""
+        from avatars.clips.load import clip_names
+
+        items = ["idle", "rest"]
+        for f in folder_files(self.motion_dir, CLIP_SUFFIXES):
+            p = self.motion_dir / f
+            try:
+                key = (f, p.stat().st_mtime_ns)
+            except OSError:
+                continue
+            names = self._clip_names.get(key)
+            if names is None:
+                names = self._clip_names[key] = clip_names(p)
+            items += [f"{f}#{n}" for n in names] if len(names) > 1 else [f]
         m = self.controller.motion()
-        req.reply({"clips": ["idle", "rest", *files], "playing": m.get("playing"),
-                   "motion": m.get("playing") is not None})
+        req.reply({"clips": items, "playing": m.get("playing"), "motion": m.get("playing") is not None})
 
     def hair(self, req: Request) -> None:
         req.reply(self.controller.hair(tails="tails=1" in req.query))
@@ -205,7 +220,14 @@ class PanelRoutes:
             keys = body["keys"]
             if not isinstance(keys, dict):
                 raise BadRequest("'keys' must be an object {expression: key}")
-            table["keys"] = {n: str(k).lower() for n, k in keys.items() if k}
+            names = self.controller.expression_names()
+            unknown = [n for n in keys if n not in names]
+            if unknown:
+                raise BadRequest(f"{unknown[0][:40]!r} is not an expression of this avatar ({', '.join(names)})")
+            bad = [k for k in keys.values() if k and not isinstance(k, str)]
+            if bad:
+                raise BadRequest(f"a key must be a key name, got {str(bad[0])[:40]!r}")
+            table["keys"] = {n: k.lower() for n, k in keys.items() if k}
         for k in ("mode", "fade_ms"):
             if k in body:
                 table[k] = body[k]

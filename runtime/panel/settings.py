@@ -23,6 +23,8 @@ from ..keys import KEYS
 from .expressions import DEFAULT_FADE_MS, EMOTIONS, MAX_FADE_MS
 
 MODES = ("toggle", "hold")
+#: longest expression name a hotkey may be given for (VRM names are short identifiers)
+MAX_EXPRESSION_NAME = 64
 #: Keys the window already uses (runtime/keys.py): never hotkeys.
 RESERVED_KEYS = frozenset(KEYS)
 DEFAULT_KEYS = ("f1", "f2", "f3", "f4", "f6", "f7", "f8", "f9", "f10", "f12")
@@ -42,8 +44,12 @@ def check_expressions(table: dict) -> None:
                 raise SettingsError("expressions.keys must be a table {expression = \"key\"}")
             seen: dict[str, str] = {}
             for name, k in value.items():
-                if not isinstance(k, str) or not k or len(k) > 20:
-                    raise SettingsError(f"expressions.keys.{name}: {k!r} is not a key name")
+                if not _text(name, MAX_EXPRESSION_NAME):
+                    raise SettingsError(f"expressions.keys: {str(name)[:40]!r} is not an expression name "
+                                        f"(1..{MAX_EXPRESSION_NAME} printable characters)")
+                if not isinstance(k, str) or not _text(k, 20) or k != k.strip():
+                    raise SettingsError(f"expressions.keys.{name}: {str(k)[:40]!r} is not a key name "
+                                        "(1..20 printable characters)")
                 if k.lower() in RESERVED_KEYS:
                     raise SettingsError(f"expressions.keys.{name}: {k!r} is a window key already (runtime/keys.py)")
                 if k.lower() in seen:
@@ -51,6 +57,18 @@ def check_expressions(table: dict) -> None:
                 seen[k.lower()] = name
         else:
             raise SettingsError(f"expressions.{key}: unknown setting (known: fade_ms, keys, mode)")
+
+
+def _text(s, n: int) -> bool:
+    """``s`` is 1..``n`` printable characters UTF-8 can hold (no control characters, DEL or
+    lone surrogates)."""
+    if not isinstance(s, str) or not 0 < len(s) <= n or not s.isprintable():
+        return False
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_calibration(table: dict) -> None:

@@ -81,6 +81,8 @@ def open_vmc_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | No
             inner.close()
         raise TrackingError(str(exc.strerror or exc)) from None
     log.info("VMC: listening on %s:%d as %s", host, receiver.address[1], "assistant" if assistant else "marionette")
+    if metrics is not None:
+        metrics.watch("vmc", receiver.stats.as_dict)      # GET /status, the HUD, the --json summary
     inp = VmcInput(receiver, options=opts, inner=inner, record=None if assistant else cfg.record)
     if cfg.kiosk:
         inp = IdlePose(inp)

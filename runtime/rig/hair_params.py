@@ -18,6 +18,7 @@ hit_radius ≤ 1 m); the solver also refuses a k that its c cannot keep stable a
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from solver.params import SpringOverride
 
@@ -72,6 +73,8 @@ def parse_hair(settings: dict | None, where: str = "hair") -> dict[str, SpringOv
     springs = settings.pop("springs", {}) or {}
     if not isinstance(springs, dict):
         raise SettingsError(f"{where}.springs: must be a table of spring-name patterns")
+    if len(springs) > MAX_SPRING_PATTERNS:
+        raise SettingsError(f"{where}.springs: {len(springs)} patterns are over the {MAX_SPRING_PATTERNS} allowed")
     out: dict[str, SpringOverride] = {}
     base = _override(settings, where)
     for pattern, table in springs.items():
@@ -97,3 +100,67 @@ def unmatched_springs(settings: dict | None, names) -> list[str]:
     names = list(names)
     return [f"[hair.springs.{pattern!r}] matches no spring of this avatar (springs: {', '.join(names) or 'none'})"
             for pattern in springs if not any(fnmatch.fnmatchcase(n, str(pattern)) for n in names)]
+
+
+@dataclass(frozen=True)
+class ResolvedHair:
+    """``[hair]`` settings resolved for one avatar's springs (:func:`resolve_hair`): the
+    override that wins for each spring under its exact (glob-escaped) name, and the warnings.
+
+    Attributes:
+        names: the spring names it was resolved for.
+        overrides: {escaped name: SpringOverride} (first matching pattern of the settings), or None.
+        warnings: :func:`unmatched_springs` of the settings.
+    """
+
+    names: tuple[str, ...]
+    overrides: dict | None
+    warnings: tuple[str, ...]
+
+
+#: ``[hair.springs]`` patterns one table may have (an avatar has tens of springs; each
+#: pattern is an fnmatch compile and a match against every spring)
+MAX_SPRING_PATTERNS = 256
+#: patterns resolved per step between two calls of the gate (:func:`resolve_hair`)
+_STEP = 32
+
+
+def resolve_hair(settings: dict | None, names, *, gate=None) -> ResolvedHair:
+    """Parse ``settings`` and match every pattern against the spring ``names`` once: the
+    costly part of a retune (3,000 patterns x the springs: fnmatch calls), done on the
+    caller's thread (a service thread), so the render thread only writes one override per
+    spring (runtime/controller.py ``set_hair``). Same result as :func:`parse_hair` given to
+    the solver (:func:`solver.params.override_for`: the first matching pattern wins).
+    ``gate``: called before every :data:`_STEP` patterns (the render thread's idle time:
+    :class:`runtime.commands.RenderIdle`), or None.
+
+    Raises:
+        SettingsError: as :func:`parse_hair`.
+    """
+    import fnmatch
+
+    names = tuple(names)
+    overrides = parse_hair(settings)
+    per = None
+    unmatched: list[str] = []
+    if overrides is not None:
+        winner: dict[str, object] = {}
+        for i, (pattern, ov) in enumerate(overrides.items()):
+            if gate is not None and i % _STEP == 0:
+                gate()
+            hits = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+            if not hits:
+                unmatched.append(pattern)
+            for n in hits:
+                winner.setdefault(n, ov)               # the first matching pattern wins
+        per = {_glob_escape(n): winner[n] for n in names if n in winner}
+    springs = set((settings or {}).get("springs") or {})
+    warnings = tuple(f"[hair.springs.{p!r}] matches no spring of this avatar (springs: {', '.join(names) or 'none'})"
+                     for p in unmatched if p in springs)
+    return ResolvedHair(names, per or None, warnings)
+
+
+def _glob_escape(name: str) -> str:
+    """An fnmatch pattern matching exactly ``name``."""
+    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in name)
+

@@ -45,7 +45,7 @@ from avatars.kernel_cache import refresh
 from avatars.math_kernels import compose34, mul34, put_world, qmul, quat_rotate, row34, slerp_from_identity, world34
 
 import tracking.body
-from tracking.body import BD_BONES, BD_FLAGS, BD_HIPS, BD_MASK, F_HIPS, F_ON, NUM_BONES
+from tracking.body import BD_BONES, BD_FLAGS, BD_HIPS, BD_MASK, BD_ROOT, BD_WEIGHT, F_HIPS, F_ON, F_ROOT, NUM_BONES
 
 from .constraint_kernels import ST_NODE, ST_SLOT, ST_SRC, STEP_KIND, STEP_POSE, constraint_step
 
@@ -228,8 +228,16 @@ def body_drive(bd, hp, hs, trs):
     """A whole-body pose (``bd``: the flat :class:`tracking.body.BodyPose` buffer, normalized
     local rotations n) onto the driven rows: L = R0_parent⁻¹ · n · R0_bone for every received
     bone the avatar has (three-vrm's normalized humanoid); the hips translation
-    R0_hips_parent⁻¹ · p (the hips is bone 0 of :data:`tracking.body.BODY_BONES`)."""
+    R0_hips_parent⁻¹ · p (the hips is bone 0 of :data:`tracking.body.BODY_BONES`); then the
+    root placement (R_r, p_r) on top of the hips, whatever drove them (the pose or the clip):
+    in the avatar frame W_hips' = R_r · W_hips, x_hips' = p_r + R_r · x_hips. A weight w < 1
+    (``bd[BD_WEIGHT]``, a silent sender being eased out) blends each from the row's own value:
+    L' = slerp(I, L·L_own⁻¹, w)·L_own, t' = t_own + w (t − t_own), the root slerp(I, R_r, w),
+    w p_r. Bones, hips and root the pose does not name are left as they are."""
     if bd[BD_FLAGS + F_ON] == 0.0:
+        return
+    w = bd[BD_WEIGHT]
+    if w <= 0.0:
         return
     for b in range(NUM_BONES):
         s = hs[HS_BODY + b]
@@ -240,15 +248,42 @@ def body_drive(bd, hp, hs, trs):
         t = qmul(hp[o + BP_PINV], hp[o + BP_PINV + 1], hp[o + BP_PINV + 2], hp[o + BP_PINV + 3],
                  bd[q], bd[q + 1], bd[q + 2], bd[q + 3])
         t = qmul(t[0], t[1], t[2], t[3], hp[o + BP_R0], hp[o + BP_R0 + 1], hp[o + BP_R0 + 2], hp[o + BP_R0 + 3])
+        if w < 1.0:
+            ox, oy, oz, ow = trs[s, TRS_Q], trs[s, TRS_Q + 1], trs[s, TRS_Q + 2], trs[s, TRS_Q + 3]
+            d = qmul(t[0], t[1], t[2], t[3], -ox, -oy, -oz, ow)
+            e = slerp_from_identity(d[0], d[1], d[2], d[3], w)
+            t = qmul(e[0], e[1], e[2], e[3], ox, oy, oz, ow)
         for j in range(4):
             trs[s, TRS_Q + j] = t[j]
     s = hs[HS_BODY]
-    if s >= 0 and bd[BD_FLAGS + F_HIPS] != 0.0:
-        o = HP_BP
-        v = quat_rotate(hp[o + BP_PINV], hp[o + BP_PINV + 1], hp[o + BP_PINV + 2], hp[o + BP_PINV + 3],
-                        bd[BD_HIPS], bd[BD_HIPS + 1], bd[BD_HIPS + 2])
+    if s < 0:
+        return
+    o = HP_BP
+    px, py, pz, pw = hp[o + BP_PINV], hp[o + BP_PINV + 1], hp[o + BP_PINV + 2], hp[o + BP_PINV + 3]
+    if bd[BD_FLAGS + F_HIPS] != 0.0:
+        v = quat_rotate(px, py, pz, pw, bd[BD_HIPS], bd[BD_HIPS + 1], bd[BD_HIPS + 2])
+        for j in range(3):
+            trs[s, TRS_T + j] = v[j] if w >= 1.0 else trs[s, TRS_T + j] + w * (v[j] - trs[s, TRS_T + j])
+    r = BD_ROOT
+    if bd[BD_FLAGS + F_ROOT] != 0.0 and not (bd[r] == 0.0 and bd[r + 1] == 0.0 and bd[r + 2] == 0.0 and
+                                            bd[r + 3] == 0.0 and bd[r + 4] == 0.0 and bd[r + 5] == 0.0):
+        rq = (bd[r + 3], bd[r + 4], bd[r + 5], bd[r + 6])     # (a root at the origin changes nothing)
+        rx, ry, rz = bd[r], bd[r + 1], bd[r + 2]
+        if w < 1.0:
+            rq = slerp_from_identity(rq[0], rq[1], rq[2], rq[3], w)
+            rx, ry, rz = w * rx, w * ry, w * rz
+        # the hips in the avatar frame (P = the parent's rest world rotation = PINV⁻¹), the
+        # root on top, back into the parent's frame
+        x = quat_rotate(-px, -py, -pz, pw, trs[s, TRS_T], trs[s, TRS_T + 1], trs[s, TRS_T + 2])
+        x = quat_rotate(rq[0], rq[1], rq[2], rq[3], x[0], x[1], x[2])
+        v = quat_rotate(px, py, pz, pw, x[0] + rx, x[1] + ry, x[2] + rz)
+        q = qmul(-px, -py, -pz, pw, trs[s, TRS_Q], trs[s, TRS_Q + 1], trs[s, TRS_Q + 2], trs[s, TRS_Q + 3])
+        q = qmul(rq[0], rq[1], rq[2], rq[3], q[0], q[1], q[2], q[3])
+        q = qmul(px, py, pz, pw, q[0], q[1], q[2], q[3])
         for j in range(3):
             trs[s, TRS_T + j] = v[j]
+        for j in range(4):
+            trs[s, TRS_Q + j] = q[j]
 
 
 # ============================================================== posing

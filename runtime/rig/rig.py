@@ -51,7 +51,7 @@ from .drive import DriveOptions, HeadDrive
 from ..errors import SettingsError
 from .errors import MotionError, RigError
 from .eyes import BodyDrive, EyeDrive, look_at_multiplier
-from .hair_params import parse_hair, unmatched_springs
+from .hair_params import ResolvedHair, parse_hair, resolve_hair, unmatched_springs
 from .motion import MotionPlayer
 from .motion_options import MotionOptions
 from .posing import DrivenPose, PosePlan
@@ -354,7 +354,13 @@ class AvatarRig:
         return values
 
     # ------------------------------------------------------------------ hair settings, in place
-    def set_hair(self, hair: dict | None) -> None:
+    def resolve_hair(self, hair: dict | None, *, gate=None) -> ResolvedHair:
+        """``hair`` resolved for this avatar's springs (any thread; :func:`resolve_hair`, its
+        ``gate``): hand it to :meth:`set_hair` of this rig or of another rig of the same
+        avatar. Raises SettingsError for bad settings."""
+        return resolve_hair(hair, self.chains.chain_names if self.chains is not None else (), gate=gate)
+
+    def set_hair(self, hair: dict | None, resolved: ResolvedHair | None = None) -> None:
         """Replace the ``[hair]`` settings (:mod:`runtime.rig.hair_params`; None or {}: the
         avatar's own parameters) of the running solver in place: k, c, gravity and a lowered
         hit radius change between two substeps while tails and velocities go on
@@ -362,12 +368,18 @@ class AvatarRig:
         raised hit radius grows at :data:`HIT_RADIUS_RAMP_M_PER_S` over the next substeps, so
         hair already in contact is eased out instead of jumping.
 
+        ``resolved``: ``hair`` resolved beforehand (:meth:`resolve_hair`, off the render thread)
+        for these springs; None: resolved here.
+
         Raises:
             SettingsError (a ValueError): an unknown key, a value that is not a finite number,
                 a negative one, a k its c cannot keep stable (the message names it); nothing
                 is changed then.
         """
-        overrides = parse_hair(hair)
+        names = self.chains.chain_names if self.chains is not None else ()
+        if resolved is None or resolved.names != tuple(names):
+            resolved = resolve_hair(hair, names)
+        overrides = resolved.overrides
         if self.chains is not None:
             before = self.chains.params.hit_radius.copy()
             try:

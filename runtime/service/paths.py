@@ -10,6 +10,9 @@ from pathlib import Path
 from .errors import BadRequest, Forbidden, NotFound
 
 AVATAR_SUFFIXES = (".vrm", ".glb", ".gltf")
+#: clips one ``FILE#A+B+...`` spec may name, and the length of a clip name
+MAX_CLIP_NAMES = 64
+MAX_NAME = 255
 CLIP_SUFFIXES = (".vrma", ".glb", ".gltf", ".vrm", ".bvh")
 
 
@@ -54,6 +57,14 @@ def resolve_clip(motion_dir: Path | None, requested) -> str:
     if motion_dir is None:
         raise Forbidden("no motion folder is configured (--motion-dir)")
     file, sep, names = requested.partition("#")
+    if len(file) > 1024:
+        raise BadRequest(f"a clip file name of {len(file)} characters is over the 1024 allowed")
+    if sep:
+        parts = names.split("+")
+        if len(parts) > MAX_CLIP_NAMES:
+            raise BadRequest(f"{len(parts)} clips in one spec are over the {MAX_CLIP_NAMES} allowed")
+        if any(not p or len(p) > MAX_NAME for p in parts):
+            raise BadRequest(f"every clip name after '#' must be 1..{MAX_NAME} characters")
     base = motion_dir.resolve()
     target = (base / file).resolve()
     if not target.is_relative_to(base):

@@ -6,6 +6,13 @@ its JSON body read once (an object, with the keys the route allows), and the way
 Every answer carries ``X-Content-Type-Options: nosniff`` and ``Cache-Control: no-store``
 (a route may replace them); a 4xx/5xx answer closes the connection. NaN and Infinity are not
 JSON: refused in bodies, never written in answers (500 instead).
+
+Every body is bounded before a route sees it (400 otherwise): integers of at most
+:data:`MAX_INT_DIGITS` digits, finite numbers (``1e400`` is not), strings of at most
+:data:`MAX_STRING` characters, objects and lists of at most :data:`MAX_ITEMS` entries,
+nested at most :data:`MAX_DEPTH` deep — so valid JSON never reaches a handler with a value
+Python cannot turn into a float, a path the OS refuses or a loop without bound. Routes bound
+their own parameters further (names, ranges).
 """
 
 from __future__ import annotations
@@ -20,6 +27,12 @@ from typing import BinaryIO, Callable
 from .errors import BadRequest, RequestTimeout
 
 log = logging.getLogger(__name__)
+
+#: bounds of every JSON body (module doc)
+MAX_INT_DIGITS = 15
+MAX_STRING = 4096
+MAX_ITEMS = 4096
+MAX_DEPTH = 32
 
 
 def send(handler: BaseHTTPRequestHandler, status: HTTPStatus, body: bytes, ctype: str,
@@ -53,6 +66,44 @@ def _no_constant(name: str):
     raise BadRequest(f"malformed JSON: {name} is not JSON (numbers must be finite)")
 
 
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise BadRequest(f"an integer of {len(text.lstrip('-'))} digits is over the {MAX_INT_DIGITS} allowed")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    import math
+
+    v = float(text)
+    if not math.isfinite(v):
+        raise BadRequest(f"{text[:40]} is not a finite number")
+    return v
+
+
+def check_bounds(obj) -> None:
+    """Raise BadRequest when ``obj`` (parsed JSON) holds a string, object or list over the
+    module doc's bounds, or nests deeper."""
+    stack = [(obj, 0, "body")]
+    while stack:
+        o, depth, where = stack.pop()
+        if isinstance(o, str):
+            if len(o) > MAX_STRING:
+                raise BadRequest(f"{where}: a string of {len(o)} characters is over the {MAX_STRING} allowed")
+        elif isinstance(o, (dict, list)):
+            if depth >= MAX_DEPTH:
+                raise BadRequest(f"{where}: nested over {MAX_DEPTH} deep")
+            if len(o) > MAX_ITEMS:
+                raise BadRequest(f"{where}: {len(o)} entries are over the {MAX_ITEMS} allowed")
+            if isinstance(o, dict):
+                for k, v in o.items():
+                    if len(k) > MAX_STRING:
+                        raise BadRequest(f"{where}: a key of {len(k)} characters is over the {MAX_STRING} allowed")
+                    stack.append((v, depth + 1, f"{where}.{k[:40]}"))
+            else:
+                stack.extend((v, depth + 1, f"{where}[{i}]") for i, v in enumerate(o))
+
+
 class Request:
     """A request being answered (service threads; one per connection).
 
@@ -75,6 +126,7 @@ class Request:
         self.path, _, self.query = handler.path.partition("?")
         self.headers = handler.headers
         self._length = body_length
+        self._raw: bytes | None = None
         self._body: dict | None = None
 
     # ------------------------------------------------------------------ reading
@@ -96,23 +148,39 @@ class Request:
                 raise BadRequest(f"unknown key {unknown[0]!r} (known: {', '.join(allowed)})")
         return self._body
 
-    def _read(self) -> dict:
+    def read_body(self) -> None:
+        """Read the body's bytes now (the server does, before any route runs: the whole
+        request arrives by its deadline); parsed by :meth:`body`.
+
+        Raises:
+            Refused (Content-Length: 400/411/413), RequestTimeout (408: not in time),
+            BadRequest: cut short.
+        """
+        if self._raw is not None:
+            return
         h = self._handler
         n = self._length(self.method, self.headers)
         try:
             raw = h.rfile.read(n) if n else b""
         except TimeoutError:
-            raise RequestTimeout(f"the body of {n} bytes did not arrive within {h.timeout:g} s") from None
+            raise RequestTimeout(f"the body of {n} bytes did not arrive within {h.read_limit_s():g} s") from None
         if len(raw) < n:
             raise BadRequest(f"body ended after {len(raw)} of {n} bytes")
+        self._raw = raw
+
+    def _read(self) -> dict:
+        self.read_body()
+        raw = self._raw
         try:
-            obj = json.loads(raw or b"{}", parse_constant=_no_constant)
+            obj = json.loads(raw or b"{}", parse_constant=_no_constant, parse_int=_bounded_int,
+                             parse_float=_finite_float)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise BadRequest(f"malformed JSON: {exc}") from None
         except (ValueError, RecursionError) as exc:
             raise BadRequest(f"malformed JSON: {str(exc)[:200]}") from None
         if not isinstance(obj, dict):
             raise BadRequest("body must be a JSON object")
+        check_bounds(obj)
         return obj
 
     # ------------------------------------------------------------------ answering

@@ -20,12 +20,15 @@ the browser on this machine (any web page the streamer opens can send requests t
    ``text/plain`` POST without asking first (a "CORS-simple" request), never a JSON one.
    Otherwise 415.
 4. **Token** (optional, ``--service-token TOKEN`` or ``auto``, generated and printed): when
-   set, a request that does not come from the panel (no same-origin ``Origin`` or
-   ``Sec-Fetch-Site: same-origin``) must carry ``Authorization: Bearer TOKEN`` (or
-   ``X-Swaycam-Token: TOKEN``); otherwise 401. ``GET /`` (the panel page itself, which holds
-   no data) needs no token, so a browser can open it. It keeps out local scripts that were not
-   given the token; a local program that forges browser headers is not a web page and is
-   outside what the service defends (it runs as the user already).
+   set, every request must carry it — ``Authorization: Bearer TOKEN`` or ``X-Swaycam-Token:
+   TOKEN`` — or a panel cookie this service issued; otherwise 401. The panel is opened at
+   ``GET /?token=TOKEN`` (the URL printed at start): that answer is a redirect to ``/`` with a
+   new random per-page nonce in the cookie ``swaycam_panel`` (HttpOnly, SameSite=Strict,
+   :data:`PANEL_NONCES` kept), so the token leaves the address bar and the page's own requests
+   (fetch, the preview image) carry the nonce. Headers a local program can write —
+   ``Origin``, ``Sec-Fetch-Site`` — never stand in for the token; the page itself needs it
+   too (it is how a client gets a nonce). It keeps out local programs and pages that were
+   not given the token.
 5. **Rate**: per client address, a token bucket for every request (:data:`RATE_ALL`) and a
    smaller one for state changes (:data:`RATE_CHANGE`); over it: 429 with ``Retry-After``.
    A flood then costs the render loop at most the bucket's rate of commands.
@@ -41,7 +44,8 @@ import hmac
 import secrets
 import threading
 import time
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from http import HTTPStatus
 
 from ..errors import SettingsError
@@ -57,6 +61,9 @@ RATE_CHANGE = (10.0, 20)
 CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: Host names that mean this machine's loopback interface.
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+#: The panel's cookie (a per-page nonce, rule 4) and how many issued nonces stay valid.
+PANEL_COOKIE = "swaycam_panel"
+PANEL_NONCES = 64
 
 
 class Refused(RequestError):
@@ -121,10 +128,12 @@ class SecurityPolicy:
 
     port: int
     token: str | None = None
+    _nonces: OrderedDict = field(default_factory=OrderedDict, repr=False)
 
     def __post_init__(self):
         self.all_limiter = RateLimiter(*RATE_ALL)
         self.change_limiter = RateLimiter(*RATE_CHANGE)
+        self._nonce_lock = threading.Lock()
 
     def bind(self, port: int) -> None:
         """The port actually bound (a service asked for port 0 learns it after binding)."""
@@ -137,15 +146,39 @@ class SecurityPolicy:
     def allowed_origins(self) -> frozenset[str]:
         return frozenset(f"http://{h}" for h in self.allowed_hosts())
 
-    def _same_origin(self, headers) -> bool:
-        origin = headers.get("Origin")
-        if origin is not None:
-            return origin.strip().lower() in self.allowed_origins()
-        return (headers.get("Sec-Fetch-Site") or "").strip().lower() == "same-origin"
+    def _token_ok(self, given: str | None) -> bool:
+        return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
 
-    def check(self, method: str, headers, client: str, path: str = "") -> None:
+    def _panel_nonce_ok(self, headers) -> bool:
+        for line in headers.get_all("Cookie") or []:
+            for part in line.split(";"):
+                name, _, value = part.strip().partition("=")
+                if name == PANEL_COOKIE:
+                    with self._nonce_lock:
+                        if any(hmac.compare_digest(value.encode(), n.encode()) for n in self._nonces):
+                            return True
+        return False
+
+    def panel_login(self, method: str, path: str, query: str) -> str | None:
+        """A ``Set-Cookie`` value with a new panel nonce when the request opens the panel
+        with the token (``GET /?token=TOKEN``; rule 4), else None."""
+        if self.token is None or method != "GET" or path != "/":
+            return None
+        from urllib.parse import parse_qs
+
+        given = parse_qs(query[:1024]).get("token", [None])[0]
+        if not self._token_ok(given):
+            return None
+        nonce = secrets.token_urlsafe(24)
+        with self._nonce_lock:
+            self._nonces[nonce] = None
+            while len(self._nonces) > PANEL_NONCES:
+                self._nonces.popitem(last=False)
+        return f"{PANEL_COOKIE}={nonce}; Path=/; HttpOnly; SameSite=Strict"
+
+    def check(self, method: str, headers, client: str, path: str = "", query: str = "") -> None:
         """Raise :class:`Refused` unless the request may reach a handler (module doc);
-        ``path``: the request's path without the query (``GET /`` is the panel page)."""
+        ``path`` and ``query``: the request's path and the text after ``?``."""
         hosts = headers.get_all("Host") or []
         if len(hosts) != 1:
             raise Refused(HTTPStatus.FORBIDDEN, "exactly one Host header is required" if hosts
@@ -165,15 +198,16 @@ class SecurityPolicy:
             if ctype != "application/json":
                 raise Refused(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
                               f"{method} needs Content-Type: application/json (got {ctype[:60] or 'none'!r})")
-        panel_page = method == "GET" and path == "/"
-        if self.token is not None and not panel_page and not self._same_origin(headers):
+        if self.token is not None:
             given = headers.get("X-Swaycam-Token")
             auth = headers.get("Authorization") or ""
             if auth[:7].lower() == "bearer ":
                 given = auth[7:].strip()
-            if given is None or not hmac.compare_digest(given.encode(), self.token.encode()):
+            if not (self._token_ok(given) or self._panel_nonce_ok(headers)
+                    or self.panel_login(method, path, query) is not None):
                 raise Refused(HTTPStatus.UNAUTHORIZED, "this service needs its token: "
-                              "'Authorization: Bearer TOKEN' (printed when the service started)")
+                              "'Authorization: Bearer TOKEN', or open the panel at /?token=TOKEN "
+                              "(printed when the service started)")
         wait = self.all_limiter.take(client)
         if not wait and method in CHANGING:
             wait = self.change_limiter.take(client)
@@ -201,9 +235,9 @@ class SecurityPolicy:
         if len(values) > 1:
             raise Refused(HTTPStatus.BAD_REQUEST, "Content-Length given more than once")
         text = values[0].strip()
-        if not (text.isascii() and text.isdigit()) or len(text) > 12:
+        if not (text.isascii() and text.isdigit()):
             raise Refused(HTTPStatus.BAD_REQUEST, f"Content-Length {values[0][:40]!r} is not a non-negative integer")
+        if len(text.lstrip("0")) > 12 or int(text) > MAX_BODY:      # however many digits: too large
+            raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body of {text[:40]} bytes is over {MAX_BODY} bytes")
         n = int(text)
-        if n > MAX_BODY:
-            raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body of {n} bytes is over {MAX_BODY} bytes")
         return n

@@ -13,16 +13,20 @@ held exactly), so the buffer written out (``--record``) IS what the run sampled:
 hair. The first record is put at the first time sampled (the loop's t0), where an offline
 replay starts its substep grid.
 
-A silent sender is a lost face: after ``hold_s`` without data the head, neck, eyes and
-expressions ease to neutral over ``ease_s`` (smoothstep, one record per frame), the rest of
-the body holds; ``found`` (and so the Performer's /VMC/Ext/OK tracking status) is False from
-the end of the hold, and while the sender itself reports a lost face (OK tracking status 0).
+A silent sender is a lost face: after ``hold_s`` without data every channel it drove — each
+bone it named, the hips, the root, the expressions and blendshapes — eases to neutral over
+``ease_s`` (smoothstep, one record per frame): the body pose's ``weight`` goes from 1 to 0
+(:mod:`tracking.body`: the avatar's own motion takes over again), the expression weights to
+0. ``found`` (and so the Performer's /VMC/Ext/OK tracking status) is False from the end of
+the hold, and while the sender itself reports a lost face (OK tracking status 0). A sender
+that comes back takes over at once.
 
 Assistant (on 39540, or ``role = "assistant"``): the camera input (``inner``) stays the pose
 source; the received blend values replace (``face = "replace"``) or merge with (``"merge"``:
 the larger of the two per channel) the tracked face, and with ``head = "vmc"`` the received
-Head (and Neck) bone replace the tracked head rotation. Not recorded bit-exactly (the camera
-part is the inner input's own recording).
+Head (and Neck) bone replace the tracked head rotation; a silent sender eases back to the
+camera's face and head the same way. Not recorded bit-exactly (the camera part is the inner
+input's own recording).
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from avatars.math3d import QUAT_IDENTITY, quat_slerp_scalar
 from tracking.body import BONE_INDEX, F_ARKIT, F_EXPR, F_ON, BodyPose
 from tracking.expressions import NUM_BLENDSHAPES
 from tracking.pose_track import PoseSample, TrackHeader
@@ -48,7 +51,6 @@ log = logging.getLogger(__name__)
 ROLES = ("auto", "marionette", "assistant")
 FACE_MODES = ("replace", "merge")
 HEAD_MODES = ("camera", "vmc")
-_EASED = [BONE_INDEX[b] for b in ("neck", "head", "leftEye", "rightEye", "jaw")]
 
 
 @dataclass(frozen=True)
@@ -97,10 +99,11 @@ class RecordBuffer:
                "bs": np.zeros((cap, NUM_BLENDSHAPES)), "conf": np.zeros(cap), "found": np.zeros(cap, bool),
                "gaze": np.zeros((cap, 2)), "bones": np.zeros((cap,) + BodyPose().bones.shape),
                "mask": np.zeros((cap,) + BodyPose().mask.shape), "hips": np.zeros((cap, 3)),
-               "expr": np.zeros((cap,) + BodyPose().expressions.shape),
-               "flags": np.zeros((cap,) + BodyPose().flags.shape)}
+               "root": np.zeros((cap, 7)), "expr": np.zeros((cap,) + BodyPose().expressions.shape),
+               "flags": np.zeros((cap,) + BodyPose().flags.shape), "weight": np.ones(cap)}
         new["rot"][:, 3] = 1.0
         new["bones"][:, :, 3] = 1.0
+        new["root"][:, 6] = 1.0
         if old is not None:
             for k, a in new.items():
                 a[:n] = getattr(self, k)[:n]
@@ -121,6 +124,7 @@ class RecordBuffer:
         self.conf[k] = 1.0 if found else 0.0
         self.found[k] = found
         self.bones[k], self.mask[k], self.hips[k] = body.bones, body.mask, body.hips
+        self.root[k], self.weight[k] = body.root, body.weight[0]
         self.expr[k], self.flags[k] = body.expressions, body.flags
         self.n += 1
         self._views = None
@@ -132,7 +136,7 @@ class RecordBuffer:
         if self.n == self.cap:
             self._alloc(2 * self.cap)
         for a in (self.t, self.rot, self.tr, self.bs, self.conf, self.found, self.gaze, self.bones, self.mask,
-                  self.hips, self.expr, self.flags):
+                  self.hips, self.root, self.expr, self.flags, self.weight):
             a[k + 1] = a[k]
         self.t[k + 1] = t
         self.n += 1
@@ -140,6 +144,7 @@ class RecordBuffer:
 
     def body_at(self, k: int, out: BodyPose) -> BodyPose:
         out.bones[:], out.mask[:], out.hips[:] = self.bones[k], self.mask[k], self.hips[k]
+        out.root[:], out.weight[0] = self.root[k], self.weight[k]
         out.expressions[:], out.flags[:] = self.expr[k], self.flags[k]
         return out
 
@@ -159,8 +164,9 @@ class RecordBuffer:
         if out.body is None:
             out.body = BodyPose()
         o = out.body
-        sample_body_kernel(t_ns, 0, self.t, self.n, self.bones, self.mask, self.hips, self.expr, self.flags,
-                           self._bcursor, o.bones, o.mask, o.hips, o.expressions, o.flags)
+        sample_body_kernel(t_ns, 0, self.t, self.n, self.bones, self.mask, self.hips, self.root, self.expr,
+                           self.flags, self.weight, self._bcursor, o.bones, o.mask, o.hips, o.root, o.expressions,
+                           o.flags, o.weight)
         out.t_ns = t_ns
         return out
 
@@ -219,9 +225,8 @@ class VmcInput(PoseInput):
         if state is not None:
             body.copy_from(state.body)
             arkit[:] = state.arkit
-            if ease_w > 0.0:
-                for b in _EASED:
-                    quat_slerp_scalar(body.bones[b], QUAT_IDENTITY, ease_w, out=body.bones[b])
+            if ease_w > 0.0:                      # a silent sender eased out: every channel
+                body.weight[0] = 1.0 - ease_w
                 body.expressions *= 1.0 - ease_w
                 arkit *= 1.0 - ease_w
         self.buf.append(t, body, arkit, found)
@@ -306,11 +311,17 @@ class VmcInput(PoseInput):
         if mine is None:
             mine = out.body = BodyPose()
         mine.clear()
+        w = float(b.weight[0])            # < 1: a silent sender eased back to the camera
+        if w <= 0.0:
+            return out
         if b.flags[F_ARKIT]:
             if self.options.face == "merge":
                 np.maximum(out.blendshapes, v.blendshapes, out=out.blendshapes)
-            else:
+            elif w >= 1.0:
                 out.blendshapes[:] = v.blendshapes
+            else:                         # the received values are already scaled by w
+                out.blendshapes *= 1.0 - w
+                out.blendshapes += v.blendshapes
         if b.flags[F_EXPR]:
             mine.expressions[:] = b.expressions
             mine.flags[F_EXPR] = 1.0
@@ -321,6 +332,7 @@ class VmcInput(PoseInput):
                 if b.mask[i]:
                     mine.bones[i], mine.mask[i] = b.bones[i], 1.0
                     mine.flags[F_ON] = 1.0
+            mine.weight[0] = w
         return out
 
     def status(self) -> InputStatus:

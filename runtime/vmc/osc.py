@@ -27,6 +27,9 @@ _I = struct.Struct(">i")
 _F7 = struct.Struct(">7f")
 _F1 = struct.Struct(">f")
 _FAST = {",sfffffff": _F7, ",sf": _F1}
+#: the OSC 1.0 (and common 1.1) argument types python-osc reads; any other tag makes the
+#: message malformed here (python-osc would log a warning per message and go on)
+_TAGS = frozenset("ihfdsbrmtTFN[]")
 BUNDLE_HEAD = b"#bundle\x00" + struct.pack(">Q", 1)
 #: limits on one datagram
 MAX_DEPTH = 4
@@ -95,6 +98,8 @@ def iter_messages(dgram: bytes):
                         raise OscError("message length disagrees with its type tags")
                     params = [name, *fast.unpack_from(d, k)]
                 else:
+                    if not tags.startswith(",") or not _TAGS.issuperset(tags[1:]):
+                        raise OscError("unknown OSC type tag")
                     params = OscMessage(d).params
             except OscError:
                 raise

@@ -5,7 +5,8 @@ on arrival with the run's clock (DESIGN §11: bounded names, finite values, coun
 What is taken (VMC protocol spec; extra arguments are ignored, as the spec says):
 
     /VMC/Ext/Bone/Pos   ,sfffffff…  a Unity HumanBodyBones name of :data:`runtime.vmc.names.UNITY_BONES`
-    /VMC/Ext/Root/Pos   ,sfffffff…  (folded into the hips: R·n_hips, p_root + R·p_hips)
+    /VMC/Ext/Root/Pos   ,sfffffff…  the root placement of the whole avatar (:mod:`tracking.body`:
+                                    applied on top of the hips, received or not)
     /VMC/Ext/Blend/Val  ,sf…        VRM 0.x / 1.0 presets and ARKit names (case-insensitive);
                                     other names are kept in a bounded table (counted, unused)
     /VMC/Ext/Blend/Apply            commits the values received since the last Apply
@@ -16,11 +17,22 @@ Dropped and counted (:class:`ReceiverStats`): datagrams that are not OSC (``malf
 messages with wrong type tags or too few arguments (``bad_types``), NaN/inf or a zero
 quaternion (``non_finite``), bone names outside the humanoid set (``unknown_bones``), blend
 names past the table's bound or longer than :data:`MAX_NAME` (``refused_names``). Unknown
-addresses are ignored (``ignored``). Nothing raises out of the thread.
+addresses are ignored (``ignored``). Nothing raises out of the thread, and nothing is logged
+per packet: the first drop is logged once (WARNING, with its kind), then at most one line per
+:data:`LOG_INTERVAL_S` with the counts since the last line (a flood of 2,000 bad packets is a
+few lines, not 2,000). The counts are in ``GET /status``, the HUD and the ``--json`` summary
+(``"vmc"``: :meth:`ReceiverStats.as_dict`, watched by the run's telemetry).
 
 The state is coalesced: :meth:`VmcReceiver.take` returns the newest state (a copy) and its
 arrival time when it changed since the last take — a flood of packets costs the receiving
 thread, never the render loop more than one state per frame.
+
+A partial sender (any subset of bones, with or without Root and Hips: VMagicMirror's upper
+body, a face-only Assistant, XR Animator without legs) names only what it sends: a bone is
+driven once received, the hips position only once the Hips bone is, the root only once
+Root is; everything else stays the avatar's own (the clip, the head drive). A Hips position of
+exactly (0, 0, 0) names no position (iFacialMocap's desktop app sends every bone position as
+zeros; the hips on the floor is no pose a sender means).
 """
 
 from __future__ import annotations
@@ -34,8 +46,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from tracking.body import (BodyPose, F_ARKIT, F_EXPR, F_HIPS, F_ON, HIPS, NUM_BONES,
-                           NUM_EXPRESSIONS)
+from tracking.body import BodyPose, F_ARKIT, F_EXPR, F_HIPS, F_ON, F_ROOT, HIPS, NUM_BONES, NUM_EXPRESSIONS
 from tracking.expressions import NUM_BLENDSHAPES
 
 from ..errors import SettingsError
@@ -49,6 +60,8 @@ ASSISTANT_PORT = 39540
 MAX_NAME = 64             # characters of a blend or bone name
 MAX_CUSTOM_NAMES = 256    # distinct unknown blend names remembered
 MAX_DATAGRAM = 65535
+#: at most one log line about dropped packets per this many seconds
+LOG_INTERVAL_S = 10.0
 
 
 @dataclass
@@ -75,28 +88,57 @@ class ReceiverStats:
     def as_dict(self) -> dict:
         return {**asdict(self), "dropped": self.dropped}
 
+    def drops(self) -> dict:
+        """{kind: count} of the dropped kinds (module doc)."""
+        return {k: getattr(self, k) for k in ("malformed", "bad_types", "non_finite", "unknown_bones",
+                                              "refused_names")}
+
+
+class DropLog:
+    """Rate-limited logging of dropped packets (module doc): the first drop at once, then one
+    line per ``interval_s`` with the counts since the previous line."""
+
+    def __init__(self, stats: ReceiverStats, *, interval_s: float = LOG_INTERVAL_S, clock=time.monotonic):
+        self.stats, self.interval_s, self.clock = stats, interval_s, clock
+        self._logged = stats.drops()
+        self._next = None
+        self.lines = 0
+
+    def check(self, where: str) -> None:
+        """Called after a datagram (receiver thread): log when due."""
+        st = self.stats
+        if st.dropped == sum(self._logged.values()):
+            return
+        now = self.clock()
+        if self._next is not None and now < self._next:
+            return
+        cur = st.drops()
+        new = {k: cur[k] - self._logged[k] for k in cur if cur[k] > self._logged[k]}
+        self._logged, self._next = cur, now + self.interval_s
+        self.lines += 1
+        what = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in new.items())
+        log.warning("VMC on %s: dropped %d bad packet(s)/message(s) (%s); %d dropped in all%s", where,
+                    sum(new.values()), what, st.dropped,
+                    "" if self.lines > 1 else f" (at most one such line per {self.interval_s:g} s)")
+
 
 class VmcState:
-    """One coalesced state: the body pose (avatar frame, normalized), the ARKit channels,
-    the sender's tracking status and time."""
+    """One coalesced state: the body pose (avatar frame, normalized; the root in
+    ``body.root``), the ARKit channels, the sender's tracking status and time."""
 
-    __slots__ = ("body", "arkit", "tracking", "sender_t", "root_p", "root_q", "bone_p")
+    __slots__ = ("body", "arkit", "tracking", "sender_t")
 
     def __init__(self) -> None:
         self.body = BodyPose()
         self.arkit = np.zeros(NUM_BLENDSHAPES)
         self.tracking = 1
         self.sender_t = 0.0
-        self.root_p = np.zeros(3)
-        self.root_q = np.array([0.0, 0.0, 0.0, 1.0])
-        self.bone_p = np.zeros(3)            # the hips position received (before the root)
 
     def copy(self) -> VmcState:
         s = VmcState()
         s.body.copy_from(self.body)
         s.arkit[:] = self.arkit
         s.tracking, s.sender_t = self.tracking, self.sender_t
-        s.root_p[:], s.root_q[:], s.bone_p[:] = self.root_p, self.root_q, self.bone_p
         return s
 
 
@@ -148,6 +190,8 @@ class VmcReceiver:
         self.address = self._sock.getsockname()[:2]
         self.clock_ns = clock_ns
         self.stats = ReceiverStats()
+        self.drop_log = DropLog(self.stats)
+        self._where = f"{self.address[0]}:{self.address[1]}"
         self.custom_names: dict[str, float] = {}
         self._state = VmcState()
         self._pending_expr = np.zeros(NUM_EXPRESSIONS)
@@ -203,6 +247,7 @@ class VmcReceiver:
                 self._serial += 1
                 self._latest = (self.clock_ns(), s)
             st.states += 1
+        self.drop_log.check(self._where)
         return changed
 
     def _message(self, s: VmcState, address: str, tags: str, params: list) -> bool:
@@ -225,9 +270,11 @@ class VmcReceiver:
             p = (-px, py, pz)
             q = (qx / n, -qy / n, -qz / n, qw / n)
             if address == "/VMC/Ext/Root/Pos":
-                s.root_p[:] = p
-                s.root_q[:] = q
-                self._fold_hips(s)
+                with self._lock:
+                    s.body.root[:3] = p
+                    s.body.root[3:] = q
+                    s.body.flags[F_ROOT] = 1.0
+                    s.body.flags[F_ON] = 1.0
                 return True
             b = UNITY_BONES.get(name) if len(name) <= MAX_NAME else None
             if b is None:
@@ -238,9 +285,9 @@ class VmcReceiver:
                 s.body.bones[b] = q
                 s.body.mask[b] = 1.0
                 s.body.flags[F_ON] = 1.0
-                if b == HIPS:
-                    s.bone_p[:] = p
-                    self._fold_hips(s)
+                if b == HIPS and (px or py or pz):     # senders that fill positions with
+                    s.body.hips[:] = p                   # zeros name no hips position
+                    s.body.flags[F_HIPS] = 1.0
             return True
         if address == "/VMC/Ext/Blend/Val":
             if not tags.startswith(",sf") or len(params) < 2:
@@ -301,37 +348,16 @@ class VmcReceiver:
         st.ignored += 1
         return False
 
-    @staticmethod
-    def _fold_hips(s: VmcState) -> None:
-        """hips position = p_root + R_root · p_hips, hips rotation unchanged in the state
-        (the root's rotation is applied to the hips rotation when taken). Plain floats: this
-        runs for every received Root and Hips message."""
-        qx, qy, qz, qw = s.root_q.tolist()
-        vx, vy, vz = s.bone_p.tolist()
-        # v + 2w(q×v) + 2 q×(q×v)
-        tx, ty, tz = 2.0 * (qy * vz - qz * vy), 2.0 * (qz * vx - qx * vz), 2.0 * (qx * vy - qy * vx)
-        px, py, pz = s.root_p.tolist()
-        h = s.body.hips
-        h[0] = px + vx + qw * tx + (qy * tz - qz * ty)
-        h[1] = py + vy + qw * ty + (qz * tx - qx * tz)
-        h[2] = pz + vz + qw * tz + (qx * ty - qy * tx)
-        s.body.flags[F_HIPS] = 1.0
-
     # ------------------------------------------------------------------ render thread
     def take(self) -> tuple[int, VmcState] | None:
         """(arrival time, a copy of the newest state) when it changed since the last take,
-        else None. The hips rotation carries the root's rotation."""
+        else None."""
         with self._lock:
             if self._latest is None or self._serial == self._taken:
                 return None
             self._taken = self._serial
             t, s = self._latest
-            out = s.copy()
-        from avatars.math3d import quat_mul
-
-        if out.body.mask[HIPS] and (out.root_q[:3] != 0).any():
-            out.body.bones[HIPS] = quat_mul(out.root_q, out.body.bones[HIPS])
-        return t, out
+            return t, s.copy()
 
     def close(self) -> None:
         self._stop.set()

@@ -62,7 +62,7 @@ def test_avatar_loads_off_the_render_thread(live_session, monkeypatch):
     calls, seen = [], {}
     real = controller_module.load_avatar
 
-    def slow_load(path):
+    def slow_load(path, gate=None):
         avatar = real(path)
         calls.append(("load_avatar", threading.get_ident()))
         n0 = len(frames)
@@ -91,7 +91,7 @@ def test_a_change_make_rig_does_not_read_keeps_the_prepared_rig(live_session, mo
     calls = []
     real = controller_module.load_avatar
 
-    def load_then_change(path):
+    def load_then_change(path, gate=None):
         avatar = real(path)
         session.stage.settings.set_background("#102030")    # the panel's background
         return avatar
@@ -111,7 +111,7 @@ def test_a_calibration_applied_during_the_load_rebuilds_the_rig(live_session, mo
     render_thread = session.commands.call(threading.get_ident)
     ranges = {"eyeBlinkLeft": [0.1, 0.6]}
 
-    def load_then_change(path):
+    def load_then_change(path, gate=None):
         avatar = real(path)
         session.controller.set_calibration(ranges)      # on the render thread, while this load waits
         return avatar
@@ -128,7 +128,7 @@ def test_a_solver_switched_during_the_load_is_kept(live_session, monkeypatch):
     assert session.stage.rig.solver == "rest-shape"
     real = controller_module.load_avatar
 
-    def load_then_switch(path):
+    def load_then_switch(path, gate=None):
         avatar = real(path)
         session.controller.set_hair("legacy", None)      # on the render thread, while this load waits
         return avatar

@@ -177,7 +177,7 @@ def test_a_state_change_needs_json(svc, ctype):
     ("-1", 400, "Content-Length '-1' is not a non-negative integer"),
     ("abc", 400, "is not a non-negative integer"), ("1e3", 400, "is not a non-negative integer"),
     ("\u00b2".encode().decode("latin-1"), 400, "is not a non-negative integer"),
-    (str(MAX_BODY + 1), 413, f"is over {MAX_BODY} bytes"), ("99999999999999999999", 400, "non-negative integer"),
+    (str(MAX_BODY + 1), 413, f"is over {MAX_BODY} bytes"), ("99999999999999999999", 413, "is over"),
 ])
 def test_bad_content_length_is_4xx_json(svc, length, status, fragment):
     s, ctl = svc
@@ -286,12 +286,23 @@ def test_the_token_is_needed_by_other_clients_not_by_the_panel():
         assert req(s, "GET", "/status", headers={"Authorization": f"Bearer {token}"})[0] == 200
         assert req(s, "GET", "/status", headers={"X-Swaycam-Token": token})[0] == 200
         assert jreq(s, "POST", "/recenter", headers={"Authorization": f"Bearer {token}"})[0] == 200
-        # the panel (served by the service at GET /): the page opens without a token (no such
-        # endpoint here: 404, not 401), its requests are same-origin
-        assert req(s, "GET", "/", headers={"Sec-Fetch-Site": "none"})[0] == 404
+        # headers a local program writes are no token (issue 34 finding 4: they were)
+        assert req(s, "GET", "/", headers={"Sec-Fetch-Site": "none"})[0] == 401
         assert req(s, "GET", "/status", headers={"Sec-Fetch-Site": "none"})[0] == 401
-        assert jreq(s, "POST", "/recenter", headers={"Origin": f"http://127.0.0.1:{port}"})[0] == 200
-        assert req(s, "GET", "/status", headers={"Sec-Fetch-Site": "same-origin"})[0] == 200
+        assert jreq(s, "POST", "/recenter", headers={"Origin": f"http://127.0.0.1:{port}"})[0] == 401
+        assert req(s, "GET", "/status", headers={"Sec-Fetch-Site": "same-origin"})[0] == 401
+        # the panel opens with the token in its URL: a redirect to / with a per-page nonce
+        status, h, _ = req(s, "GET", f"/?token={token}")
+        assert status == 303 and h["location"] == "/"
+        cookie = h["set-cookie"].split(";")[0]
+        assert cookie.startswith("swaycam_panel=") and token not in cookie
+        assert "HttpOnly" in h["set-cookie"] and "SameSite=Strict" in h["set-cookie"]
+        assert req(s, "GET", "/", headers={"Cookie": cookie})[0] == 404          # no page here: not 401
+        assert req(s, "GET", "/status", headers={"Cookie": cookie})[0] == 200
+        assert jreq(s, "POST", "/recenter", headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"})[0] \
+            == 200
+        assert req(s, "GET", "/status", headers={"Cookie": "swaycam_panel=made-up"})[0] == 401
+        assert req(s, "GET", "/?token=wrong-token")[0] == 401
         # a foreign page with the token is still a foreign page
         assert jreq(s, "POST", "/recenter", headers={"Origin": "http://evil.example.com",
                                                      "Authorization": f"Bearer {token}"})[0] == 403

@@ -10,6 +10,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from types import SimpleNamespace
 
+from runtime.commands import RenderIdle
+from runtime.rig.hair_params import resolve_hair
+
 import pytest
 
 from runtime import controller as controller_module
@@ -47,7 +50,8 @@ class Commands:
 def fake_rig(avatar, solver="rest-shape", hair=None):
     return SimpleNamespace(avatar=avatar, solver=solver, hair_params=dict(hair or {}), motion=None, chains=None,
                            world="world", warmed=False, warm_up=lambda: None,
-                           hair_springs=lambda: {"Bang": {"k": [1.0]}}, hair_warnings=lambda: [])
+                           hair_springs=lambda: {"Bang": {"k": [1.0]}}, hair_warnings=lambda: [],
+                           resolve_hair=lambda hair, gate=None: resolve_hair(hair, ("Bang",), gate=gate))
 
 
 class FakeStage:
@@ -58,6 +62,9 @@ class FakeStage:
         self.compare = False
         self.motion_setup = "idle program"
         self.log = []
+
+    def avatar_name(self):
+        return self.rig.avatar.path
 
     def make_rig(self, avatar, solver, hair=None, *, play=True):
         self.log.append(("make_rig", solver, threading.get_ident()))
@@ -85,7 +92,7 @@ class FakeStage:
         self.log.append(("switch_solver", solver))
         self.rig = fake_rig(self.rig.avatar, solver, self.rig.hair_params)
 
-    def set_hair(self, hair):
+    def set_hair(self, hair, resolved=None):
         self.log.append(("set_hair", hair))
         self.rig.hair_params = dict(hair)
 
@@ -110,6 +117,7 @@ class FakeStage:
 class FakeHost:
     def __init__(self):
         self.commands = Commands()
+        self.render_idle = RenderIdle()
         self.stage = FakeStage()
         self.tryon = SimpleNamespace(current="bob", state=lambda: {"current": "bob"},
                                      rebase=lambda: self.log.append("rebase") or "bob")
@@ -151,7 +159,7 @@ def test_recenter_and_the_frame_run_on_the_render_thread(host):
 
 def test_an_avatar_is_prepared_on_the_calling_thread_and_swapped_on_the_render_thread(host, monkeypatch):
     monkeypatch.setattr(controller_module, "load_avatar",
-                        lambda path: SimpleNamespace(path=str(path), springs=[1, 2], warnings=["w"]))
+                        lambda path, gate=None: SimpleNamespace(path=str(path), springs=[1, 2], warnings=["w"]))
     st = host.stage
     me = threading.get_ident()
     out = SessionController(host).load_avatar(Path("/a/godette.vrm"))
@@ -165,7 +173,7 @@ def test_an_avatar_is_prepared_on_the_calling_thread_and_swapped_on_the_render_t
 
 def test_compare_mode_prepares_the_companion_too(host, monkeypatch):
     monkeypatch.setattr(controller_module, "load_avatar",
-                        lambda path: SimpleNamespace(path=str(path), springs=[], warnings=[]))
+                        lambda path, gate=None: SimpleNamespace(path=str(path), springs=[], warnings=[]))
     host.stage.compare = True
     SessionController(host).load_avatar(Path("/a/b.vrm"))
     names = [e[0] for e in host.stage.log]
@@ -176,7 +184,7 @@ def test_compare_mode_prepares_the_companion_too(host, monkeypatch):
 def test_a_rig_input_changed_during_the_load_rebuilds_on_the_render_thread(host, monkeypatch):
     st = host.stage
 
-    def load_then_calibrate(path):
+    def load_then_calibrate(path, gate=None):
         st.settings.set_calibration({"eyeBlinkLeft": [0.1, 0.6]})      # POST /calibrate meanwhile
         return SimpleNamespace(path=str(path), springs=[], warnings=[])
 
@@ -191,7 +199,7 @@ def test_a_rig_input_changed_during_the_load_rebuilds_on_the_render_thread(host,
 def test_a_background_change_does_not_rebuild(host, monkeypatch):
     st = host.stage
 
-    def load_then_change(path):
+    def load_then_change(path, gate=None):
         st.settings.set_background("#102030")          # not a rig input
         return SimpleNamespace(path=str(path), springs=[], warnings=[])
 

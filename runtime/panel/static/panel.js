@@ -55,6 +55,13 @@ async function pollStatus() {
     chip("st-face", s.face_found ? "face found" : "no face", s.face_found ? "ok" : "bad");
     chip("st-substeps", s.substeps_per_frame == null ? "substeps –" : `${s.substeps_per_frame.toFixed(2)} substeps`);
     document.body.dataset.solver = s.solver;
+    // the server's truth: a change made elsewhere (a window key, another client, a hairstyle
+    // fitted meanwhile) refreshes the pickers it touches
+    const seen = state.seen || {};
+    if (seen.avatar !== undefined && seen.avatar !== s.avatar) { loadAvatars(); loadHair(); loadExpressions(); }
+    if (seen.hairstyle !== undefined && seen.hairstyle !== s.hairstyle) { loadHairstyles(); loadHair(); }
+    if (seen.solver !== undefined && seen.solver !== s.solver) loadHair();
+    state.seen = { avatar: s.avatar, hairstyle: s.hairstyle, solver: s.solver };
   }
   setTimeout(pollStatus, 1000);
 }
@@ -67,6 +74,7 @@ async function loadAvatars() {
   const items = a.avatars.slice();
   if (a.current == null) items.unshift("");
   fill(sel, items, a.current == null ? "" : a.current, (v) => v || (a.path ? a.path.split("/").pop() : "default"));
+  sel.dataset.current = a.current == null ? "" : a.current;
   sel.disabled = !a.folder;
   sel.title = a.folder ? "" : "start with --avatar-dir to pick avatars";
 }
@@ -76,6 +84,21 @@ async function loadHairstyles() {
   if (!h || !h.styles || !h.styles.length) { row.hidden = true; return; }
   row.hidden = false;
   fill($("hairstyle"), ["", ...h.styles], h.pending || h.current || "", (v) => v || "avatar's own hair");
+  return h;
+}
+async function followHairstyle(name) {
+  // until the server says the fit is done (or failed): the message follows its state
+  for (let i = 0; i < 600; i++) {
+    const h = await loadHairstyles();
+    if (!h) return;
+    if (!h.switching && !h.pending) {
+      if (h.error && (h.current || "") !== (name || "")) say(`hairstyle: ${h.error}`, true);
+      else say(h.current ? `hairstyle: ${h.current}` : "the avatar's own hair");
+      loadHair();
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 async function loadClips() {
   const c = await api("GET", "/clips");
@@ -141,6 +164,7 @@ async function sendHair() {
   const params = hairTable();
   const r = await api("POST", "/hair", { params });
   if (r) { state.hair.params = r.params; state.hair.springs = r.springs; say(r.warnings && r.warnings.length ? r.warnings.join("; ") : ""); }
+  else await loadHair();               // refused: the sliders show what runs
   hairBusy = false;
   if (hairAgain) { hairAgain = false; sendHair(); }
 }
@@ -190,7 +214,8 @@ async function setExpr(name, on) {
   state.on[name] = on;
   const b = document.querySelector(`#expressions button[data-expr="${CSS.escape(name)}"]`);
   if (b) b.classList.toggle("on", on);
-  await api("POST", "/expression", { name, weight: on ? 1 : 0, fade_ms: state.fade });
+  const r = await api("POST", "/expression", { name, weight: on ? 1 : 0, fade_ms: state.fade });
+  if (!r) await loadExpressions();     // refused: the buttons show the server's state again
 }
 function keyName(ev) {
   if (ev.key === " ") return "space";
@@ -218,6 +243,7 @@ async function calibrate(phase) {
   const r = await api("POST", "/calibrate", { phase });
   if (!r) return;
   if (r.calibration) {
+    say("calibration in use (not saved)");
     $("cal-status").textContent = "ranges: " + Object.entries(r.calibration).map(([k, v]) => `${k} ${v[0]}–${v[1]}`).join(", ");
   } else {
     const f = r.frames || {};
@@ -230,6 +256,7 @@ async function calibrate(phase) {
 async function loadOutputs() {
   const o = await api("GET", "/outputs");
   if (!o) return;
+  state.outputs = o;
   const bg = o.background.toLowerCase();
   const kind = bg === "transparent" ? "transparent" : (bg === "green" || bg === "chroma") ? "green" : "colour";
   document.querySelector(`input[name=bg][value=${kind}]`).checked = true;
@@ -252,21 +279,24 @@ function showOutputs(o) {
 }
 async function setVcam() {
   const r = await api("POST", "/vcam", { on: $("vcam").checked });
-  if (r) { showOutputs(r); say(r.vcam.on ? `virtual camera on (${r.vcam.device || "?"})` : "virtual camera off"); }
-  else $("vcam").checked = !$("vcam").checked;
+  if (r) say(r.vcam.on ? `virtual camera on (${r.vcam.device || "?"})` : "virtual camera off");
+  await loadOutputs();                 // the server's state, success or error
 }
 async function toggleRecording(kind) {
   const o = await api("GET", "/outputs");
   if (!o) return;
   const r = await api("POST", "/record", { kind, on: !o.recording[kind] });
-  if (!r) return;
-  showOutputs(r);
-  if (r.stopped) say(`saved ${r.stopped.frames} frames to ${r.stopped.path}`);
-  else say(`recording ${kind} → ${r.recording[kind].path}`);
+  if (r) {
+    if (r.stopped) say(`saved ${r.stopped.frames} frames to ${r.stopped.path}`);
+    else say(`recording ${kind} → ${r.recording[kind].path}`);
+  }
+  await loadOutputs();
 }
 async function setBackground() {
   const kind = document.querySelector("input[name=bg]:checked").value;
-  await api("POST", "/background", { background: kind === "colour" ? $("bg-colour").value : kind });
+  const r = await api("POST", "/background", { background: kind === "colour" ? $("bg-colour").value : kind });
+  if (r) say("");
+  await loadOutputs();                 // a refused background (409) puts the radio back
 }
 
 // ---------------------------------------------------------------- wiring
@@ -275,23 +305,32 @@ function wire() {
     if (!ev.target.value) return;
     say("loading avatar…");
     const r = await api("POST", "/avatar", { path: ev.target.value });
-    if (r) { say(`avatar: ${r.avatar.split("/").pop()}`); await Promise.all([loadHair(), loadExpressions(), loadAvatars()]); }
+    if (r) say(`avatar: ${r.avatar.split("/").pop()}`);
+    await Promise.all([loadHair(), loadExpressions(), loadAvatars(), loadHairstyles()]);
+    if (r && r.hairstyle_pending) followHairstyle(r.hairstyle_pending);
   });
   $("hairstyle").addEventListener("change", async (ev) => {
-    const r = await api("POST", "/hairstyle", { name: ev.target.value || null, wait: false });
-    if (r) say(ev.target.value ? `fitting ${ev.target.value}…` : "back to the avatar's own hair");
+    const name = ev.target.value || null;
+    const r = await api("POST", "/hairstyle", { name, wait: false });
+    if (r) { say(name ? `fitting ${name}…` : "back to the avatar's own hair"); followHairstyle(name); }
+    else loadHairstyles();
   });
-  $("clip").addEventListener("change", (ev) => api("POST", "/motion", { clip: ev.target.value }));
+  $("clip").addEventListener("change", async (ev) => {
+    const r = await api("POST", "/motion", { clip: ev.target.value });
+    if (r) say(`playing ${r.playing}`);
+    await loadClips();
+  });
   $("solver").addEventListener("change", async (ev) => {
-    const r = await api("POST", "/hair", { solver: ev.target.value });
-    if (r) { state.hair.solver = r.solver; state.hair.springs = r.springs; }
+    await api("POST", "/hair", { solver: ev.target.value });
+    await loadHair();
   });
   $("spring").addEventListener("change", () => { state.touched = {}; refreshSliders(); });
   for (const key of Object.keys(SLIDERS)) $(SLIDERS[key]).addEventListener("input", () => onSlider(key));
   $("hair-reset").addEventListener("click", async () => {
     state.touched = {};
     const r = await api("POST", "/hair", { params: {} });
-    if (r) { state.hair.params = r.params; state.hair.springs = r.springs; refreshSliders(); }
+    if (r) say("the avatar's own hair values (not saved)");
+    await loadHair();
   });
   $("save").addEventListener("click", async () => {
     const r = await api("POST", "/config/save", {});

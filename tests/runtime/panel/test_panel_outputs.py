@@ -231,3 +231,23 @@ def test_a_transparent_background_never_reaches_an_output_without_alpha(tmp_path
     assert status == 409 and "(recording)" in body["error"]
     assert answers["video_off"][0] == 200
     assert len(test_backend.instances) == 1                 # the refused vcam was never opened
+
+
+def test_a_take_is_never_overwritten(tmp_path):
+    """Recording again under the same name silently overwrote the take (issue 34 finding 2):
+    the same name is 409 now, and names left to the run are numbered when taken."""
+    def script(port, answers, frames):
+        call(port, "POST", "/record", {"kind": "poses", "on": True, "name": "take1.jsonl"})
+        wait_frames(frames, 3)
+        call(port, "POST", "/record", {"kind": "poses", "on": False})
+        answers["again"] = call(port, "POST", "/record", {"kind": "poses", "on": True, "name": "take1.jsonl"})
+        answers["auto"] = []
+        for _ in range(2):
+            answers["auto"].append(call(port, "POST", "/record", {"kind": "poses", "on": True}))
+            call(port, "POST", "/record", {"kind": "poses", "on": False})
+
+    answers, _ = _live_session(tmp_path, script)
+    assert answers["again"][0] == 409 and "exists" in answers["again"][1]["error"]
+    autos = [a[1]["recording"]["poses"]["path"] for a in answers["auto"]]
+    assert all(a[0] == 200 for a in answers["auto"]) and autos[0] != autos[1]
+    assert (tmp_path / "rec" / "take1.jsonl").stat().st_size > 0

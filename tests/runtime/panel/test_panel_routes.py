@@ -186,3 +186,16 @@ def test_saving_a_config_it_cannot_write_is_422(panel):
     status, body = call(svc, "POST", "/config/save", {})
     assert status == 422 and body["error"].startswith("cannot save swaycam.toml") and ctl.calls == [("save_config",)]
     assert call(svc, "POST", "/config/save", {"path": "/etc/x"})[0] == 400 and len(ctl.calls) == 1
+
+
+def test_calibration_with_no_face_data_is_refused(panel):
+    """A pose track without expressions (every blendshape 0) used to apply [0, 0.2] ranges
+    with 200 (and "save" wrote them): 409 now, nothing applied (issue 34 finding 2)."""
+    svc, ctl, state = panel
+    for phase in ("neutral", "blink", "mouth"):
+        call(svc, "POST", "/calibrate", {"phase": phase})
+        for _ in range(10):
+            state.calibration.feed(np.zeros(52), True)
+    status, body = call(svc, "POST", "/calibrate", {"phase": "apply"})
+    assert status == 409 and "no face data" in body["error"] and ctl.calls == []
+

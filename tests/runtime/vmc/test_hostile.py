@@ -144,10 +144,12 @@ def test_a_flood_keeps_the_loop_at_its_frame_rate(godette_path):
     assert p99 < 40.0, p99
 
 
-def test_root_and_hips_fold_into_the_hips_position():
+def test_root_and_hips_fold_into_the_hips_position(godette_path):
     """hips = p_root + R_root · p_hips (in our frame: Unity x mirrored), the reference computed
-    with the math module; the hips rotation carries the root's when taken."""
-    from avatars.math3d import quat_mul, vec_transform_quat
+    with the math module; the hips rotation carries the root's. The receiver keeps root and
+    hips apart (tracking/body.py); the rig folds them when it poses the avatar."""
+    from avatars.math3d import mat3_from_quat, quat_mul, vec_transform_quat
+    from tracking.pose_track import PoseSample
 
     rx = _rx()
     a = 0.7
@@ -155,8 +157,16 @@ def test_root_and_hips_fold_into_the_hips_position():
     rx.handle(bundle(message("/VMC/Ext/Root/Pos", BONE, "root", 0.5, 0.25, -1.0, *q_u),
                      message("/VMC/Ext/Bone/Pos", BONE, "Hips", 0.1, 0.9, 0.2, 0.0, 0.0, 0.0, 1.0)))
     _, s = rx.take()
+    rx.close()
     q = np.array([0.0, -np.sin(a / 2), 0.0, np.cos(a / 2)])    # ours
     want = np.array([-0.5, 0.25, -1.0]) + vec_transform_quat(np.array([-0.1, 0.9, 0.2]), q)
-    assert s.body.hips == pytest.approx(want, abs=1e-6)
-    assert s.body.bones[0] == pytest.approx(quat_mul(q, np.array([0.0, 0.0, 0.0, 1.0])), abs=1e-6)
-    rx.close()
+    av = load_avatar(godette_path)
+    rig = AvatarRig(av, body=True)
+    world = rig.pose_world(PoseSample(body=s.body), np.zeros_like(rig.world))
+    hips = av.humanoid["hips"]
+    parent = av.skeleton.parents[hips]
+    p_world = world[parent] if parent >= 0 else np.eye(4)
+    assert world[hips][:3, 3] - p_world[:3, 3] == pytest.approx(want, abs=1e-6)
+    rest = av.skeleton.rest_world[hips][:3, :3]
+    assert world[hips][:3, :3] == pytest.approx(mat3_from_quat(quat_mul(q, np.array([0.0, 0.0, 0.0, 1.0]))) @ rest,
+                                                abs=1e-6)
