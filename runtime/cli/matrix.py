@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from .args import CommandError, UsageError, add_command, add_json_option, count, existing_dir, number, print_json
 
-_DESCRIPTION = """Measure every cell (avatar, hairstyle, clip, solver) of a matrix: the hair-quality
-measures of 'swaycam metrics' (stretch, settle, root drift, penetration, rest arc; scalp drift and
-head penetration of fitted styles on the head turn) and the fps identity (the largest hair
-difference between replays at the frame rates, 0 = identical). Results go to --out: one file per
+_DESCRIPTION = """Measure every cell (avatar, hairstyle, clip, solver) of a matrix with the hair-quality
+measures of 'swaycam metrics' and the fps identity across render rates.
+
+The measures: stretch, settle, root drift, penetration and rest arc as 'swaycam metrics', the
+scalp drift and head penetration of fitted styles on the head turn, and the fps identity (the
+largest hair difference between replays at the frame rates, 0 = identical). Results go to --out: one file per
 finished cell (a re-run skips them; an interrupted run loses only the cells in flight),
 results.parquet (measured columns), timings.parquet (wall clock) and report/index.html.
 
@@ -68,12 +69,12 @@ def add_parser(sub) -> None:
     p.add_argument("--hair-dir", type=existing_dir, metavar="DIR", help="the hair folder for style names")
     p.add_argument("--out", metavar="DIR", default="out/matrix", help="the results folder (default out/matrix)")
     p.add_argument("--workers", type=count(1, 4096), metavar="N",
-                   help=f"worker processes (default: the core count, {os.cpu_count()})")
+                   help="worker processes (default: the core count)")
     p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                    help="run on Ray: a local one, or the cluster at ADDRESS (needs swaycam[cluster])")
     p.add_argument("--retry-failed", action="store_true", help="run stored failed cells again")
     p.add_argument("--thumbnails", type=count(0, 100), default=6, metavar="K",
-                   help="draw the worst frame of the K worst cells (default 6; 0: none)")
+                   help="draw the worst frame of the K worst cells, 0 for none (default 6)")
     p.add_argument("--no-report", action="store_true", help="write the tables only, no HTML report")
     p.add_argument("--list", action="store_true", help="print the cells and their keys; run nothing")
     add_json_option(p, "the run's summary")

@@ -9,8 +9,10 @@ reported but not stored, so a re-run tries the cell again.
 
 - :class:`PoolExecutor`: :class:`concurrent.futures.ProcessPoolExecutor` with ``workers``
   processes forked from a fork server (Linux; ``spawn`` elsewhere) that has imported the
-  cell's modules once. A pool whose process died (``BrokenProcessPool``) fails the cells
-  not finished yet (transient).
+  cell's modules once. As with any multiprocessing start method but ``fork``, a script
+  that runs a pool needs the ``if __name__ == "__main__":`` guard (the ``swaycam`` script
+  and ``python -m runtime.cli`` have it). A pool whose process died (``BrokenProcessPool``)
+  fails the cells not finished yet (transient).
 - :class:`RayExecutor`: one Ray task per cell (``num_cpus=1``). Without an address,
   ``ray.init(num_cpus=workers)`` starts a local Ray whose workers import this checkout
   (``PYTHONPATH``). With an address (an existing cluster) the checkout's packages are

@@ -199,10 +199,12 @@ def write_report(out: str | Path, cells: list, results: list[tuple[dict, dict]],
     h.append("<h2>Stretch by axis</h2><div class='plots'>"
              + "".join(f"<img src='{p.name}' alt='{p.stem}'>" for p in plots) + "</div>")
     h.append("<h2>Worst frame of the worst cells</h2>" + thumb_note + "<div class='thumbs'>")
+    row_by_key = {r["key"]: r for r in rows}
     for key, (png, caption) in thumbs.items():
-        cell = by_key[key]
-        h.append(f"<figure><img src='thumbs/{png.name}' width='256' height='256' alt='{html.escape(cell.label)}'>"
-                 f"<figcaption>{html.escape(cell.label)}<br>{html.escape(caption)}</figcaption></figure>")
+        r = row_by_key[key]
+        label = " · ".join(str(r[k]) for k in ("avatar", "hairstyle", "clip_label", "solver"))
+        h.append(f"<figure><img src='thumbs/{png.name}' width='256' height='256' alt='{html.escape(label)}'>"
+                 f"<figcaption>{html.escape(label)}<br>{html.escape(caption)}</figcaption></figure>")
     h.append("</div></body></html>")
     index = folder / "index.html"
     index.write_text("\n".join(h))
