@@ -132,7 +132,7 @@ def run(args) -> int:
         from ..eval.matrix.report import write_report
 
         summary.report = write_report(args.out, cells, results, thumbnails=args.thumbnails)
-    failed = sum(row["status"] != "ok" for row, _ in results)
+    failed = sum(row["status"] == "error" for row, _ in results)
     if args.json:
         print_json({**summary.as_dict(), "failed_rows": failed})
     else:

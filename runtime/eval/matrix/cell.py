@@ -23,8 +23,10 @@ The fps identity (:func:`runtime.replay.check_fps` over the settings' rates and 
 runs) is the largest position (m) or velocity (m/s) difference of any run from the first
 rate at common substeps; 0.0 means bit-identical. Wall-clock numbers (the solver's µs per
 substep and per frame, the cell's seconds) go to the timing dict, never to the row.
-A failure (an unreadable file, a style that cannot be fitted, an avatar without springs)
-is a row with ``status`` "error" and the message; it never raises.
+A failure (an unreadable file, a style that cannot be fitted) is a row with ``status``
+"error" and the message; a cell with nothing to measure (an avatar without spring bones or
+humanoid head, a style too short for any chain: held rigidly on the head, which ``swaycam
+metrics`` leaves out) is a row with ``status`` "skipped" and the reason. It never raises.
 """
 
 from __future__ import annotations
@@ -55,6 +57,15 @@ AVATAR_NAMES = {"default": "swaycam default", "layered": "swaycam layered"}
 STILL = np.array([0.0, 0.0, 0.0, 1.0])
 
 
+class NotMeasured(ValueError):
+    """The cell has no hair dynamics to measure (module doc): a "skipped" row, keeping what
+    ``row`` holds (a fitted style's attachment report)."""
+
+    def __init__(self, message: str, row: dict | None = None):
+        super().__init__(message)
+        self.row = row
+
+
 def _plain(v):
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
@@ -77,9 +88,9 @@ def empty_row(cell: Cell) -> dict:
     return row
 
 
-def error_row(cell: Cell, message: str) -> dict:
+def error_row(cell: Cell, message: str, status: str = "error") -> dict:
     row = empty_row(cell)
-    row.update(status="error", error=message)
+    row.update(status=status, error=message)
     return row
 
 
@@ -93,6 +104,8 @@ def measure_cell(cell: Cell, inputs: Inputs | None = None, *, paths: dict[str, s
     timing = {"key": cell.key, "worker": f"{socket.gethostname()}:{os.getpid()}"}
     try:
         row = _measure(cell, inputs, timing)
+    except NotMeasured as exc:
+        row = {**(exc.row or empty_row(cell)), "status": "skipped", "error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - a failing cell is a row, never a crashed run
         message = f"{type(exc).__name__}: {exc}"
         for local, original in (paths or {}).items():
@@ -128,9 +141,9 @@ def _measure(cell: Cell, inputs: Inputs, timing: dict) -> dict:
         name = f"{name} + {fitted.label}"
         row.update(fitted.report)
         if not avatar.springs:
-            raise ValueError(f"{name}: no spring chain (the hair is held rigidly on the head); not measured")
+            raise NotMeasured(f"{name}: no spring chain (the hair is held rigidly on the head); not measured", row)
     if not avatar.springs or avatar.head_node() < 0:
-        raise ValueError(f"{name}: no spring bones or no humanoid head; nothing to measure")
+        raise NotMeasured(f"{name}: no spring bones or no humanoid head; nothing to measure")
     timing["load_s"] = time.perf_counter() - t
     overrides = parse_hair(None)
     t = time.perf_counter()

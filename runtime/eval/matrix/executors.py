@@ -148,10 +148,10 @@ class RayExecutor:
         started = not ray.is_initialized()
         if started:
             ray.init(**self.init_kwargs())
+        pending = {}
         try:
             task = ray.remote(num_cpus=1, max_retries=1)(_ray_task)
             objects = {}
-            pending = {}
             for c in cells:
                 ins = [i for i in (c.avatar_input, c.hair_input, c.clip_input) if i is not None]
                 for i in ins:
@@ -170,7 +170,7 @@ class RayExecutor:
                                                                  f"{str(exc).splitlines()[0]}"), True
                     on_result(cell, row, timing, transient)
         except BaseException:
-            for ref in list(locals().get("pending", {})):
+            for ref in list(pending):
                 ray.cancel(ref, force=True)
             raise
         finally:

@@ -64,11 +64,11 @@ def missed(row: dict) -> list[str]:
 
 def badness(row: dict) -> tuple:
     """Sort key, worst first when sorted ascending: failed rows, then more goals missed,
-    then higher p99 stretch, then higher worst edge."""
+    then higher p99 stretch, then higher worst edge; skipped rows (nothing measured) last."""
     def neg(v):
         return -(v if v is not None and not math.isnan(v) else -math.inf)
 
-    return (row["status"] == "ok", -len(missed(row)), neg(row.get("stretch_p99_pct")),
+    return ({"error": 0, "ok": 1}.get(row["status"], 2), -len(missed(row)), neg(row.get("stretch_p99_pct")),
             neg(row.get("stretch_worst_pct")), row["key"])
 
 

@@ -44,7 +44,7 @@ h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 24px; }
 table { border-collapse: collapse; margin: 8px 0; } th, td { border: 1px solid #d4d8e0; padding: 2px 6px; }
 th { background: #eef1f6; font-weight: 600; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.met { background: #d9f2dc; } td.missed { background: #f8d3d0; font-weight: 600; }
-tr.error td { background: #fbe3e1; } code { font-size: 11px; }
+tr.error td { background: #fbe3e1; } tr.skipped td { background: #eceef2; color: #5a6070; } code { font-size: 11px; }
 .thumbs { display: flex; flex-wrap: wrap; gap: 12px; } figure { margin: 0; width: 260px; }
 figcaption { font-size: 11px; } .plots img { max-width: 100%; }
 """
@@ -84,7 +84,7 @@ def axis_summary(rows: list[dict], column: str) -> list[dict]:
         ok = [r for r in mine if r["status"] == "ok"]
         p99 = _clean(r["stretch_p99_pct"] for r in ok)
         out.append({
-            "value": value, "cells": len(mine), "failed": len(mine) - len(ok),
+            "value": value, "cells": len(mine), "failed": sum(r["status"] == "error" for r in mine),
             "missing_a_goal": sum(bool(missed(r)) for r in ok),
             "p99_median": statistics.median(p99) if p99 else None, "p99_worst": max(p99) if p99 else None,
             "worst_edge": max(_clean(r["stretch_worst_pct"] for r in ok), default=None),
@@ -157,13 +157,15 @@ def write_report(out: str | Path, cells: list, results: list[tuple[dict, dict]],
             log.warning("no thumbnails: %s", exc)
             thumb_note = f"<p>No thumbnails: {html.escape(str(exc))}</p>"
     plots = [p for column, name in AXES if (p := _plot(rows, column, name, folder / f"stretch_by_{name}.png"))]
-    failed = sum(r["status"] != "ok" for r in rows)
+    failed = sum(r["status"] == "error" for r in rows)
+    skipped = sum(r["status"] == "skipped" for r in rows)
     missing = sum(bool(missed(r)) for r in rows if r["status"] == "ok")
     seconds = sum(t.get("seconds") or 0.0 for t in timing.values())
     h = [f"<!doctype html><html><head><meta charset='utf-8'><title>swaycam quality matrix</title>"
          f"<style>{_CSS}</style></head><body>",
          "<h1>swaycam quality matrix</h1>",
-         f"<p>{len(rows)} cells · {failed} failed · {missing} missing a goal · "
+         f"<p>{len(rows)} cells · {failed} failed · {skipped} not measured (no spring chain) · "
+         f"{missing} missing a goal · "
          f"{sum(bool(t.get('cached')) for t in timing.values())} taken from earlier runs · "
          f"{seconds / 60:.1f} cell-minutes of compute. Goals: "
          + ", ".join(f"{html.escape(g.label)} {g.text}" for g in GOALS) + ".</p>",
@@ -175,7 +177,7 @@ def write_report(out: str | Path, cells: list, results: list[tuple[dict, dict]],
         mcmd = metrics_command(cell) if cell else None
         repro = f"<code>{html.escape(cmd)}</code>" + (f"<br><code>{html.escape(mcmd)}</code>" if mcmd else "")
         if r["status"] != "ok":
-            h.append(f"<tr class='error'><td>{i}</td>" + "".join(_cell(r, c, f) for c, _, f in COLUMNS[:3])
+            h.append(f"<tr class='{html.escape(r['status'])}'><td>{i}</td>" + "".join(_cell(r, c, f) for c, _, f in COLUMNS[:3])
                      + f"<td>{html.escape(r['solver'])}</td><td colspan='{len(COLUMNS) - 4}'>"
                      f"{html.escape(r['error'] or '')}</td><td></td><td><details><summary>command</summary>{repro}"
                      "</details></td></tr>")

@@ -24,8 +24,9 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class RunSummary:
-    """What a run did: cells in all, taken from the folder, computed (ok / failed; failed
-    includes ``transient`` executor failures), wall seconds and the files written."""
+    """What a run did: cells in all, taken from the folder, computed (of them ``failed``:
+    error rows, ``transient`` executor failures included; a skipped row is not a failure),
+    wall seconds and the files written."""
 
     total: int
     cached: int
@@ -55,7 +56,7 @@ def run_matrix(cells: list[Cell], out: str | Path, executor, *, progress: Progre
     todo = []
     for c in cells:
         got = store.get(c.key)
-        if got is not None and not (retry_failed and got[0]["status"] != "ok"):
+        if got is not None and not (retry_failed and got[0]["status"] == "error"):
             results[c.key] = (got[0], {**got[1], "cached": True})
             progress.add_cached()
         else:
@@ -68,9 +69,9 @@ def run_matrix(cells: list[Cell], out: str | Path, executor, *, progress: Progre
             store.put(row, timing)
         results[cell.key] = (row, timing)
         counts["computed"] += 1
-        counts["failed"] += row["status"] != "ok"
+        counts["failed"] += row["status"] == "error"
         counts["transient"] += transient
-        progress.cell(f"{cell.label}" + (f": {row['error']}" if row["error"] else ""), row["status"] == "ok",
+        progress.cell(f"{cell.label}" + (f": {row['error']}" if row["error"] else ""), row["status"] != "error",
                       timing.get("seconds"))
 
     progress.start()

@@ -114,3 +114,10 @@ def test_a_cell_is_the_same_in_a_fresh_cache_and_after_other_cells():
     again = measure_cell(cells[1], warm)[0]
     fresh = measure_cell(cells[1], Inputs())[0]
     assert again == fresh and fresh["status"] == "ok" and fresh["fps_identity"] == 0.0
+
+
+def test_a_style_too_short_for_a_chain_is_a_skipped_row_not_a_failure():
+    (cell,) = expand(Axes(hairstyles=("short02",)))
+    row, _ = measure_cell(cell, Inputs())
+    assert row["status"] == "skipped" and "no spring chain" in row["error"] and row["stretch_p99_pct"] is None
+    assert row["guides"] is not None and row["attached"] is not None      # the try-on's report says why
