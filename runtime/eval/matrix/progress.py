@@ -57,15 +57,17 @@ class Progress:
         self._start = time.perf_counter()
         self._draw(None)
 
-    def cell(self, label: str, ok: bool, seconds: float | None = None) -> None:
-        """One computed cell finished."""
+    def cell(self, label: str, status: str, seconds: float | None = None) -> None:
+        """One computed cell finished with row status ``status`` ("ok", "skipped": done;
+        "error": failed)."""
         if self._start is None:
             self._start = time.perf_counter()
-        if ok:
-            self.done += 1
-        else:
+        if status == "error":
             self.failed += 1
-        self._draw(f"{'ok' if ok else 'FAILED'} {label}" + (f" ({seconds:.1f} s)" if seconds is not None else ""))
+        else:
+            self.done += 1
+        word = {"ok": "ok", "error": "FAILED"}.get(status, status)
+        self._draw(f"{word} {label}" + (f" ({seconds:.1f} s)" if seconds is not None else ""))
 
     def _draw(self, what: str | None) -> None:
         if not self.enabled:

@@ -71,7 +71,7 @@ def run_matrix(cells: list[Cell], out: str | Path, executor, *, progress: Progre
         counts["computed"] += 1
         counts["failed"] += row["status"] == "error"
         counts["transient"] += transient
-        progress.cell(f"{cell.label}" + (f": {row['error']}" if row["error"] else ""), row["status"] != "error",
+        progress.cell(f"{cell.label}" + (f": {row['error']}" if row["error"] else ""), row["status"],
                       timing.get("seconds"))
 
     progress.start()

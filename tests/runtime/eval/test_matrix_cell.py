@@ -121,3 +121,18 @@ def test_a_style_too_short_for_a_chain_is_a_skipped_row_not_a_failure():
     row, _ = measure_cell(cell, Inputs())
     assert row["status"] == "skipped" and "no spring chain" in row["error"] and row["stretch_p99_pct"] is None
     assert row["guides"] is not None and row["attached"] is not None      # the try-on's report says why
+
+
+def test_progress_counts_and_estimate():
+    import io
+
+    from runtime.eval.matrix.progress import Progress
+
+    out = io.StringIO()
+    p = Progress(5, out)
+    p.add_cached(2)
+    p.start()
+    p.cell("a", "ok", 1.0)
+    p.cell("b", "error", 1.0)
+    assert p.text().startswith("4/5 cells · 1 done · 1 failed · 2 cached · ") and p.text().endswith(" left")
+    assert "FAILED b (1.0 s)" in out.getvalue() and p.eta_s() >= 0.0
