@@ -1,5 +1,9 @@
 """``swaycam matrix --preset quick`` (what CI runs): its rows, the same rows on a local Ray,
-and its HTML report in headless Chromium."""
+and its HTML report in headless Chromium.
+
+"Identical rows" compares ``results.parquet``, the measured columns only: wall-clock numbers
+(the cell's seconds, the solver's µs per substep) live in ``timings.parquet`` and differ
+between any two runs."""
 
 from __future__ import annotations
 
