@@ -29,7 +29,8 @@ COLUMNS = (
     ("solver", "solver", "{}"),
     ("stretch_p99_pct", "p99 stretch %", "{:.2f}"), ("stretch_worst_pct", "worst edge %", "{:.2f}"),
     ("settle_mm", "settle (mm)", "{:.2g}"), ("root_drift_mm", "root drift (mm)", "{:.2g}"),
-    ("link_inside_pairs", "links inside", "{}"), ("link_max_depth_beyond_rest_mm", "link depth beyond rest (mm)", "{:.2f}"),
+    ("link_inside_pairs", "links inside", "{}"),
+    ("link_max_depth_beyond_rest_mm", "link depth beyond rest (mm)", "{:.2f}"),
     ("vertex_inside", "vertices inside", "{}"),
     ("vertex_max_depth_beyond_rest_mm", "vertex depth beyond rest (mm)", "{:.2f}"),
     ("tip_swing_mm", "tip swing (mm)", "{:.1f}"), ("tip_rest_arc_mm", "tip off rest arc (mm)", "{:.2f}"),
@@ -122,7 +123,8 @@ def _plot(rows: list[dict], column: str, name: str, path: Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(7, 0.9 + 0.28 * len(values)))
     for i, v in enumerate(values):
         mine = [r for r in ok if r[column] == v]
-        ax.scatter([r["stretch_p99_pct"] for r in mine], [i] * len(mine), s=18, c="#2f6fdf", label="p99" if i == 0 else None)
+        ax.scatter([r["stretch_p99_pct"] for r in mine], [i] * len(mine), s=18, c="#2f6fdf",
+                   label="p99" if i == 0 else None)
         ax.scatter([r["stretch_worst_pct"] for r in mine], [i] * len(mine), s=18, marker="x", c="#d9472b",
                    label="worst edge" if i == 0 else None)
     ax.set_yticks(range(len(values)), [str(v) for v in values], fontsize=8)
@@ -177,7 +179,8 @@ def write_report(out: str | Path, cells: list, results: list[tuple[dict, dict]],
         mcmd = metrics_command(cell) if cell else None
         repro = f"<code>{html.escape(cmd)}</code>" + (f"<br><code>{html.escape(mcmd)}</code>" if mcmd else "")
         if r["status"] != "ok":
-            h.append(f"<tr class='{html.escape(r['status'])}'><td>{i}</td>" + "".join(_cell(r, c, f) for c, _, f in COLUMNS[:3])
+            h.append(f"<tr class='{html.escape(r['status'])}'><td>{i}</td>"
+                     + "".join(_cell(r, c, f) for c, _, f in COLUMNS[:3])
                      + f"<td>{html.escape(r['solver'])}</td><td colspan='{len(COLUMNS) - 4}'>"
                      f"{html.escape(r['error'] or '')}</td><td></td><td><details><summary>command</summary>{repro}"
                      "</details></td></tr>")
