@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -136,3 +138,38 @@ def test_progress_counts_and_estimate():
     p.cell("b", "error", 1.0)
     assert p.text().startswith("4/5 cells · 1 done · 1 failed · 2 cached · ") and p.text().endswith(" left")
     assert "FAILED b (1.0 s)" in out.getvalue() and p.eta_s() >= 0.0
+
+
+def test_shipped_inputs_are_written_once_per_machine_with_their_names(tmp_path, monkeypatch):
+    from runtime.eval.matrix.inputs import bundle, localize
+
+    monkeypatch.setenv("SWAYCAM_CACHE", str(tmp_path))
+    (cell,) = expand(Axes(hairstyles=("bob01",), clips=(PUNCH,)))
+    fetched = []
+
+    def fetch(digest):
+        fetched.append(digest)
+        inp = next(i for i in (cell.avatar_input, cell.hair_input, cell.clip_input) if i.digest == digest)
+        return bundle(inp)
+
+    local, paths = localize(cell, fetch)
+    assert len(fetched) == 3 and set(paths.values()) == {cell.avatar_input.path, cell.hair_input.path,
+                                                          cell.clip_input.path}
+    names = {Path(p).name for _, p in local.clip_input.files}
+    assert names == {"AnimationLibrary_Godot_Standard.gltf", "AnimationLibrary_Godot_Standard.bin"}
+    assert {Path(p).suffix for _, p in local.hair_input.files} == {".obj", ".mhmat", ".mhclo"}
+    assert all(Path(p).read_bytes() == Path(q).read_bytes()
+               for (_, p), (_, q) in zip(local.hair_input.files, cell.hair_input.files))
+    assert localize(cell, fetch)[0] == local and len(fetched) == 3       # there already: nothing fetched
+
+
+def test_ray_ships_the_checkout_only_to_a_cluster():
+    from runtime.eval.matrix.executors import SHIPPED_EXCLUDES, RayExecutor, repo_root
+
+    local = RayExecutor(None, 2).init_kwargs()
+    assert local["num_cpus"] == 2 and "working_dir" not in local["runtime_env"]
+    assert local["runtime_env"]["env_vars"]["PYTHONPATH"].split(os.pathsep)[0] == str(repo_root())
+    cluster = RayExecutor("10.0.0.5:6379").init_kwargs()
+    assert cluster["address"] == "10.0.0.5:6379" and "num_cpus" not in cluster
+    assert cluster["runtime_env"] == {"working_dir": str(repo_root()), "excludes": SHIPPED_EXCLUDES}
+    assert (repo_root() / "runtime" / "eval" / "matrix" / "cell.py").is_file()
