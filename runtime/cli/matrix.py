@@ -98,6 +98,7 @@ def run(args) -> int:
     from ..eval.matrix.axes import SpecError, expand
     from ..eval.matrix.progress import Progress
     from ..eval.matrix.run import run_matrix
+    from ..schedule import sigterm_as_interrupt
     from .args import writable_folder
 
     try:
@@ -126,8 +127,14 @@ def run(args) -> int:
 
         executor = PoolExecutor(args.workers)
     progress = Progress(len(cells), sys.stderr)
-    summary, results = run_matrix(cells, args.out, executor, progress=progress, retry_failed=args.retry_failed,
-                                  axes=axes)
+    guard = sigterm_as_interrupt()         # SIGTERM / SIGHUP as Ctrl-C: end the workers, write the tables
+    try:
+        with guard:
+            summary, results = run_matrix(cells, args.out, executor, progress=progress,
+                                          retry_failed=args.retry_failed, axes=axes)
+    except KeyboardInterrupt:
+        print(f"swaycam matrix: interrupted; the finished cells are in {args.out}", file=sys.stderr)
+        return 128 + (guard.received or 2)
     if not args.no_report:
         from ..eval.matrix.report import write_report
 

@@ -97,8 +97,9 @@ class PoolExecutor:
                     (row, timing), transient = _failed(cell, f"{type(exc).__name__}: {exc}"), True
                 on_result(cell, row, timing, transient)
         except BaseException:
+            procs = list((getattr(pool, "_processes", None) or {}).values())   # before shutdown clears it
             pool.shutdown(wait=False, cancel_futures=True)
-            for p in list(getattr(pool, "_processes", {}).values()):   # in-flight cells: end them now
+            for p in procs:                                                  # in-flight cells: end them now
                 p.terminate()
             raise
         pool.shutdown(wait=True)

@@ -75,3 +75,18 @@ def test_an_unknown_style_is_a_usage_error_before_anything_runs(tmp_path, capsys
     assert main(["matrix", "--hair", "no-such-style", "--out", str(tmp_path)]) == 2
     assert "no-such-style" in capsys.readouterr().err
     assert not (tmp_path / "cells").exists()
+
+
+def test_sigterm_ends_the_run_with_the_tables_of_the_finished_cells(tmp_path):
+    out = tmp_path / "termed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.Popen([sys.executable, "-m", "runtime.cli", *MATRIX, "--out", str(out)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while not list((out / "cells").glob("*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.terminate()
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM          # interrupted: 128 + signal, as every command
+    done = len(list((out / "cells").glob("*.json")))
+    assert 1 <= len(read_rows(out / "results.parquet")) == done < CELLS
