@@ -10,7 +10,7 @@ Decisions (issue 28), one module each:
   are settings; nothing else is random). Quality measures are those of ``swaycam metrics``
   (:func:`solver.eval.measure.standard_run`; :mod:`runtime.eval.hair_quality` for body
   clips), the try-on's scalp drift and head penetration for fitted styles on the head turn
-  (:func:`solver.tryon.evaluate.measure_tryon`), and the **fps identity**: the frame-rate
+  (:func:`solver.eval.tryon_quality.measure_tryon`), and the **fps identity**: the frame-rate
   axis is the set of render rates whose replays (:func:`runtime.replay.check_fps`) give the
   cell's identity, the largest position or velocity difference across the rates at common
   substeps (0 = identical). One row per cell; the per-rate results are list columns.

@@ -39,7 +39,7 @@ ASSETS_PREFIX = "assets:"
 BUILTIN_AVATARS = ("default", "layered", "godette")
 CLIP_KEYWORDS = ("turn-test", "idle")
 AVATAR_SUFFIXES = (".vrm", ".glb", ".gltf")
-#: Files beside a MakeHuman style that change its fit (as :data:`solver.tryon.cache.SIDECARS`).
+#: Files beside a MakeHuman style that change its fit (as :data:`avatars.tryon.cache.SIDECARS`).
 HAIR_SIDECARS = (".mhmat", ".mhclo")
 PRESETS_DIR = Path(__file__).parent / "presets"
 AXIS_KEYS = ("avatars", "hairstyles", "clips", "solvers")

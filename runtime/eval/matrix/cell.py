@@ -5,7 +5,7 @@ computed through the same public functions with the same arguments, so a cell's 
 equal the metrics table's (``tests/runtime/eval/test_matrix_cell.py`` asserts it):
 
 - ``turn-test``: :func:`solver.eval.measure.standard_run` on
-  :func:`solver.eval.head_turn.head_turn_rotation` (``duration_s`` of motion, default 4 s,
+  :func:`avatars.clips.head_turn.head_turn_rotation` (``duration_s`` of motion, default 4 s,
   then ``settle_s`` still); the fps replays play :func:`runtime.pose_inputs.head_turn_track`
   for the motion seconds;
 - a body clip or ``idle``: the head still, the body playing the clip through the runtime's
@@ -15,9 +15,9 @@ equal the metrics table's (``tests/runtime/eval/test_matrix_cell.py`` asserts it
 - a fitted style (``hairstyle`` not ``none``): the avatar with the style fitted
   (:meth:`runtime.eval.matrix.inputs.Inputs.fitted`), measured as above, plus the try-on's
   attachment report and, on the head turn, the try-on's own measures
-  (:func:`solver.tryon.evaluate.measure_tryon`: scalp drift of the chain roots from their
+  (:func:`solver.eval.tryon_quality.measure_tryon`: scalp drift of the chain roots from their
   skinned scalp triangles, hair vertices inside the head mesh). Those need the head-only
-  motion of :func:`solver.tryon.evaluate.run_hair`, so body-clip rows leave them empty.
+  motion of :func:`solver.eval.tryon_quality.run_hair`, so body-clip rows leave them empty.
 
 The fps identity (:func:`runtime.replay.check_fps` over the settings' rates and jittered
 runs) is the largest position (m) or velocity (m/s) difference of any run from the first
@@ -119,7 +119,7 @@ def measure_cell(cell: Cell, inputs: Inputs | None = None, *, paths: dict[str, s
 def _measure(cell: Cell, inputs: Inputs, timing: dict) -> dict:
     from pathlib import Path
 
-    from solver.eval.head_turn import head_turn_rotation
+    from avatars.clips.head_turn import head_turn_rotation
     from solver.eval.measure import standard_run
     from tracking.pose_track import synthetic_track
 
@@ -175,7 +175,7 @@ def _measure(cell: Cell, inputs: Inputs, timing: dict) -> dict:
                fps_velocity_diff=[float(r.max_velocity_diff) for r in runs])
     row["fps_identity"] = max(max(row["fps_position_diff"]), max(row["fps_velocity_diff"]))
     if fitted is not None and cell.clip == "turn-test":
-        from solver.tryon.evaluate import measure_tryon
+        from solver.eval.tryon_quality import measure_tryon
 
         t = time.perf_counter()
         run = measure_tryon(fitted.result, solver=cell.solver, head=fitted.head, motion_s=motion_s,

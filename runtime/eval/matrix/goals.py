@@ -9,11 +9,11 @@ Each goal is a column, a bound and where it comes from:
 - ``root_drift_mm`` < 1e-9: chain roots carried exactly, round-off only (same test);
 - ``link_max_depth_beyond_rest_mm`` <= 1 and ``vertex_max_depth_beyond_rest_mm`` <= 1: no
   link or drawn hair vertex deeper than 1 mm into a collider beyond what the authored rest
-  pose has (the same test; the try-on's 1 mm, :data:`solver.tryon.evaluate.DEPTH_LIMIT`);
+  pose has (the same test; the try-on's 1 mm, :data:`solver.eval.tryon_quality.DEPTH_LIMIT`);
 - ``tip_rest_arc_mm`` <= 1: no lasting curl (the "tentacle": the legacy solver ends > 1 mm
   off the rest arc under gravity, README "Hair quality");
 - ``scalp_drift_mm`` < 1e-6 and ``head_depth_mm`` <= 1: a fitted style's roots follow their
-  scalp triangles and its hair stays out of the head (``tests/solver/tryon``).
+  scalp triangles and its hair stays out of the head (``tests/avatars/tryon``).
 
 Stretch has no bound (it is reported and ranks rows). A goal whose column is empty (a
 body-clip row has no scalp drift) is neither met nor missed.

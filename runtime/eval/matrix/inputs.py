@@ -73,15 +73,16 @@ class Inputs:
         does it: :func:`runtime.tryon.fit_style` with the own hair hidden.
         Raises StyleError (a ValueError) with the try-on's message."""
         from ...config import looks_like_path, tryon_settings
+        from ...config_sections import TryOnSection
         from ...tryon import BaseAvatar, fit_style
 
         def fit() -> Fitted:
-            from solver.tryon import build_head
+            from avatars.tryon import build_head
 
             t0 = time.perf_counter()
             path = Path(hair_inp.path)
             result, hit = fit_style(BaseAvatar(Path(avatar_inp.path), self.avatar(avatar_inp)), path,
-                                    tryon_settings({"hide_own_hair": True}))
+                                    tryon_settings(TryOnSection(hide_own_hair=True)))
             g = result.guide_report
             report = {"guides": g.candidates, "attached": g.attached, "joined": g.joined, "rejected": g.rejected}
             head = build_head(result.avatar, hide=(result.hair_instance,))

@@ -10,17 +10,18 @@
 - :func:`code_version`.
 
 The code version hashes the sources that shape a result (:data:`CODE_SOURCES`): the whole
-``solver`` package (dynamics, the measures of ``solver/eval`` and the try-on), the whole
-``avatars`` package (loading, clips, hair sources, the generated avatars), the
-``tracking`` package (pose tracks and their sampling), the runtime modules between the
-inputs and the solver (``runtime.rig``: posing, drive, body motion and retargeting;
-``runtime.pose_inputs``: the track input and the head-turn track; ``runtime.loop``,
-``runtime.clock``, ``runtime.replay``: the product loop of the fps replays;
-``runtime.config``: the try-on and motion settings; ``runtime.tryon.styles``: the fit
-through the cache; ``runtime.eval.hair_quality``: the body-clip run) and the matrix's own
-:mod:`~runtime.eval.matrix.cell` and :mod:`~runtime.eval.matrix.inputs`; plus the numpy and
-numba versions and the machine architecture. Any edit to one of them makes every key new
-(old cell files stay in the folder, unused).
+``solver`` package (dynamics, the measures of ``solver/eval``), the whole ``avatars``
+package (loading, clips and the head turn, hair sources, the try-on, CPU skinning, the
+generated avatars), the ``tracking`` package (pose tracks and their sampling), the runtime
+modules between the inputs and the solver (``runtime.rig``: posing, drive, body motion and
+retargeting; ``runtime.pose_inputs``: the track input and the head-turn track;
+``runtime.loop``, ``runtime.clock``, ``runtime.replay``: the product loop of the fps
+replays; ``runtime.config``, ``runtime.config_sections``: the try-on and motion settings;
+``runtime.tryon.styles``: the fit through the cache; ``runtime.eval.hair_quality``: the
+body-clip run) and the matrix's own :mod:`~runtime.eval.matrix.cell` and
+:mod:`~runtime.eval.matrix.inputs`; plus the numpy and numba versions and the machine
+architecture. Any edit to one of them makes every key new (old cell files stay in the
+folder, unused).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pathlib import Path
 CODE_SOURCES = (
     "solver", "avatars", "tracking",
     "runtime.rig", "runtime.pose_inputs", "runtime.loop", "runtime.clock", "runtime.replay", "runtime.config",
+    "runtime.config_sections",
     "runtime.tryon.styles", "runtime.eval.hair_quality", "runtime.eval.matrix.cell", "runtime.eval.matrix.inputs",
 )
 #: Bump when the row layout or the meaning of a column changes.

@@ -5,7 +5,7 @@ A cell is replayed through the product loop (:class:`runtime.loop.Loop` on a
 or a still head with the body clip), drawn at 30 fps for the motion seconds plus one. Each
 drawn pose (:meth:`runtime.rig.AvatarRig.draw_pose`: the body at the draw time, the hair
 interpolated) is scored by the largest edge stretch of the skinned hair mesh
-(:func:`solver.eval.hair_mesh.find_hair`, :func:`solver.eval.lbs.skin_instance`: the
+(:func:`solver.eval.hair_mesh.find_hair`, :func:`avatars.skinning.skin_instance`: the
 shader's skinning), ties broken by the largest tip distance from the rest arc (hair with
 no stretchable edge); the frame with the highest score is drawn by :class:`render.Renderer`
 (bust framing around that pose) into a 256 × 256 PNG.
@@ -31,7 +31,7 @@ FPS = 30
 def worst_frame(cell: Cell, inputs=PROCESS_INPUTS) -> tuple[object, np.ndarray, float, float]:
     """(avatar drawn, (N, 4, 4) world matrices of the worst frame, its time s, its stretch %)."""
     from solver.eval.hair_mesh import find_hair
-    from solver.eval.lbs import skin_instance
+    from avatars.skinning import skin_instance
     from tracking.pose_track import synthetic_track
 
     from ...clock import NO_CAP, frame_times
