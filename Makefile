@@ -31,7 +31,7 @@ $(RUN_STAMP): pyproject.toml .ci/system-deps.sh
 
 $(TEST_STAMP): $(RUN_STAMP)
 	@sh .ci/system-deps.sh test
-	@$(PY) -m pip install --quiet -e '.[dev]'
+	@$(PY) -m pip install --quiet -e '.[dev,cluster]'
 	@touch $@
 
 run: setup

@@ -107,17 +107,18 @@ class FpsCheckRow:
 
 def check_fps(avatar: Avatar, track: PoseTrack, *, solver: str = "rest-shape",
               duration_ns: int | None = None, hair: dict | None = None,
-              motion: MotionSetup | None = None) -> list[FpsCheckRow]:
-    """Replay at every rate of :data:`CHECK_RATES` and :data:`CHECK_JITTERED`; compare each with
-    the first (24 fps) at the common substeps. Differences are max-abs over all substeps,
-    segments and axes (metres, m/s); 0.0 means bit-identical. ``motion``: the body motion
-    every replay plays (see :func:`replay`)."""
+              motion: MotionSetup | None = None, rates=CHECK_RATES, jittered=CHECK_JITTERED) -> list[FpsCheckRow]:
+    """Replay at every rate of ``rates`` (default :data:`CHECK_RATES`) and of ``jittered``
+    ((fps, jitter fraction, seed) triples, default :data:`CHECK_JITTERED`); compare each with
+    the first (24 fps by default) at the common substeps. Differences are max-abs over all
+    substeps, segments and axes (metres, m/s); 0.0 means bit-identical. ``motion``: the body
+    motion every replay plays (see :func:`replay`)."""
     runs = [(f"{fps} fps", replay(avatar, track, fps, solver=solver, duration_ns=duration_ns,
                                              hair=hair, motion=motion))
-            for fps in CHECK_RATES]
+            for fps in rates]
     runs += [(f"{fps} fps ±{int(j * 100)}% jitter", replay(avatar, track, fps, solver=solver, jitter=j, seed=s,
                                                             duration_ns=duration_ns, hair=hair, motion=motion))
-             for fps, j, s in CHECK_JITTERED]
+             for fps, j, s in jittered]
     ref = runs[0][1]
     rows = []
     for label, st in runs:

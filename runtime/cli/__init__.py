@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "runtime.cli.check_fps",
     "runtime.cli.inspect",
     "runtime.cli.metrics",
+    "runtime.cli.matrix",
     "runtime.cli.generate",
     "runtime.cli.bench",
     "runtime.cli.hair",

@@ -16,7 +16,7 @@ from runtime.cli import args as cli_args
 from runtime.cli import main
 
 CLI_DIR = Path(cli.__file__).parent
-COMMANDS = ("run", "track", "replay", "check-fps", "inspect", "metrics", "generate", "bench", "hair",
+COMMANDS = ("run", "track", "replay", "check-fps", "inspect", "metrics", "matrix", "generate", "bench", "hair",
             "compare-render", "calibrate", "fuzz", "soak")
 BENCH_TARGETS = ("solver", "render", "tracker", "loop", "tryon", "vmc", "panel", "all")
 
