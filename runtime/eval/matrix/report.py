@@ -18,7 +18,7 @@ import math
 import statistics
 from pathlib import Path
 
-from .goals import GOAL_BY_COLUMN, GOALS, missed, worst_first
+from .goals import GOALS, met, missed, worst_first
 from .run import cell_command, metrics_command
 
 log = logging.getLogger(__name__)
@@ -63,11 +63,9 @@ def _fmt(value, fmt: str) -> str:
 def _cell(row: dict, column: str, fmt: str) -> str:
     value = row.get(column)
     classes = ["num"] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
-    goal = GOAL_BY_COLUMN.get(column)
-    if goal is not None:
-        ok = goal.met(value)
-        if ok is not None:
-            classes.append("met" if ok else "missed")
+    ok = met(row, column)
+    if ok is not None:
+        classes.append("met" if ok else "missed")
     cls = f' class="{" ".join(classes)}"' if classes else ""
     return f"<td{cls}>{html.escape(_fmt(value, fmt))}</td>"
 

@@ -87,6 +87,18 @@ def test_goals_and_worst_first():
     assert [r["key"] for r in worst_first([good, curl, failed])] == ["c", "b", "a"]
 
 
+def test_stretch_goals_hold_by_the_kind_of_motion():
+    """Head turn: p99 <= 8 %, worst <= 35 %; a body clip: p99 <= 15 %, worst <= 60 %; a row
+    without a clip is held to neither."""
+    turn = {"key": "t", "status": "ok", "clip": "turn-test", "stretch_p99_pct": 9.0, "stretch_worst_pct": 30.0}
+    clip = {**turn, "key": "c", "clip": "lib.gltf#Jog_Fwd_Loop"}
+    assert missed(turn) == ["stretch_p99_pct"] and missed(clip) == []
+    assert missed({**clip, "stretch_p99_pct": 15.01}) == ["stretch_p99_pct"]
+    assert missed({**clip, "stretch_worst_pct": 60.5}) == ["stretch_worst_pct"]
+    assert missed({**turn, "stretch_p99_pct": 8.0, "stretch_worst_pct": 35.01}) == ["stretch_worst_pct"]
+    assert missed({k: v for k, v in turn.items() if k != "clip"}) == []
+
+
 def test_a_cell_has_the_numbers_of_swaycam_metrics(tmp_path, capsys):
     """default + bob01 playing a library clip, rest-shape: the matrix row's measured columns
     equal the metrics table's for the same (avatar, style, clip, solver), and its fps
