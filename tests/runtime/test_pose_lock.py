@@ -239,7 +239,10 @@ def test_a_live_run_on_the_real_clip_feeds_the_arrivals(tmp_path, frame_lock):
         arr = inp.arrivals
         assert arr.seq == inp.frames > 10
         assert 0 < arr.latency_ns < 2e9
-        assert arr.interval_ns == pytest.approx(1e9 / 30, rel=0.5)   # the capture stamps of a 30 fps camera
+        # the capture stamps of a 30 fps camera: a whole number of camera frames apart (a loaded
+        # machine's tracker skips to the newest frame, so 2 or 3 frame periods are right too)
+        periods = arr.interval_ns / (1e9 / 30)
+        assert round(periods) >= 1 and periods == pytest.approx(round(periods), abs=0.25)
     if not frame_lock:
         assert not any(locked) and set(delays) == {33_333_333}
     else:
