@@ -5,7 +5,6 @@ nor OpenCV (sources do, when opened). See DESIGN §5 and the module docstrings.
 """
 
 from .adaptive import AdaptiveOptions, FaceCountPolicy
-from .bench import TrackerTiming, bench_tracker, filter_report, lag_ms, rotation_jitter_deg
 from .errors import SourceError, TrackFormatError, TrackingError
 from .expressions import (
     BLENDSHAPE_INDEX,
@@ -43,10 +42,9 @@ __all__ = [
     "LiveTracking", "LostFaceOptions", "NUM_BLENDSHAPES", "OneEuroFilter", "OneEuroParams", "PerfectSync",
     "PoseFilter", "PoseFilterOptions", "PoseSample", "PoseTrack", "PoseTrackWriter", "PreviewWriter",
     "QuaternionOneEuro", "SourceError", "SourceInfo", "TrackFormatError", "TrackHeader", "TrackOptions",
-    "TrackSummary", "TrackerTiming", "TrackingError", "VRM_PRESETS", "VideoFileSource", "WebcamOptions",
-    "WebcamSource", "bench_tracker", "draw_observation", "ensure_face_model", "filter_observations",
-    "filter_report", "lag_ms", "load_track", "mirror_pose", "open_source", "record", "rotation_jitter_deg",
-    "run_track", "save_track", "synthetic_track",
+    "TrackSummary", "TrackingError", "VRM_PRESETS", "VideoFileSource", "WebcamOptions",
+    "WebcamSource", "draw_observation", "ensure_face_model", "filter_observations",
+    "load_track", "mirror_pose", "open_source", "record", "run_track", "save_track", "synthetic_track",
 ]  # fmt: skip
 
 
