@@ -97,6 +97,18 @@ class HairMesh:
     def triangle_count(self) -> int:
         return int(self.triangles.shape[0])
 
+    def subset(self, keep: np.ndarray) -> tuple["HairMesh", np.ndarray]:
+        """(the mesh with only the triangles ``keep`` (T,) bool, the kept vertices' indices
+        (V',) into this mesh): vertices no kept triangle uses are removed."""
+        from dataclasses import replace
+
+        tris = self.triangles[np.asarray(keep, bool)]
+        used = np.unique(tris)
+        remap = np.full(self.vertex_count, -1, np.int64)
+        remap[used] = np.arange(len(used))
+        return replace(self, positions=self.positions[used], triangles=remap[tris], weld=self.weld[used],
+                       uv=None if self.uv is None else self.uv[used]), used
+
     def extent(self) -> np.ndarray:
         """(3,) bounding-box size in file units."""
         if self.vertex_count == 0:

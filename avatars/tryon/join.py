@@ -3,9 +3,11 @@
 Some hairstyles are many disconnected parts; a fragment whose root is too far from the scalp
 may be the continuation of an attached strand. Both directions of the fragment are tested,
 and it joins a guide only when its start lies within ``distance`` of that guide's end and
-the two tangents agree (dot > ``min_dot``). Only validated guides (attached ones, then the
+the two directions agree (dot > ``min_dot``; the tangents over ``tangent_span``, or the
+chord of a fragment shorter than :data:`SHORT_SPANS` spans). Only validated guides (attached ones, then the
 ones joined in earlier rounds) can be parents, so no cycle can form; the joined length, the
-number of rounds and the candidates per round are capped. The articles' thresholds (25 mm,
+number of rounds (24: a braid of lobes needs a round per lobe) and the candidates per round
+are capped. The articles' thresholds (25 mm,
 dot > 0.5) are prototype choices at their scene's scale; the pipeline scales the distance
 with the head.
 
@@ -20,6 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .guides import Guide
+
+
+#: Fragments shorter than this many tangent spans use their chord as their direction.
+SHORT_SPANS = 3.0
 
 
 @dataclass(frozen=True)
@@ -37,7 +43,7 @@ class JoinOptions:
     distance: float = 0.025
     min_dot: float = 0.5
     tangent_span: float = 0.02
-    max_rounds: int = 4
+    max_rounds: int = 24
     max_length: float = 2.0
 
 
@@ -55,6 +61,18 @@ class JoinResult:
     @property
     def joined(self) -> np.ndarray:
         return self.parent >= 0
+
+
+def _direction(g: Guide, end: int, span: float) -> np.ndarray:
+    """The direction of a guide at an end (as :meth:`Guide.tangent`); for a fragment shorter
+    than :data:`SHORT_SPANS` spans its chord (a short piece, e.g. a braid's lobe, has a
+    surface path that curls around it at its ends: its direction is where it goes as a whole)."""
+    if g.length >= SHORT_SPANS * span:
+        return g.tangent(end, span)
+    d = g.points[-1] - g.points[0]
+    n = float(np.linalg.norm(d))
+    d = d / n if n > 0 else np.array([0.0, -1.0, 0.0])
+    return d if end == -1 else -d
 
 
 def join_fragments(guides: list[Guide], attached: np.ndarray, options: JoinOptions = JoinOptions()) -> JoinResult:
@@ -75,8 +93,8 @@ def join_fragments(guides: list[Guide], attached: np.ndarray, options: JoinOptio
         return JoinResult(parent, flipped, rnd, strand)
     starts = np.array([gd.points[0] for gd in guides])
     ends = np.array([gd.points[-1] for gd in guides])
-    t_start = np.array([-gd.tangent(0, o.tangent_span) for gd in guides])   # into the curve at its start
-    t_end = np.array([gd.tangent(-1, o.tangent_span) for gd in guides])     # along the curve at its end
+    t_start = np.array([-_direction(gd, 0, o.tangent_span) for gd in guides])   # into the curve at its start
+    t_end = np.array([_direction(gd, -1, o.tangent_span) for gd in guides])     # along the curve at its end
     for r in range(1, o.max_rounds + 1):
         parents = np.nonzero(valid)[0]
         todo = np.nonzero(~valid)[0]

@@ -148,6 +148,7 @@ class TryOnResult:
             "guides": {"candidates": g.candidates, "attached": g.attached, "joined": g.joined, "rejected": g.rejected},
             "vertices_missed": g.vertices_missed, "chains": len(self.chains), "joints": joints,
             "hair_vertices": self.hair_vertices, "placement": self.fit.placement, "units": self.fit.units,
+            "fit": self.fit.summary(),
             "problems": list(self.fit.problems), "notes": list(self.fit.notes) + list(self.notes),
         }
 
@@ -173,6 +174,9 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
     positions, fit = fit_hair(hair, avatar, head, placement=s.placement)
     if not fit.ok:
         return TryOnResult(None, fit, seconds=time.perf_counter() - t0)
+    if fit.dropped is not None and fit.dropped.any():   # closing faces inside the head (fit.py)
+        hair, used = hair.subset(~fit.dropped)
+        positions = positions[used]
     H = float(head.size[1])
     f = H / REFERENCE_HEAD
     scalp = Scalp(head)

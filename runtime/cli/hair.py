@@ -4,6 +4,7 @@
     swaycam hair list                                             styles in the hair folders
     swaycam hair bench [STYLE ...] [--avatar A] [--json]          fit + rig and cached reload, s
     swaycam hair metrics [STYLE ...] [--avatar A] [--json]        the hair-quality table
+    swaycam hair corpus --out DIR [STYLE ...]                     write the procedural test styles
 
 HAIR is a file (.obj with MakeHuman .mhmat/.mhclo beside it, .glb/.gltf/.vrm with
 ``--mesh``/``--node``/``--spring``) or a style name looked up in the hair folders
@@ -41,6 +42,13 @@ def add_parser(sub) -> None:
     f.set_defaults(func=run_fit)
     ls = hs.add_parser("list", help="the styles in the hair folders")
     ls.set_defaults(func=run_list)
+    c = hs.add_parser("corpus", help="write the procedural test hairstyles (CC0) as OBJ + .mhmat into a folder",
+                      description="Write swaycam's procedural hairstyles (avatars/hair/procedural.py: long, layered, "
+                      "braid, bun, afro, twin tails, crop, closed cap; each made for another head size and unit) "
+                      "as DIR/<name>/<name>.obj with a .mhmat; use them with --hair-dir DIR or $SWAYCAM_HAIR_DIR.")
+    c.add_argument("styles", nargs="*", help="style names (default: all)")
+    c.add_argument("--out", required=True, help="the folder to write")
+    c.set_defaults(func=run_corpus)
     for name, func, what in (("bench", run_bench, "seconds to fit + rig and to reload cached"),
                              ("metrics", run_metrics, "hair quality on the standard head turn")):
         b = hs.add_parser(name, help=what)
@@ -158,6 +166,19 @@ def run_list(args) -> int:
     if not styles:
         print(f"no styles in {', '.join(str(f) for f in hair_folders())}", file=sys.stderr)
         return 1
+    return 0
+
+
+def run_corpus(args) -> int:
+    from avatars.hair.procedural import write_corpus
+
+    try:
+        paths = write_corpus(args.out, args.styles or None)
+    except (ValueError, OSError) as exc:
+        print(f"swaycam hair corpus: {exc}", file=sys.stderr)
+        return 1
+    for p in paths:
+        print(p)
     return 0
 
 
