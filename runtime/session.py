@@ -241,6 +241,9 @@ class Session:
         g = result.guide_report
         self.say(f"hairstyle: {name}: {len(result.chains)} chains, guides {g.attached} attached + {g.joined} joined "
                  f"of {g.candidates}" + (" (cached)" if hit else f" (fitted in {result.seconds:.2f} s)"))
+        from avatars.tryon.pipeline import own_hair_text
+
+        self.say(f"hairstyle: {name}: the avatar's own hair: {own_hair_text(getattr(result, 'own_hair', {}))}")
         return result.avatar
 
     def close(self) -> None:

@@ -4,7 +4,12 @@
   descent).
 - *Loose part*: a strand leaves the head where it last lies within the attachment band of
   the head envelope; what comes after moves. Strands whose loose part is shorter than
-  ``min_loose`` get no chain (they stay on the head, like short crops in the articles).
+  ``min_loose`` get no chain in the main choice (below).
+- *Short hair*: pieces left without a chain get chains on their strands whose loose part is
+  at least ``short_loose`` (bangs, a bun, a crop's fringe; chosen like the main ones); a
+  large piece (:data:`SWAY_PIECE` of the hair) still without one, and a style with no chain
+  at all, gets one on the end of its longest strand, made loose if nothing leaves the band:
+  a style whose pieces are all short still sways (the articles kept short crops rigid).
 - *Choice*: at most ``max_chains`` strands. First every loose piece of the mesh (a card, a
   lock, a sheet; the largest first) gets the chain of its longest strand, so hair pieces
   are owned by a chain of their own. Then strands are added where they add the most (loose
@@ -45,6 +50,9 @@ from .head import HeadModel
 from .join import JoinResult
 from .scalp import Scalp, ScalpAttachment
 
+#: A piece without a chain holding at least this share of the hair gets one on the end of its
+#: longest strand even when it lies within the attachment band (it sways).
+SWAY_PIECE = 0.1
 #: Points kept on a chain's strand curve (weights project hair onto it).
 MAX_CURVE_POINTS = 32
 #: VRMC_springBone values (root → tip). dragForce, gravityPower and the tip stiffness are the
@@ -67,7 +75,9 @@ class RigOptions:
         max_chains: most chains (the articles' adapter: 24).
         min_joints, max_joints: joints per chain (the tip joint included).
         joint_spacing: target loose length per segment.
-        min_loose: shortest loose part that gets a chain.
+        min_loose: shortest loose part that gets a chain in the main choice.
+        short_loose: shortest loose part that gets a chain in a piece left without one
+            (short hair: bangs, buns, a crop's fringe).
         separation: smallest distance between the loose parts of two chains (closer
             strands follow the chain already chosen through their weights: chains moving
             differently inside one bundle would tear it).
@@ -81,6 +91,7 @@ class RigOptions:
     max_joints: int = 8
     joint_spacing: float = 0.2
     min_loose: float = 0.3
+    short_loose: float = 0.08
     separation: float = 0.15
     band: float = 0.1
     hit_heads: float = 0.05
@@ -104,6 +115,8 @@ class Chain:
         curve: (P, 3) the strand's smooth curve from the root joint on (rest, metres).
         curve_u: (P,) joint parameter along ``curve`` (0 at the root joint, i + f on
             segment i, n − 1 at the tip).
+        short: a chain of the short-hair choice (loose part shorter than ``min_loose``): a
+            detached piece it carries alone moves as a rigid body (:mod:`avatars.tryon.weights`).
     """
 
     strand: int
@@ -115,6 +128,7 @@ class Chain:
     path: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     curve: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     curve_u: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    short: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,6 +264,49 @@ def _choose(cands: list, guides: list[Guide], limit: int, sep: float, notes: lis
     return [cands[i] for i in chosen]
 
 
+def _sway(c: tuple, o: "RigOptions", H: float) -> tuple:
+    """The candidate ``c`` with its last ``short_loose`` head heights (at most half of it)
+    made loose when it never leaves the band."""
+    i, line, curve, s, exit_i, loose = c
+    if loose < o.short_loose * H:
+        exit_i = int(np.clip(np.searchsorted(s, s[-1] - min(o.short_loose * H, 0.5 * s[-1])), 0, len(s) - 2))
+        loose = s[-1] - s[exit_i]
+    return i, line, curve, s, exit_i, loose
+
+
+def _short_chains(short: list, chosen: list, guides: list[Guide], o: "RigOptions", H: float, notes: list[str],
+                  piece_size: dict[int, int]) -> list:
+    """Chains for short hair (module doc, *Short hair*): in the pieces no chosen chain runs
+    through, the strands whose loose part is at least ``short_loose`` (chosen as the main
+    ones, with the chains left); then a piece still without one that holds at least
+    :data:`SWAY_PIECE` of the hair's nodes gets a chain on its longest strand's end (it
+    sways), and a style with no chain at all gets one on its longest strand."""
+    covered = {guides[k].piece for c in chosen for k in c[1]}
+    free = [c for c in short if guides[c[1][0]].piece not in covered]
+    budget = o.max_chains - len(chosen)
+    out = _choose([c for c in free if c[5] >= o.short_loose * H], guides, budget, o.separation * H, []) \
+        if budget > 0 else []
+    if out:
+        notes.append(f"{len(out)} chains on short pieces (loose part {o.short_loose:g}-{o.min_loose:g} head heights)")
+    covered |= {guides[k].piece for c in out for k in c[1]}
+    total = max(sum(piece_size.values()), 1)
+    best: dict[int, tuple] = {}
+    for c in free:
+        q = guides[c[1][0]].piece
+        if q not in covered and (q not in best or c[3][-1] > best[q][3][-1]):
+            best[q] = c
+    sway = [q for q in best if piece_size.get(q, 0) >= SWAY_PIECE * total or not (chosen or out)]
+    sway = sorted(sway, key=lambda q: -piece_size.get(q, 0))[:max(budget - len(out), 0)]
+    if not (chosen or out or sway) and best and budget > 0:
+        sway = [max(best, key=lambda q: best[q][3][-1])]
+    for q in sway:
+        out.append(_sway(best[q], o, H))
+    if sway:
+        notes.append(f"{len(sway)} pieces lie within the attachment band: the end of their longest strand got a "
+                     "chain (they sway)")
+    return out
+
+
 def _share_colliders(chains: list[Chain]) -> list[Chain]:
     """Give every chain the union of the collider sets of the chains it shares a mesh piece
     with (transitively)."""
@@ -326,7 +383,7 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
     H = float(head.size[1])
     attached = np.array([a is not None for a in attachments])
     lines = strands(guides, attached, join)
-    cands = []
+    cands, short = [], []
     for i, line in lines.items():
         curve = strand_curve(guides, line, join)
         s = _arc(curve)
@@ -336,11 +393,13 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
         while exit_i + 1 < len(curve) and near[exit_i + 1]:
             exit_i += 1
         loose = s[-1] - s[exit_i]
-        if loose < o.min_loose * H:
-            continue
-        cands.append((i, line, curve, s, exit_i, loose))
+        (cands if loose >= o.min_loose * H else short).append((i, line, curve, s, exit_i, loose))
     notes = []
     chosen = _choose(cands, guides, o.max_chains, o.separation * H, notes)
+    piece_size = {int(q): int(n) for q, n in zip(*np.unique(np.concatenate(
+        [np.full(len(g.path), g.piece) for g in guides]) if guides else np.zeros(0, int), return_counts=True))}
+    n_main = len(chosen)
+    chosen += _short_chains(short, chosen, guides, o, H, notes, piece_size)
     keep, add, torso_note = usable_colliders(avatar, head)
     notes.append(f"torso: {torso_note}")
     rest = avatar.skeleton.rest_world
@@ -401,6 +460,7 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
         joint_s = np.r_[0.0, t - s[exit_i] + root_gap]
         curve_u = np.interp(sub_s, joint_s, np.arange(n, dtype=float))
         chains.append(Chain(strand=i, attachment=att, joints=pts, nodes=idx, piece_ids=pieces, colliders=key,
+                            short=ci >= n_main and loose < o.min_loose * H,
                             path=path, curve=sub, curve_u=curve_u))
     # chains sharing a piece of the mesh share their colliders: hair blended between two
     # chains must not pass through what only one of them checks

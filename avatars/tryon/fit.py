@@ -41,6 +41,7 @@ from avatars import Avatar
 from avatars.hair import HairMesh, detect_units
 
 from ..colliders import collider_world
+from .geometry import winding_numbers
 from .head import HeadModel
 from .placement import interior_triangles, place, unit_from_head
 from .register import InnerFit, inner_fit, surface_samples
@@ -58,6 +59,10 @@ CLEARANCE_HEADS = 0.012
 SMOOTH_PASSES = 40
 #: A source whose fitted hair spans more than this many head heights is "far larger".
 FAR_LARGER_HEADS = 8.0
+#: A kept hair with ``HairMesh.lift`` is lifted out of the head mesh where it sinks in by at
+#: most this many head heights, to this clearance (metres).
+LIFT_DEEPEST = 0.01
+LIFT_CLEARANCE = 0.002
 #: A kept-in-place hair farther than this (head heights) from the head is "nowhere near".
 NOWHERE_NEAR_HEADS = 0.5
 
@@ -161,6 +166,29 @@ def _segment_distance(p, a, b):
     ee = float(e @ e)
     t = np.zeros(len(p)) if ee < 1e-30 else np.clip((p - a) @ e / ee, 0.0, 1.0)
     return np.linalg.norm(p - (a + t[:, None] * e), axis=1)
+
+
+def out_of_head_mesh(points: np.ndarray, head: HeadModel, clearance: float, deepest: float) -> np.ndarray:
+    """Displacements (N, 3) moving the ``points`` that lie inside the head mesh (generalized
+    winding number > 0.5, :func:`geometry.winding_numbers`) by at most ``deepest`` metres to
+    ``clearance`` metres outside its closest triangle; the other points do not move. For a
+    kept hair cut out of a mesh it shared with the face (``HairMesh.lift``: Godette's shell
+    and buns dip under her skin at their rims, which hid them there while they were one)."""
+    disp = np.zeros_like(points)
+    cand = np.nonzero(head.envelope.depth(points) > 0.0)[0]
+    if cand.size == 0:
+        return disp
+    cp, d, _ = head.index().query(points[cand])
+    inside = (winding_numbers(head.vertices, head.faces, points[cand]) > 0.5) & (d <= deepest)
+    if not inside.any():
+        return disp
+    i = cand[inside]
+    out = cp[inside] - points[i]
+    n = np.linalg.norm(out, axis=1, keepdims=True)
+    out = np.where(n > 1e-12, out / np.maximum(n, 1e-12), (points[i] - head.center) / np.maximum(
+        np.linalg.norm(points[i] - head.center, axis=1, keepdims=True), 1e-12))
+    disp[i] = cp[inside] - points[i] + out * clearance
+    return disp
 
 
 def push_out(points: np.ndarray, edges: np.ndarray, head: HeadModel, colliders, clearance: float,
@@ -286,6 +314,8 @@ def fit_hair(hair: HairMesh, avatar: Avatar, head: HeadModel, *, placement: str 
         problems.append(f"the hair is nowhere near the head: its closest point is {gap:.3f} m outside it")
     if keep:   # an authored placement is kept as it is (the rebuild keeps the artist's rest shape)
         disp = np.zeros_like(pts)
+        if hair.lift:   # but a rim cut out of the face mesh is lifted out of the skin
+            disp = out_of_head_mesh(pts, head, LIFT_CLEARANCE, LIFT_DEEPEST * head_h)
     else:
         disp = push_out(pts, edges, head, colliders, clearance_heads * head_h)
     moved = np.linalg.norm(disp, axis=1)

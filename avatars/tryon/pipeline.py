@@ -31,7 +31,8 @@ from .errors import NoHeadError
 from .fit import FitReport, fit_hair
 from .graph import build_graph
 from .guides import Guide, GuideOptions, extract_guides
-from .head import build_head, own_hair_instances
+from .head import build_head
+from .own_hair import find_own_hair
 from .join import JoinOptions, JoinResult, join_fragments
 from .scalp import Scalp, ScalpAttachment
 from .skin_contact import with_contact
@@ -42,7 +43,7 @@ log = logging.getLogger(__name__)
 #: Head height (metres) at which the articles' absolute thresholds are stated.
 REFERENCE_HEAD = 0.22
 #: Bump when the pipeline's output changes for the same inputs (keys the disk cache).
-PIPELINE_VERSION = "4"   # 2: loose regions without a chain of their own follow the nearest chain; 3: long hair anchored to the body; 4: closest points on a chain in fewer operations (last-bit differences)
+PIPELINE_VERSION = "5"   # 5: fit without an opening, own hair cut out of shared meshes, short chains, rigid compact pieces; 2: loose regions without a chain of their own follow the nearest chain; 3: long hair anchored to the body; 4: closest points on a chain in fewer operations (last-bit differences)
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,11 @@ class TryOnResult:
         chains: the rigged :class:`Chain` s (root attachments, joint nodes).
         hair_instance: index of the hair's mesh instance in ``avatar.mesh_instances``.
         hair_vertices: vertices of the hair mesh.
-        hidden: the avatar's own mesh instances that were hidden.
+        hidden: the avatar's own mesh instances that were hidden whole.
+        own_hair: what of the avatar's own hair was found and hidden (the ``own_hair`` object
+            of :meth:`summary`: found, hidden, methods, whole mesh instances, triangles — all,
+            and cut out of meshes shared with the face or body —, the meshes cut, notes;
+            :mod:`avatars.tryon.own_hair`).
         notes: rig remarks (torso capsule, chains left out...).
         seconds: wall time of the pipeline.
         guides, attachments, join: the intermediate guides (for inspection and plots).
@@ -133,6 +138,7 @@ class TryOnResult:
     hair_instance: int = -1
     hair_vertices: int = 0
     hidden: tuple[int, ...] = ()
+    own_hair: dict = field(default_factory=lambda: {"found": False, "hidden": False})
     notes: tuple[str, ...] = ()
     seconds: float = 0.0
     guides: tuple[Guide, ...] = field(default=(), repr=False)
@@ -149,8 +155,47 @@ class TryOnResult:
             "vertices_missed": g.vertices_missed, "chains": len(self.chains), "joints": joints,
             "hair_vertices": self.hair_vertices, "placement": self.fit.placement, "units": self.fit.units,
             "fit": self.fit.summary(),
+            "own_hair": dict(self.own_hair),
             "problems": list(self.fit.problems), "notes": list(self.fit.notes) + list(self.notes),
         }
+
+
+def own_hair_text(report: dict) -> str:
+    """One line from the ``own_hair`` report (what was hidden, by which method, how many
+    triangles), for logs and the CLI."""
+    if not report.get("found"):
+        return "none found (nothing hidden)"
+    what = ", ".join(report.get("instances", []) + [f"{report.get('cut_triangles', 0)} triangles cut out of "
+                                                   + "/".join(report.get("cut_from", []))] * bool(report.get("cut_from")))
+    verb = "hidden" if report.get("hidden") else "re-rigged" if report.get("replaced") else "kept"
+    return f"{verb}: {what} ({report.get('triangles', 0)} triangles; by {', '.join(report.get('methods', []))})"
+
+
+def _retrace_unattached(graph, scalp: Scalp, guides: list[Guide], attachments: list, options: GuideOptions,
+                        distance: float) -> tuple[list[Guide], list]:
+    """Pieces none of whose guides reached the scalp but that come within ``distance`` of it
+    are traced again from their node nearest the scalp (:func:`extract_guides` ``roots``): a
+    bun at the side of the head touches it on its inner side, not at its top or bottom.
+    Other guides are kept as they were."""
+    ok = {}
+    for g, a in zip(guides, attachments):
+        ok[g.piece] = ok.get(g.piece, False) or a is not None
+    redo = [q for q, v in ok.items() if not v]
+    if not redo:
+        return guides, attachments
+    d = scalp.distance(graph.points)
+    roots = {}
+    for q in redo:
+        members = np.nonzero(graph.component == q)[0]
+        k = int(members[np.argmin(d[members])])
+        if d[k] <= distance:
+            roots[q] = k
+    if not roots:
+        return guides, attachments
+    new, _ = extract_guides(graph, scalp.distance, options, pieces=np.array(sorted(roots)), roots=roots)
+    new_att = scalp.attach(np.array([g.points[0] for g in new]).reshape(-1, 3), distance)
+    keep = [i for i, g in enumerate(guides) if g.piece not in roots]
+    return [guides[i] for i in keep] + new, [attachments[i] for i in keep] + new_att
 
 
 def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettings()) -> TryOnResult:
@@ -163,12 +208,26 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
     t0 = time.perf_counter()
     s = settings
     same = hair.frame == "avatar-rest" and hair.path == avatar.path
-    hide = own_hair_instances(avatar) if s.hide_own_hair else ()
+    own = find_own_hair(avatar)
+    hide = own.instances if s.hide_own_hair else ()
+    cut = own.triangle_masks() if s.hide_own_hair else {}
     if same:   # the hair itself may be part of the avatar's own hair: never hide what is rebuilt
         hide = tuple(k for k in hide if k not in {o.instance for o in hair.origin})
+        cut = {kp: m for kp, m in cut.items() if kp not in {(o.instance, o.primitive) for o in hair.origin}}
+    own_report = own.summary(avatar, bool(hide or cut))
+    if same and (own.instances or own.parts) and not (hide or cut):
+        own_report["replaced"] = True
+        own_report["notes"] = own_report["notes"] + ["the own hair is the hair rebuilt: replaced, not hidden"]
     try:
-        exclude = {(o.instance, o.primitive): o.vertices for o in hair.origin} if same else None
-        head = build_head(avatar, hide=hide, exclude=exclude)
+        exclude = dict(cut)
+        if same:   # the hair being rebuilt is not part of the head: its own triangles
+            for o in hair.origin:
+                prim = avatar.meshes[avatar.mesh_instances[o.instance].mesh].primitives[o.primitive]
+                m = np.zeros(len(prim.indices) // 3, bool)
+                m[o.triangles] = True
+                exclude[(o.instance, o.primitive)] = m | exclude.get((o.instance, o.primitive), False)
+        head = build_head(avatar, hide=hide, exclude_triangles=exclude,
+                          cleared_springs=hair.cleared_springs if same else ())
     except NoHeadError as exc:
         return TryOnResult(None, FitReport(ok=False, problems=(str(exc),)), seconds=time.perf_counter() - t0)
     positions, fit = fit_hair(hair, avatar, head, placement=s.placement)
@@ -188,6 +247,7 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
     guides, missed = extract_guides(graph, scalp.distance, gopts)
     roots = np.array([g.points[0] for g in guides]).reshape(-1, 3)
     attachments = scalp.attach(roots, s.attach_distance * H)
+    guides, attachments = _retrace_unattached(graph, scalp, guides, attachments, gopts, s.attach_distance * H)
     attached = np.array([a is not None for a in attachments], bool)
     join = join_fragments(guides, attached, JoinOptions(distance=s.join_distance * f, min_dot=s.join_dot,
                                                          max_length=go.max_length * f))
@@ -209,7 +269,7 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
     )
     ro = s.rig
     rig_opts = RigOptions(max_chains=s.max_chains, min_joints=s.min_joints, max_joints=s.max_joints,
-                          joint_spacing=ro.joint_spacing, min_loose=ro.min_loose, band=s.weights.band,
+                          joint_spacing=ro.joint_spacing, min_loose=ro.min_loose, short_loose=ro.short_loose, band=s.weights.band,
                           hit_heads=ro.hit_heads, stiffness=ro.stiffness, drag=ro.drag, gravity=ro.gravity)
     rig = build_rig(avatar, head, scalp, guides, attachments, join, rig_opts)
     anchor = body_anchor(graph, avatar, head, s.weights) if rig.chains else None
@@ -219,16 +279,18 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
     if s.color is not None:
         color = np.concatenate([srgb_to_linear(np.clip(s.color, 0, 1)), [1.0]])
     out = assemble(avatar, hair, positions, nodes=rig.nodes, skin_nodes=skin_nodes, joints=joints, weights=weights,
-                   springs=rig.springs, colliders=rig.colliders, groups=rig.groups, hide=hide,
+                   springs=rig.springs, colliders=rig.colliders, groups=rig.groups, hide=hide, hide_tris=cut,
                    strip_origin=same, color=color, name=f"TryOnHair_{hair.name}")
     out = to_vrm1(out)   # what its VRM 1.0 export loads to, bit for bit (virtual tails become nodes)
     # per-vertex contact after skinning (swaycam's own: the export does not carry it)
     out, contact_notes = with_contact(out, len(out.mesh_instances) - 1, head)
     seconds = time.perf_counter() - t0
-    log.info("try-on %s: %d candidates, %d attached, %d joined, %d rejected, %d chains, %.2f s", hair.name,
-             report.candidates, report.attached, report.joined, report.rejected, len(rig.chains), seconds)
+    log.info("try-on %s: %d candidates, %d attached, %d joined, %d rejected, %d chains, %.2f s; own hair: %s", hair.name,
+             report.candidates, report.attached, report.joined, report.rejected, len(rig.chains), seconds,
+             own_hair_text(own_report))
     return TryOnResult(
         avatar=out, fit=fit, guide_report=report, chains=tuple(rig.chains), hair_instance=len(out.mesh_instances) - 1,
-        hair_vertices=hair.vertex_count, hidden=hide, notes=tuple(rig.notes) + tuple(contact_notes), seconds=seconds,
+        hair_vertices=hair.vertex_count, hidden=hide, own_hair=own_report,
+        notes=tuple(rig.notes) + tuple(contact_notes), seconds=seconds,
         guides=tuple(guides), attachments=tuple(attachments), join=join,
     )
