@@ -270,7 +270,8 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
     ro = s.rig
     rig_opts = RigOptions(max_chains=s.max_chains, min_joints=s.min_joints, max_joints=s.max_joints,
                           joint_spacing=ro.joint_spacing, min_loose=ro.min_loose, short_loose=ro.short_loose, band=s.weights.band,
-                          hit_heads=ro.hit_heads, stiffness=ro.stiffness, drag=ro.drag, gravity=ro.gravity)
+                          separation=ro.separation, hit_heads=ro.hit_heads, stiffness=ro.stiffness, drag=ro.drag,
+                          gravity=ro.gravity)
     rig = build_rig(avatar, head, scalp, guides, attachments, join, rig_opts)
     anchor = body_anchor(graph, avatar, head, s.weights) if rig.chains else None
     skin_nodes, joints, weights, dense = hair_weights(graph, head, rig.chains, bound, s.weights, anchor)

@@ -75,6 +75,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import coo_matrix, diags
+from scipy.sparse.csgraph import dijkstra
 from scipy.sparse.linalg import splu
 
 from .autorig import Chain
@@ -111,6 +112,7 @@ class WeightOptions:
     anchor: float = 1.0
     anchor_ramp: float = 0.8
     anchor_reach: tuple[float, float] = (0.65, 0.85)
+    geodesic: bool = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -226,6 +228,9 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
             us[:, k] = np.interp(uc, np.arange(len(c.curve), dtype=float), c.curve_u)
             seg = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(c.curve, axis=0), axis=1))]
             arc[:, k] = np.interp(uc, np.arange(len(c.curve), dtype=float), seg)
+        own_dist = dist
+        if o.geodesic:
+            own_dist, us, arc = _geodesic(graph, chains, dist, us, arc)
         starts = np.cumsum([1] + [len(c.nodes) for c in chains])[:-1]
         owners: dict[int, list[int]] = {}
         region = loose_regions(graph, out_dist > o.band * H)
@@ -246,7 +251,7 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
                 continue
             own = owners.get(q)
             if own:   # the piece's own chains share it node by node
-                d = dist[np.ix_(nodes, own)]
+                d = own_dist[np.ix_(nodes, own)]
                 nn = np.argsort(d, axis=1)[:, :o.nearest]
                 dn = np.take_along_axis(d, nn, axis=1)
                 inv = 1.0 / (dn * dn + (o.blend * H) ** 2)
@@ -365,6 +370,28 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
     w /= w.sum(axis=1, keepdims=True)
     top = np.where(w > 0, top, top[:, :1])
     return skin_nodes, top[graph.node], w[graph.node], w_nodes
+
+
+def _geodesic(graph: HairGraph, chains: list[Chain], dist: np.ndarray, us: np.ndarray, arc: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distance, u, arc) (N, C) over the surface: for the nodes of the pieces a chain's strand
+    path runs through, the geodesic (shortest surface path) distance to the nearest node of
+    that path and the path node's u and arc; elsewhere the Euclidean ones given (module doc).
+    Across a sheet, the nearest chain by surface path is the neighbouring one (a chain across
+    a gap of air — the fringe and the far end of a chain that wraps around a bob — is far)."""
+    gd = dist.copy()
+    gu = us.copy()
+    ga = arc.copy()
+    for k, c in enumerate(chains):
+        src = np.unique(c.path)
+        if src.size == 0:
+            continue
+        d, _, near = dijkstra(graph.matrix, directed=False, indices=src, min_only=True, return_predecessors=True)
+        ok = np.isfinite(d) & (near >= 0)
+        gd[ok, k] = d[ok] + dist[near[ok], k]
+        gu[ok, k] = us[near[ok], k]
+        ga[ok, k] = arc[near[ok], k]
+    return gd, gu, ga
 
 
 def _screened(graph: HairGraph, fixed: np.ndarray, fixed_w: np.ndarray, prior: np.ndarray, lam: float) -> np.ndarray:
