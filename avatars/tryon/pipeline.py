@@ -29,6 +29,7 @@ from .assemble import assemble
 from .autorig import Chain, RigOptions, build_rig, size_hit_radii
 from .errors import NoHeadError
 from .fit import FitReport, fit_hair
+from .flow import flow_field
 from .graph import build_graph
 from .guides import Guide, GuideOptions, extract_guides
 from .head import build_head
@@ -270,9 +271,12 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
     ro = s.rig
     rig_opts = RigOptions(max_chains=s.max_chains, min_joints=s.min_joints, max_joints=s.max_joints,
                           joint_spacing=ro.joint_spacing, min_loose=ro.min_loose, short_loose=ro.short_loose, band=s.weights.band,
-                          separation=ro.separation, hit_heads=ro.hit_heads, stiffness=ro.stiffness, drag=ro.drag,
+                          separation=ro.separation, flow=ro.flow, attach=s.attach_distance,
+                          hit_heads=ro.hit_heads, stiffness=ro.stiffness, drag=ro.drag,
                           gravity=ro.gravity)
-    rig = build_rig(avatar, head, scalp, guides, attachments, join, rig_opts)
+    flow = flow_field(graph, -head.envelope.depth(graph.points), s.weights.band * H)
+    rig = build_rig(avatar, head, scalp, guides, attachments, join, rig_opts, graph=graph, flow=flow,
+                    spacing=gopts.spacing, smoothing=(gopts.step, gopts.max_points, gopts.smooth_passes))
     anchor = body_anchor(graph, avatar, head, s.weights) if rig.chains else None
     skin_nodes, joints, weights, dense = hair_weights(graph, head, rig.chains, bound, s.weights, anchor)
     rig = size_hit_radii(rig, graph, dense, skin_nodes, H)
