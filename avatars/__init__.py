@@ -10,13 +10,13 @@ from .loader import load_avatar
 from .model import (
     AimConstraint, Avatar, Collider, ColliderGroup, Expression, Image, Material, MaterialColorBind, Mesh,
     MeshInstance, Meta, MorphTargetBind, MToon, NodeConstraint, Primitive, RollConstraint, RotationConstraint,
-    Sampler, Skin, Spring, SpringJoint, Texture, TextureRef, TextureTransform, TextureTransformBind,
+    Sampler, Skin, Spring, SpringJoint, SpringLink, Texture, TextureRef, TextureTransform, TextureTransformBind,
 )
 from .skeleton import Skeleton
 
 __all__ = [
     "AimConstraint", "Avatar", "AvatarError", "AvatarWarning", "Collider", "ColliderGroup", "Expression", "Image",
     "Material", "MaterialColorBind", "Mesh", "MeshInstance", "Meta", "MorphTargetBind", "MToon", "NodeConstraint",
-    "Primitive", "RollConstraint", "RotationConstraint", "Sampler", "Skeleton", "Skin", "Spring", "SpringJoint",
+    "Primitive", "RollConstraint", "RotationConstraint", "Sampler", "Skeleton", "Skin", "Spring", "SpringJoint", "SpringLink",
     "Texture", "TextureRef", "TextureTransform", "TextureTransformBind", "load_avatar",
 ]

@@ -111,4 +111,4 @@ def flow_alignment(flow: Flow, graph: HairGraph, path: np.ndarray) -> float:
         return 1.0
     a, b = loose[0], loose[-1]
     seg = float(np.sum(np.linalg.norm(np.diff(graph.points[path[a:b + 1]], axis=0), axis=1)))
-    return float((d[path[b]] - d[path[a]]) / seg) if seg > 1e-9 else 1.0
+    return float((d[b] - d[a]) / seg) if seg > 1e-9 else 1.0

@@ -149,7 +149,8 @@ def body_anchor(graph: HairGraph, avatar, head: HeadModel, options: WeightOption
     np.minimum.at(low, graph.component, pts[:, 1])
     reach = (line - low) / torso        # how far each piece hangs below the shoulders, in torso lengths
     r0, r1 = o.anchor_reach
-    gate = _smoothstep((reach - r0) / (r1 - r0))[graph.component]
+    gate = _smoothstep((reach - r0) / (r1 - r0))
+    gate = gate[graph.component]
     mid = 0.5 * (pivot + line)
     half = o.anchor_ramp * float(head.size[1])
     below = _smoothstep((mid + half - pts[:, 1]) / (2.0 * half))
@@ -304,8 +305,8 @@ def hair_weights(graph: HairGraph, head: HeadModel, chains: list[Chain], bound_p
         for q, own in owners.items():
             c = chains[own[0]]
             nodes = np.nonzero(comp == q)[0]
-            if len(own) != 1 or np.mean(out_dist[nodes] > o.band * H) < RIGID_LOOSE_SHARE:
-                continue
+            if len(own) != 1 or follower[nodes].any() or np.mean(out_dist[nodes] > o.band * H) < RIGID_LOOSE_SHARE:
+                continue       # (a layer whose far side follows another chain is no bun)
             length = float(np.sum(np.linalg.norm(np.diff(c.curve, axis=0), axis=1)))
             compact = np.percentile(dist[nodes, own[0]], 90) >= COMPACT * max(length, 1e-9)
             if c.short or compact:
