@@ -25,7 +25,7 @@ from avatars.hair import HairMesh
 from avatars.materials import srgb_to_linear
 from avatars.vrm1 import to_vrm1
 
-from .assemble import assemble
+from .assemble import assemble, hidden_springs
 from .autorig import Chain, RigOptions, build_rig, size_hit_radii
 from .errors import NoHeadError
 from .fit import FitReport, fit_hair
@@ -273,8 +273,10 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
                 m = np.zeros(len(prim.indices) // 3, bool)
                 m[o.triangles] = True
                 exclude[(o.instance, o.primitive)] = m | exclude.get((o.instance, o.primitive), False)
-        head = build_head(avatar, hide=hide, exclude_triangles=exclude,
-                          cleared_springs=hair.cleared_springs if same else ())
+        # the springs the result drops (of the hair rebuilt, of the own hair hidden) are plain
+        # bones there: what else they weigh on (stray face corners) is part of the head
+        dropped = tuple(hair.cleared_springs if same else ()) + tuple(sorted(hidden_springs(avatar, hide, cut)))
+        head = build_head(avatar, hide=hide, exclude_triangles=exclude, cleared_springs=dropped)
     except NoHeadError as exc:
         return TryOnResult(None, FitReport(ok=False, problems=(str(exc),)), seconds=time.perf_counter() - t0)
     positions, fit = fit_hair(hair, avatar, head, placement=s.placement)
