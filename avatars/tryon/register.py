@@ -26,8 +26,8 @@ placement is found on the target head itself:
   every candidate the same).
 
 The *inner-surface distance* reported for every method (:class:`InnerFit`) is measured after
-the fit on the head mesh itself: per covered scalp direction, the distance from the
-innermost hair sample to the closest head triangle, median and 95th percentile (mm).
+the fit: per covered scalp direction, the distance along its ray from the innermost hair
+sample to the head envelope (which holds the head mesh), median and 95th percentile (mm).
 
 Frames: world rest pose of the target (metres, +Y up, facing +Z); source points in metres.
 """
@@ -66,8 +66,8 @@ ICP_SAMPLES = 6000
 COARSE_SAMPLES, COARSE_GRID, COARSE_ITERATIONS, REFINED = 3000, (36, 18), 8, 3
 #: Largest change of the scale in one ICP step (factor).
 STEP_SCALE = 1.3
-#: Most inner-surface points measured on the head mesh for the report.
-REPORT_POINTS = 400
+#: Most samples of a placed hair the report (and the score of a candidate placement) uses.
+REPORT_SAMPLES = 12000
 
 
 @dataclass(frozen=True)
@@ -152,6 +152,9 @@ def placement_score(q: np.ndarray, area: np.ndarray, head: HeadModel, scalp: np.
                     grid: tuple[int, int] = GRID) -> tuple[float, dict]:
     """Score (lower is better) of target-frame samples ``q`` (S, 3) with areas ``area`` (S,)
     (module doc), and its parts; ``scalp`` the :func:`scalp_cells` of ``grid``."""
+    if len(q) > REPORT_SAMPLES:
+        keep = np.sort(np.random.default_rng(0).choice(len(q), REPORT_SAMPLES, replace=False))
+        q, area = q[keep], area[keep]
     idx, cell, deep = inner_surface(q, head, scalp, grid)
     H = float(head.size[1])
     covered = np.unique(cell).size / max(int(scalp.sum()), 1)
@@ -272,15 +275,19 @@ def crown_starts(samples: np.ndarray, head: HeadModel, factors=(0.7, 1.0, 1.4, 2
 
 
 def inner_fit(q: np.ndarray, area: np.ndarray, head: HeadModel, interior: float | None = None) -> InnerFit:
-    """The :class:`InnerFit` of placed target-frame samples ``q`` (S, 3) (module doc)."""
+    """The :class:`InnerFit` of placed target-frame samples ``q`` (S, 3) (module doc): the
+    distances are measured along the rays from the head centre to the head envelope
+    (:class:`avatars.tryon.geometry.RadialEnvelope`, which holds the head mesh: a gap to it
+    is at most the gap to the mesh), over at most :data:`REPORT_SAMPLES` samples."""
     scalp = scalp_cells(head)
-    idx, cell, deep = inner_surface(q, head, scalp)
     if interior is None:
-        interior = float(area[deep].sum() / max(area.sum(), 1e-30))
+        interior = float(area[inner_surface(q, head, scalp)[2]].sum() / max(area.sum(), 1e-30))
+    q = _subset(q, REPORT_SAMPLES)
+    idx, cell, _ = inner_surface(q, head, scalp)
     if idx.size == 0:
         return InnerFit(coverage=0.0, interior=interior)
-    covered = np.unique(cell).size / max(int(scalp.sum()), 1)
-    idx = idx[np.unique(np.linspace(0, len(idx) - 1, min(len(idx), REPORT_POINTS)).astype(int))]
-    _, d, _ = head.index().query(q[idx])
+    v = q[idx] - head.center
+    d = np.abs(np.linalg.norm(v, axis=1) - head.envelope.radius(v))
     return InnerFit(median_mm=1e3 * float(np.median(d)), p95_mm=1e3 * float(np.percentile(d, 95)),
-                    coverage=covered, interior=interior, directions=int(idx.size))
+                    coverage=np.unique(cell).size / max(int(scalp.sum()), 1), interior=interior,
+                    directions=int(idx.size))
