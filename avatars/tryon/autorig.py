@@ -35,7 +35,7 @@ from avatars import Avatar, Collider, ColliderGroup, Spring, SpringJoint
 
 from ..colliders import collider_world, fit_torso_capsule
 from .assemble import NewNode
-from .choice import SWAY_PIECE, Strand, arc, at, choose, short_chains, strand_curve, strands  # noqa: F401
+from .choice import Strand, arc, at, choose, short_chains, strand_curve, strands
 from .guides import Guide
 from .head import HeadModel
 from .join import JoinResult

@@ -48,7 +48,11 @@ REFERENCE_HEAD = 0.22
 #: across the flow of its piece.
 ACROSS_FLOW = 0.5
 #: Bump when the pipeline's output changes for the same inputs (keys the disk cache).
-PIPELINE_VERSION = "5"   # 5: fit without an opening, own hair cut out of shared meshes, short chains, rigid compact pieces; 2: loose regions without a chain of their own follow the nearest chain; 3: long hair anchored to the body; 4: closest points on a chain in fewer operations (last-bit differences)
+#: 2: loose regions without a chain of their own follow the nearest chain; 3: long hair anchored
+#: to the body; 4: closest points on a chain in fewer operations (last-bit differences); 5: fit
+#: without an opening, own hair cut out of shared meshes, short chains, rigid compact pieces,
+#: geodesic weights, sheet links.
+PIPELINE_VERSION = "5"
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,9 @@ class TryOnSettings:
 
     Attributes:
         placement: "auto" (keep a hair taken from this avatar, fit anything else), "fit", "keep".
-        hide_own_hair: drop the avatar's meshes skinned only to the head and spring joints
-            under it (its own hair).
+        hide_own_hair: hide the avatar's own hair (:mod:`avatars.tryon.own_hair`): its meshes
+            skinned only to the head and spring joints under it, or its triangles cut out of
+            a mesh it shares with the face or body.
         color: sRGB (r, g, b) in [0, 1] for the hair, or None for the source's colour.
         attach_distance: farthest root from the scalp, head heights.
         join_distance: largest gap joined, metres at a :data:`REFERENCE_HEAD` head.
