@@ -66,6 +66,8 @@ ICP_SAMPLES = 6000
 COARSE_SAMPLES, COARSE_GRID, COARSE_ITERATIONS, REFINED = 3000, (36, 18), 8, 3
 #: Largest change of the scale in one ICP step (factor).
 STEP_SCALE = 1.3
+#: Most surface samples taken of a hair (the spacing grows past it).
+MAX_SAMPLES = 200_000
 #: Most samples of a placed hair the report (and the score of a candidate placement) uses.
 REPORT_SAMPLES = 12000
 
@@ -180,13 +182,22 @@ class Registration:
     start: str
 
 
-def surface_samples(points: np.ndarray, triangles: np.ndarray, spacing: float) -> tuple[np.ndarray, np.ndarray]:
+def surface_samples(points: np.ndarray, triangles: np.ndarray, spacing: float, max_samples: int = MAX_SAMPLES
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """(samples (S, 3), area per sample (S,)) covering the triangles about ``spacing`` apart
-    (corners and a barycentric grid on the larger triangles); each sample stands for the
-    area of its triangle divided by the samples it got (corners: a third of each)."""
-    s = sample_triangles(points, triangles, spacing)
+    (corners and a barycentric grid on the larger triangles; the spacing grows so that about
+    ``max_samples`` cover the area: a mesh of long sliver triangles would give millions);
+    every sample stands for the same share of the area."""
     tri = points[triangles]
-    total = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+    area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+    total = float(area.sum())
+    edge = np.linalg.norm(tri - np.roll(tri, 1, axis=1), axis=2).max(axis=1)
+    while True:
+        m = np.clip(np.ceil(edge / max(spacing, 1e-9)), 1, 64)
+        if float(np.sum((m + 1) * (m + 2) / 2)) <= max_samples or spacing > 10 * float(edge.max(initial=0.0)):
+            break
+        spacing *= 1.5
+    s = sample_triangles(points, triangles, spacing)
     return s, np.full(len(s), total / max(len(s), 1))
 
 
@@ -280,9 +291,9 @@ def inner_fit(q: np.ndarray, area: np.ndarray, head: HeadModel, interior: float 
     (:class:`avatars.tryon.geometry.RadialEnvelope`, which holds the head mesh: a gap to it
     is at most the gap to the mesh), over at most :data:`REPORT_SAMPLES` samples."""
     scalp = scalp_cells(head)
-    if interior is None:
-        interior = float(area[inner_surface(q, head, scalp)[2]].sum() / max(area.sum(), 1e-30))
     q = _subset(q, REPORT_SAMPLES)
+    if interior is None:
+        interior = float(np.mean(inner_surface(q, head, scalp)[2])) if len(q) else 0.0
     idx, cell, _ = inner_surface(q, head, scalp)
     if idx.size == 0:
         return InnerFit(coverage=0.0, interior=interior)
