@@ -24,7 +24,7 @@ from .meta import build_meta
 from .model import Avatar
 from .nodes import build_skeleton
 from .orientation import turn_to_plus_z
-from .springs import build_springs_0, build_springs_1
+from .springs import build_spring_links, build_springs_0, build_springs_1
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +71,10 @@ def load_avatar(path: str | Path, data: bytes | None = None, *, gate=None) -> Av
     materials = build_materials(doc, textures, (vrm0 or {}).get("materialProperties"))
     humanoid = build_humanoid(doc, vrm1, vrm0)
     expressions = build_expressions(doc, vrm1, vrm0, meshes, instances, materials)
-    springs, colliders, groups = (), (), ()
+    springs, colliders, groups, links = (), (), (), ()
     if "VRMC_springBone" in exts:
         springs, colliders, groups = build_springs_1(doc, exts["VRMC_springBone"] or {}, skeleton)
+        links = build_spring_links(doc, exts["VRMC_springBone"] or {}, springs)
     elif vrm0 is not None and vrm0.get("secondaryAnimation"):
         springs, colliders, groups = build_springs_0(doc, vrm0["secondaryAnimation"], skeleton)
     step()
@@ -85,7 +86,7 @@ def load_avatar(path: str | Path, data: bytes | None = None, *, gate=None) -> Av
     avatar = Avatar(
         path=str(path), vrm_version=version, meta=build_meta(doc.json, vrm1, vrm0), skeleton=skeleton,
         meshes=meshes, mesh_instances=instances, skins=skins, materials=materials, textures=textures,
-        images=images, humanoid=humanoid, expressions=expressions, springs=springs, colliders=colliders,
+        images=images, humanoid=humanoid, expressions=expressions, springs=springs, colliders=colliders, spring_links=links,
         collider_groups=groups, constraints=constraints, look_at=look_at,
     )
     if version == "0.x":

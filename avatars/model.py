@@ -297,7 +297,11 @@ class SpringJoint:
 
     ``gravity_dir`` (3,) is a unit vector in world space (+Y up, avatar facing +Z);
     ``hit_radius`` is metres in the joint node's scale; ``stiffness``, ``drag_force`` and
-    ``gravity_power`` are the file's unitless VRM values.
+    ``gravity_power`` are the file's unitless VRM values. ``max_bend`` (radians, or None) is
+    a cone limit proposed for the joint's segment: the largest angle between it and its rest
+    direction in its parent's frame (swaycam's extension, written by the try-on auto-rig —
+    a stiffer root —, carried in the joint's ``extras`` as ``swaycamMaxBend``; the solver does
+    not enforce it yet, :mod:`avatars.springs`).
     """
 
     node: int
@@ -306,6 +310,7 @@ class SpringJoint:
     drag_force: float = 0.5
     gravity_power: float = 0.0
     gravity_dir: np.ndarray = field(default_factory=lambda: np.array([0.0, -1.0, 0.0]))
+    max_bend: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -316,6 +321,8 @@ class Spring:
     ``tail_offset`` is set (VRM 0.x leaves), the last joint also has a segment to a virtual
     tail at ``tail_offset`` (3,) metres in the last joint's local frame (7 cm along the bone,
     as UniVRM 0.x does). ``center`` is the node whose space the simulation runs in (-1: world).
+    ``sheet`` (≥ 0) names the connected hair sheet the spring carries together with others
+    (-1: none; :class:`SpringLink`, swaycam's extension in the spring's ``extras``).
     """
 
     name: str
@@ -323,10 +330,33 @@ class Spring:
     collider_groups: tuple[int, ...] = ()
     center: int = -1
     tail_offset: np.ndarray | None = None
+    sheet: int = -1
 
     @property
     def segment_count(self) -> int:
         return len(self.joints) - 1 + (self.tail_offset is not None)
+
+
+@dataclass(frozen=True, eq=False)
+class SpringLink:
+    """A sideways link between two springs that carry one connected hair sheet (swaycam's
+    extension of VRMC_springBone, in its ``extras`` as ``swaycamSpringLinks``; written by the
+    try-on auto-rig for the solver's linked sheets — nothing enforces it yet).
+
+    Attributes:
+        springs: (a, b) indices into ``Avatar.springs``.
+        joints: ((i, j), ...) joint pairs: joint i of spring a with joint j of spring b.
+        rest: (K,) rest distance of each pair, metres (the rest pose's world positions).
+        sheet: the sheet both springs carry (``Spring.sheet``).
+        shared: mesh edges between the hair the two springs carry most (how much of a seam
+            they share; a link's strength can follow it).
+    """
+
+    springs: tuple[int, int]
+    joints: tuple[tuple[int, int], ...]
+    rest: tuple[float, ...]
+    sheet: int
+    shared: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -469,6 +499,7 @@ class Avatar:
         expressions: VRM 1.0 expression name -> Expression.
         look_at: the eye gaze data (:class:`avatars.lookat.LookAt`: VRMC_vrm lookAt or VRM 0.x
             firstPerson lookAt), or None.
+        spring_links: sideways links between springs of one hair sheet (:class:`SpringLink`).
         constraints: VRMC_node_constraint constraints, at most one per destination node, in
             evaluation order (a constraint comes after those whose results it reads; see
             :func:`avatars.constraints.evaluation_order`). VRM 0.x avatars have none.
@@ -490,6 +521,7 @@ class Avatar:
     springs: tuple[Spring, ...] = ()
     colliders: tuple[Collider, ...] = ()
     collider_groups: tuple[ColliderGroup, ...] = ()
+    spring_links: tuple[SpringLink, ...] = ()
     constraints: tuple[NodeConstraint, ...] = ()
     warnings: tuple[AvatarWarning, ...] = ()
     look_at: object | None = None   # avatars.lookat.LookAt (typed loosely: lookat imports gltf_io)

@@ -8,6 +8,14 @@ hanging from the branching joint); leaves get a virtual tail 7 cm along their ow
 translation direction; the parameters are per group and the stiffness key is spelled
 ``stiffiness``; collider offsets are left-handed, so z is negated.
 
+swaycam's extension for linked hair sheets (written by the try-on auto-rig, read back here;
+the solver does not use it yet): a spring's ``extras.swaycamSheet`` (the connected hair sheet
+it carries with others), a joint's ``extras.swaycamMaxBend`` (radians: a cone limit proposed
+for its segment, stiffer at the root), and VRMC_springBone's ``extras.swaycamSpringLinks``,
+a list of {``springs``: [a, b], ``joints``: [[i, j], ...], ``rest``: [metres, ...], ``sheet``,
+``shared``} — sideways links between joint i of spring a and joint j of spring b, their rest
+distances (:class:`avatars.model.SpringLink`). Other readers ignore ``extras``.
+
 Broken required parts (a VRM 1.0 joint node that does not exist, a joint that is not a
 descendant of the one before it) raise AvatarError; broken optional parts (a collider, a
 group reference, a center, a VRM 0.x bone-group root that does not exist) warn and are
@@ -19,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .gltf_io import GltfDocument
-from .model import Collider, ColliderGroup, Spring, SpringJoint
+from .model import Collider, ColliderGroup, Spring, SpringJoint, SpringLink
 from .nodes import check_node
 from .skeleton import Skeleton
 
@@ -138,7 +146,12 @@ def _joint(doc, j: dict, node: int, elem: str, defaults: dict) -> SpringJoint:
     gdir = _vec(j.get("gravityDir"), 3, defaults["gravity_dir"])
     if gdir is None:
         raise doc.issues.error(f"{elem}.gravityDir", f"{j.get('gravityDir')!r} is not 3 finite numbers")
-    return SpringJoint(node=node, gravity_dir=_unit(gdir), **vals)
+    bend = (j.get("extras") or {}).get("swaycamMaxBend") if isinstance(j.get("extras"), dict) else None
+    if bend is not None and (isinstance(bend, bool) or not isinstance(bend, (int, float)) or not np.isfinite(bend)
+                             or bend <= 0):
+        doc.issues.warn(f"{elem}.extras.swaycamMaxBend", f"{bend!r} is not a positive angle; ignored")
+        bend = None
+    return SpringJoint(node=node, gravity_dir=_unit(gdir), max_bend=None if bend is None else float(bend), **vals)
 
 
 _DEFAULTS_1 = dict(hit_radius=0.0, stiffness=1.0, drag_force=0.5, gravity_power=0.0, gravity_dir=[0, -1, 0])
@@ -172,12 +185,45 @@ def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
         center = spring.get("center", -1)
         if center != -1 and check_node(doc, center, f"{elem}.center", optional=True) is None:
             center = -1
+        extras = spring.get("extras") if isinstance(spring.get("extras"), dict) else {}
+        sheet = extras.get("swaycamSheet", -1)
+        if isinstance(sheet, bool) or not isinstance(sheet, int) or sheet < -1:
+            doc.issues.warn(f"{elem}.extras.swaycamSheet", f"{sheet!r} is not a sheet index; ignored")
+            sheet = -1
         springs.append(Spring(
             name=str(spring.get("name", f"spring{s}")), joints=tuple(joints),
             collider_groups=_group_refs(doc, spring.get("colliderGroups"), len(groups), f"{elem}.colliderGroups"),
-            center=int(center),
+            center=int(center), sheet=int(sheet),
         ))
     return tuple(springs), tuple(colliders), groups
+
+
+def build_spring_links(doc: GltfDocument, ext: dict, springs: tuple[Spring, ...]) -> tuple[SpringLink, ...]:
+    """swaycam's sideways links between springs of one hair sheet (VRMC_springBone
+    ``extras.swaycamSpringLinks``, module doc) -> :class:`SpringLink` s; a malformed entry
+    is skipped with a warning."""
+    raw = (ext.get("extras") or {}).get("swaycamSpringLinks") if isinstance(ext.get("extras"), dict) else None
+    if not raw:
+        return ()
+    out = []
+    for i, k in enumerate(raw if isinstance(raw, list) else []):
+        elem = f"VRMC_springBone.extras.swaycamSpringLinks[{i}]"
+        try:
+            a, b = (int(x) for x in k["springs"])
+            pairs = tuple((int(p), int(q)) for p, q in k["joints"])
+            rest = tuple(float(r) for r in k["rest"])
+            sheet = int(k.get("sheet", -1))
+            shared = int(k.get("shared", 0))
+        except (KeyError, TypeError, ValueError):
+            doc.issues.warn(elem, "not a spring link (springs, joints, rest); skipped")
+            continue
+        ok = 0 <= a < len(springs) and 0 <= b < len(springs) and len(rest) == len(pairs) and all(
+            0 <= p < len(springs[a].joints) and 0 <= q < len(springs[b].joints) for p, q in pairs)
+        if not ok or not all(np.isfinite(rest)):
+            doc.issues.warn(elem, "names springs or joints that do not exist; skipped")
+            continue
+        out.append(SpringLink(springs=(a, b), joints=pairs, rest=rest, sheet=sheet, shared=shared))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- VRM 0.x

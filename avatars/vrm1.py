@@ -177,13 +177,27 @@ def _collider(c: Collider, used: set[str]) -> dict:
 
 
 def _spring(s: Spring) -> dict:
-    d = {"name": s.name, "joints": [
-        {"node": int(j.node), "hitRadius": float(j.hit_radius), "stiffness": float(j.stiffness),
-         "dragForce": float(j.drag_force), "gravityPower": float(j.gravity_power), "gravityDir": _f(j.gravity_dir)}
-        for j in s.joints], "colliderGroups": [int(k) for k in s.collider_groups]}
+    joints = []
+    for j in s.joints:
+        jd = {"node": int(j.node), "hitRadius": float(j.hit_radius), "stiffness": float(j.stiffness),
+              "dragForce": float(j.drag_force), "gravityPower": float(j.gravity_power), "gravityDir": _f(j.gravity_dir)}
+        if j.max_bend is not None:
+            jd["extras"] = {"swaycamMaxBend": float(j.max_bend)}
+        joints.append(jd)
+    d = {"name": s.name, "joints": joints, "colliderGroups": [int(k) for k in s.collider_groups]}
     if s.center >= 0:
         d["center"] = int(s.center)
+    if s.sheet >= 0:
+        d["extras"] = {"swaycamSheet": int(s.sheet)}
     return d
+
+
+def _links(av: Avatar) -> list[dict]:
+    """swaycam's spring links (:class:`avatars.model.SpringLink`) as the ``swaycamSpringLinks``
+    list of VRMC_springBone's ``extras``."""
+    return [{"springs": [int(x) for x in k.springs], "joints": [[int(a), int(b)] for a, b in k.joints],
+             "rest": [float(r) for r in k.rest], "sheet": int(k.sheet), "shared": int(k.shared)}
+            for k in av.spring_links]
 
 
 def _meta(avatar: Avatar) -> dict:
@@ -303,6 +317,8 @@ def write_vrm1(avatar: Avatar, generator: str = "swaycam avatars.vrm1") -> bytes
                "colliderGroups": [{"name": gr.name, "colliders": [int(c) for c in gr.colliders]}
                                   for gr in av.collider_groups],
                "springs": [_spring(s) for s in av.springs]}
+    if av.spring_links:
+        springs["extras"] = {"swaycamSpringLinks": _links(av)}
     roots = [int(i) for i in np.nonzero(sk.parents < 0)[0]]
     gl.scenes = [g.Scene(name=av.meta.name or "scene", nodes=roots)]
     gl.scene = 0

@@ -122,6 +122,9 @@ class Stage:
         g = result.guide_report
         self.say(f"hairstyle: {name}: {len(result.chains)} chains, guides {g.attached} attached + {g.joined} joined "
                  f"of {g.candidates}" + (" (cached)" if hit else f" (fitted in {result.seconds:.2f} s)"))
+        from avatars.tryon.pipeline import own_hair_text
+
+        self.say(f"hairstyle: {name}: the avatar's own hair: {own_hair_text(result.own_hair)}")
         return result.avatar
 
     def attach(self, rig: AvatarRig, *, loop: Loop, drawer: FrameDrawer, vmc_sender=None) -> None:

@@ -67,10 +67,15 @@ class HairMesh:
         frame: "file" (a stand-alone asset, to be fitted) or "avatar-rest" (taken from an
             avatar at its rest pose, metres, already in place on that avatar).
         material: index into the source avatar's materials ("avatar-rest" sources), or -1.
+        triangle_material: (T,) int64 the source avatar's material of each triangle
+            ("avatar-rest" sources), or None.
         origin: the primitives of a source avatar the mesh was taken from (empty for hair files).
         cleared_springs: springs of that avatar whose joints moved only this hair (their
             weights and springs are cleared when the hair is rebuilt on that avatar).
         warnings: things the loader noticed (missing texture, non-manifold edges, ...).
+        lift: a kept placement lifts what sinks under the head's skin (by at most 1 % of the
+            head) out of it: set for the avatar's own hair cut out of a mesh it shared with
+            the face, whose rims the skin hid (:func:`avatars.tryon.own_hair.own_hair_source`).
     """
 
     name: str
@@ -85,9 +90,11 @@ class HairMesh:
     head_reference: np.ndarray | None = None
     frame: str = "file"
     material: int = -1
+    triangle_material: np.ndarray | None = None
     origin: tuple[AvatarOrigin, ...] = ()
     cleared_springs: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    lift: bool = False
 
     @property
     def vertex_count(self) -> int:
@@ -96,6 +103,19 @@ class HairMesh:
     @property
     def triangle_count(self) -> int:
         return int(self.triangles.shape[0])
+
+    def subset(self, keep: np.ndarray) -> tuple["HairMesh", np.ndarray]:
+        """(the mesh with only the triangles ``keep`` (T,) bool, the kept vertices' indices
+        (V',) into this mesh): vertices no kept triangle uses are removed."""
+        from dataclasses import replace
+
+        tris = self.triangles[np.asarray(keep, bool)]
+        used = np.unique(tris)
+        remap = np.full(self.vertex_count, -1, np.int64)
+        remap[used] = np.arange(len(used))
+        tm = None if self.triangle_material is None else self.triangle_material[np.asarray(keep, bool)]
+        return replace(self, positions=self.positions[used], triangles=remap[tris], weld=self.weld[used],
+                       uv=None if self.uv is None else self.uv[used], triangle_material=tm), used
 
     def extent(self) -> np.ndarray:
         """(3,) bounding-box size in file units."""

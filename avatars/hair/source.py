@@ -119,7 +119,7 @@ def rest_positions(avatar: Avatar, instance: int, primitive: int) -> np.ndarray:
     return np.einsum("vab,vb->va", blend[:, :, :3], p) + blend[:, :, 3]
 
 
-def _components(n: int, tris: np.ndarray, key: np.ndarray) -> np.ndarray:
+def vertex_components(n: int, tris: np.ndarray, key: np.ndarray) -> np.ndarray:
     """Connected-component label (n,) of vertices joined by triangles or by equal ``key``."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
@@ -140,26 +140,39 @@ def weld_keys(positions: np.ndarray, tolerance: float) -> np.ndarray:
 
 
 def hair_from_avatar(avatar: Avatar, *, mesh: str | None = None, node: str | None = None,
-                     spring: str | None = None, name: str | None = None) -> HairMesh:
+                     spring: str | None = None, triangles: dict | None = None, name: str | None = None) -> HairMesh:
     """The hair mesh of an avatar at its rest pose (metres, the avatar's frame: +Y up, +Z front).
 
     Exactly one selector: ``mesh`` (mesh name: every instance drawing it), ``node`` (the
-    name of a node drawing a mesh), or ``spring`` (the connected pieces of skinned meshes
-    that the spring's joints move, e.g. the default avatar's ``"Ponytail"``).
+    name of a node drawing a mesh), ``spring`` (the connected pieces of skinned meshes
+    that the spring's joints move, e.g. the default avatar's ``"Ponytail"``), or
+    ``triangles`` {(instance, primitive): (T,) bool} (e.g. the avatar's own hair cut out of
+    the meshes it shares with the face, :func:`avatars.tryon.own_hair.own_hair_source`).
 
     The springs whose joints move nothing but the selected vertices are listed in
-    ``cleared_springs``; the selected vertices and triangles in ``origin``.
+    ``cleared_springs`` (for a ``triangles`` selection: mostly — more than half of the
+    vertices they weigh on — selected ones, so a few stray face corners weighted to a bang
+    do not keep its old spring); the selected vertices and triangles in ``origin``.
 
     Raises:
         HairError: no or several selectors, nothing matches (the message lists the names),
             or the selection has no triangles.
     """
     path = avatar.path
-    if sum(x is not None for x in (mesh, node, spring)) != 1:
-        raise HairError(path, "", "select the hair with exactly one of mesh=, node=, spring=")
+    if sum(x is not None for x in (mesh, node, spring, triangles)) != 1:
+        raise HairError(path, "", "select the hair with exactly one of mesh=, node=, spring=, triangles=")
     sk = avatar.skeleton
     picks: list[tuple[int, int, np.ndarray]] = []   # (instance, primitive, vertex mask)
-    if mesh is not None or node is not None:
+    tri_masks = {} if triangles is None else {kp: np.asarray(m, bool) for kp, m in triangles.items()}
+    if triangles is not None:
+        for (k, p), m in sorted(tri_masks.items()):
+            prim = avatar.meshes[avatar.mesh_instances[k].mesh].primitives[p]
+            mask = np.zeros(prim.vertex_count, bool)
+            mask[prim.indices.astype(np.int64).reshape(-1, 3)[m].reshape(-1)] = True
+            picks.append((k, p, mask))
+        if not picks:
+            raise HairError(path, "", "the triangle selection is empty")
+    elif mesh is not None or node is not None:
         for k, mi in enumerate(avatar.mesh_instances):
             if (mesh is not None and avatar.meshes[mi.mesh].name == mesh) or (node is not None and sk.names[mi.node] == node):
                 for p, prim in enumerate(avatar.meshes[mi.mesh].primitives):
@@ -188,7 +201,7 @@ def hair_from_avatar(avatar: Avatar, *, mesh: str | None = None, node: str | Non
                     continue
                 tris = prim.indices.astype(np.int64).reshape(-1, 3)
                 pos = rest_positions(avatar, k, p)
-                lab = _components(prim.vertex_count, tris, weld_keys(pos, 1e-7))
+                lab = vertex_components(prim.vertex_count, tris, weld_keys(pos, 1e-7))
                 picks.append((k, p, np.isin(lab, np.unique(lab[seed]))))
         if not picks:
             raise HairError(path, "", f"spring {spring!r} moves no mesh vertex")
@@ -199,7 +212,7 @@ def hair_from_avatar(avatar: Avatar, *, mesh: str | None = None, node: str | Non
         if prim.mode != 4:
             continue
         tris = prim.indices.astype(np.int64).reshape(-1, 3)
-        t_sel = np.nonzero(mask[tris].all(axis=1))[0]
+        t_sel = np.nonzero(tri_masks[(k, p)] if (k, p) in tri_masks else mask[tris].all(axis=1))[0]
         verts = np.unique(tris[t_sel])
         if len(verts) == 0:
             continue
@@ -208,7 +221,7 @@ def hair_from_avatar(avatar: Avatar, *, mesh: str | None = None, node: str | Non
         pos_parts.append(rest_positions(avatar, k, p)[verts])
         tri_parts.append(remap[tris[t_sel]])
         uv_parts.append(None if prim.uv0 is None else prim.uv0[verts])
-        mats.append(prim.material)
+        mats.append(np.full(len(t_sel), prim.material, np.int64))
         origin.append(AvatarOrigin(instance=k, primitive=p, vertices=verts, triangles=t_sel))
         base += len(verts)
     if not pos_parts:
@@ -217,26 +230,29 @@ def hair_from_avatar(avatar: Avatar, *, mesh: str | None = None, node: str | Non
     tris = np.concatenate(tri_parts)
     warnings = check_mesh(path, pos, tris)
     uv = None if any(u is None for u in uv_parts) else np.concatenate(uv_parts).astype(np.float32)
-    mat = mats[0]
+    tri_mat = np.concatenate(mats)
+    mat = int(tri_mat[0])
     color = avatar.materials[mat].base_color_factor.astype(np.float64) if 0 <= mat < len(avatar.materials) else None
     extent = float(np.ptp(pos, axis=0).max())
     selected = {(o.instance, o.primitive): set(o.vertices.tolist()) for o in origin}
-    cleared = tuple(s.name for s in avatar.springs if _moves_only(avatar, s, selected))
+    cleared = tuple(s.name for s in avatar.springs if _moves_only(avatar, s, selected, mostly=triangles is not None))
     kwargs = {} if color is None else {"color": color}
     return HairMesh(name=name or (mesh or node or spring), path=path, positions=pos, triangles=tris,
                     weld=weld_keys(pos, 1e-6 * max(extent, 1e-9)), uv=uv, unit=1.0,
-                    unit_source="glTF (metres)", frame="avatar-rest", material=mat, origin=tuple(origin),
+                    unit_source="glTF (metres)", frame="avatar-rest", material=mat, triangle_material=tri_mat,
+                    origin=tuple(origin),
                     cleared_springs=cleared, warnings=tuple(warnings), **kwargs)
 
 
-def _moves_only(avatar: Avatar, spring, selected: dict) -> bool:
+def _moves_only(avatar: Avatar, spring, selected: dict, mostly: bool = False) -> bool:
     """True when the spring's joints (and their descendants) weigh on some vertices and
-    every one of them is in ``selected`` {(instance, primitive): vertex set}."""
+    every one of them (``mostly``: more than half of them) is in ``selected``
+    {(instance, primitive): vertex set}."""
     sk = avatar.skeleton
     moved = set()
     for j in spring.joints:
         moved.update(sk.descendants(j.node))
-    any_vertex = False
+    inside = outside = 0
     for k, mi in enumerate(avatar.mesh_instances):
         if mi.skin < 0:
             continue
@@ -244,11 +260,15 @@ def _moves_only(avatar: Avatar, spring, selected: dict) -> bool:
         for p, prim in enumerate(avatar.meshes[mi.mesh].primitives):
             if prim.joints is None or prim.weights is None:
                 continue
-            hit = np.nonzero(((prim.weights > 0) & in_skin[prim.joints.astype(np.int64)]).any(axis=1))[0]
+            used = np.zeros(prim.vertex_count, bool)      # vertices its triangles draw (primitives may
+            used[prim.indices.astype(np.int64)] = True    # carry a whole shared vertex buffer)
+            hit = np.nonzero(((prim.weights > 0) & in_skin[prim.joints.astype(np.int64)]).any(axis=1) & used)[0]
             if hit.size == 0:
                 continue
-            any_vertex = True
             sel = selected.get((k, p), set())
-            if not set(hit.tolist()) <= sel:
+            n_in = len(set(hit.tolist()) & sel)
+            inside += n_in
+            outside += hit.size - n_in
+            if outside and not mostly:
                 return False
-    return any_vertex
+    return inside > 0 and (outside == 0 or (mostly and inside > outside))

@@ -8,11 +8,14 @@ The result is what a VRM 1.0 file of the same content loads to (see
   matrices rounded to float32, as a file stores them),
 - a new mesh ("TryOnHair": positions, normals, uv, JOINTS_0/WEIGHTS_0) drawn by a new root
   node with an identity transform (bind space = world rest space),
-- a new MToon material (the style's diffuse colour, double sided, no outline),
+- a new MToon material (the style's diffuse colour, double sided, no outline); a textured
+  hair rebuilt on the avatar it came from keeps its own materials (a primitive each),
 - the new springs, collider groups and colliders (the fitted torso capsule),
 - the avatar's own hair hidden (its mesh instances removed, with the expression binds
-  that named them, and the springs that moved nothing else) and, for a hair rebuilt on the
-  avatar it came from, the old triangles and springs removed.
+  that named them; its triangles cut out of the meshes it shares with the face or body —
+  the primitives' index buffers without them, so the renderer needs nothing new; and the
+  springs that moved nothing else) and, for a hair rebuilt on the avatar it came from, the
+  old triangles and springs removed.
 
 Nothing here decides anything; :mod:`avatars.tryon.pipeline` does.
 """
@@ -69,35 +72,85 @@ def vertex_normals(positions: np.ndarray, triangles: np.ndarray, weld: np.ndarra
     return n.astype(np.float32)
 
 
-def hidden_springs(avatar: Avatar, hide: tuple[int, ...]) -> set[str]:
-    """Names of the springs whose joints (or their descendants) weigh only on vertices of the
-    hidden mesh instances: nothing visible depends on them."""
-    if not hide:
+def hidden_springs(avatar: Avatar, hide: tuple[int, ...], hide_triangles: dict | None = None) -> set[str]:
+    """Names of the springs that move nothing visible: their joints (and descendants) weigh
+    only on vertices of the hidden mesh instances, or mostly (more than half of those
+    vertices) on vertices whose every triangle is hidden (``hide_triangles`` {(instance,
+    primitive): (T,) bool}; a few stray face corners weighted to a bang do not keep its
+    spring: without it they stay where the bone holds them, on the head)."""
+    if not hide and not hide_triangles:
         return set()
+    hide_triangles = hide_triangles or {}
     sk = avatar.skeleton
+    visible_v: dict[tuple[int, int], np.ndarray] = {}
+    for (k, p), mask in hide_triangles.items():
+        prim = avatar.meshes[avatar.mesh_instances[k].mesh].primitives[p]
+        vis = np.zeros(prim.vertex_count, bool)
+        vis[prim.indices.astype(np.int64).reshape(-1, 3)[~np.asarray(mask, bool)].reshape(-1)] = True
+        visible_v[(k, p)] = vis
     out = set()
     for s in avatar.springs:
         moved = set()
         for j in s.joints:
             moved.update(sk.descendants(j.node))
-        seen_hidden = seen_visible = False
+        seen_hidden = seen_visible = 0
         for k, mi in enumerate(avatar.mesh_instances):
             if mi.skin < 0:
                 continue
             in_skin = np.array([int(n) in moved for n in avatar.skins[mi.skin].joints])
             if not in_skin.any():
                 continue
-            for prim in avatar.meshes[mi.mesh].primitives:
+            for p, prim in enumerate(avatar.meshes[mi.mesh].primitives):
                 if prim.joints is None or prim.weights is None:
                     continue
-                if ((prim.weights > 0) & in_skin[prim.joints.astype(np.int64)]).any():
-                    if k in hide:
-                        seen_hidden = True
-                    else:
-                        seen_visible = True
-        if seen_hidden and not seen_visible:
+                hit = ((prim.weights > 0) & in_skin[prim.joints.astype(np.int64)]).any(axis=1)
+                if hide_triangles:          # only the vertices a primitive draws (a shared vertex buffer)
+                    used = np.zeros(prim.vertex_count, bool)
+                    used[prim.indices.astype(np.int64)] = True
+                    hit &= used
+                if k in hide:
+                    seen_hidden += int(hit.sum())
+                elif (k, p) in visible_v:
+                    vis = visible_v[(k, p)]
+                    seen_hidden += int((hit & ~vis).sum())
+                    seen_visible += int((hit & vis).sum())
+                else:
+                    seen_visible += int(hit.sum())
+        if seen_hidden and (not seen_visible or (hide_triangles and seen_visible < seen_hidden)):
             out.add(s.name)
     return out
+
+
+def hide_triangles(avatar: Avatar, masks: dict) -> tuple[Avatar, tuple[int, ...]]:
+    """(the avatar with the triangles ``masks`` {(instance, primitive): (T,) bool} removed
+    from their primitives' index buffers, the instances left with no triangle): the renderer
+    then draws the rest of a mesh the hair shared (vertices, skin and morph targets
+    untouched). A mesh drawn by several instances is copied for the one that hides."""
+    if not masks:
+        return avatar, ()
+    meshes = list(avatar.meshes)
+    instances = list(avatar.mesh_instances)
+    emptied = []
+    for k in sorted({k for k, _ in masks}):
+        mi = instances[k]
+        mesh = meshes[mi.mesh]
+        prims = list(mesh.primitives)
+        for p, prim in enumerate(prims):
+            if (k, p) not in masks:
+                continue
+            tris = prim.indices.reshape(-1, 3)[~np.asarray(masks[(k, p)], bool)]
+            prims[p] = replace(prim, indices=tris.reshape(-1).astype(prim.indices.dtype))
+        kept = tuple(pr for pr in prims if len(pr.indices) or pr.mode != 4)
+        new = replace(mesh, primitives=kept)
+        shared = sum(1 for m in instances if m.mesh == mi.mesh) > 1
+        if shared:
+            meshes.append(new)
+            instances[k] = replace(mi, mesh=len(meshes) - 1)
+        else:
+            meshes[mi.mesh] = new
+        if not kept:
+            emptied.append(k)
+    return replace(avatar, meshes=tuple(meshes), mesh_instances=tuple(instances)), tuple(emptied)
 
 
 def _strip_origin(avatar: Avatar, hair: HairMesh) -> Avatar:
@@ -135,10 +188,20 @@ def _strip_origin(avatar: Avatar, hair: HairMesh) -> Avatar:
     return replace(avatar, meshes=tuple(meshes))
 
 
+def _textured(avatar: Avatar, hair: HairMesh) -> bool:
+    """True when a hair taken from this avatar draws with a base colour texture (its look is
+    the texture, not a colour) and has the UVs for it."""
+    tm = hair.triangle_material
+    return (tm is not None and hair.uv is not None and len(tm) == hair.triangle_count
+            and any(0 <= m < len(avatar.materials) and avatar.materials[m].base_color_texture is not None
+                    for m in np.unique(tm)))
+
+
 def assemble(avatar: Avatar, hair: HairMesh, positions: np.ndarray, *, nodes: list[NewNode],
              skin_nodes: list[int], joints: np.ndarray, weights: np.ndarray, springs: list[Spring],
              colliders: list[Collider], groups: list[ColliderGroup], hide: tuple[int, ...] = (),
-             strip_origin: bool = False, color: np.ndarray | None = None, name: str = "") -> Avatar:
+             hide_tris: dict | None = None, strip_origin: bool = False, color: np.ndarray | None = None,
+             name: str = "") -> Avatar:
     """The avatar with the try-on hair (module doc).
 
     Args:
@@ -150,10 +213,16 @@ def assemble(avatar: Avatar, hair: HairMesh, positions: np.ndarray, *, nodes: li
         colliders: colliders to append (e.g. the fitted torso capsule).
         groups: collider groups to append (collider indices of the final avatar).
         hide: mesh instances to drop (the avatar's own hair).
+        hide_tris: the avatar's own hair cut out of shared meshes, {(instance, primitive):
+            (T,) bool} triangles to remove (:func:`hide_triangles`).
         strip_origin: remove the hair's origin triangles and cleared springs from the avatar.
     """
-    if strip_origin and hair.origin:
+    if strip_origin and hair.origin:   # (``hide_tris`` never names a primitive the hair came from)
         avatar = _strip_origin(avatar, hair)
+    gone = hidden_springs(avatar, hide, hide_tris)
+    if hide_tris:
+        avatar, emptied = hide_triangles(avatar, hide_tris)
+        hide = tuple(sorted(set(hide) | set(emptied)))
     sk = avatar.skeleton
     names = list(sk.names) + [nd.name for nd in nodes] + [HAIR_NODE]
     parents = np.concatenate([sk.parents, [nd.parent for nd in nodes], [-1]]).astype(np.int64)
@@ -166,15 +235,22 @@ def assemble(avatar: Avatar, hair: HairMesh, positions: np.ndarray, *, nodes: li
     world = skeleton.rest_world
     ibm = np.linalg.inv(world[np.asarray(skin_nodes, np.int64)]).astype(np.float32).astype(np.float64)
     skin = Skin(name="tryon_hair", joints=np.asarray(skin_nodes, np.int64), inverse_bind=ibm)
-    mat = hair_material(hair.color if color is None else color)
     pos32 = np.asarray(positions, np.float32)
     w = np.asarray(weights, np.float64)
     w = stable_weights((w / w.sum(axis=1, keepdims=True)).astype(np.float32))   # as a reload normalises them
-    prim = Primitive(positions=pos32, indices=hair.triangles.reshape(-1).astype(np.uint32),
-                     normals=vertex_normals(pos32.astype(np.float64), hair.triangles, hair.weld),
-                     uv0=None if hair.uv is None else hair.uv.astype(np.float32),
-                     joints=np.asarray(joints, np.uint16), weights=w, material=len(avatar.materials))
-    mesh = Mesh(name=name or HAIR_NODE, primitives=(prim,))
+    common = dict(positions=pos32, normals=vertex_normals(pos32.astype(np.float64), hair.triangles, hair.weld),
+                  uv0=None if hair.uv is None else hair.uv.astype(np.float32), joints=np.asarray(joints, np.uint16),
+                  weights=w)
+    if strip_origin and color is None and _textured(avatar, hair):
+        # a hair rebuilt on its own avatar keeps its own (textured) materials: a primitive per material
+        new_materials = ()
+        prims = tuple(Primitive(indices=hair.triangles[hair.triangle_material == m].reshape(-1).astype(np.uint32),
+                                material=int(m), **common) for m in np.unique(hair.triangle_material))
+    else:
+        new_materials = (hair_material(hair.color if color is None else color),)
+        prims = (Primitive(indices=hair.triangles.reshape(-1).astype(np.uint32), material=len(avatar.materials),
+                           **common),)
+    mesh = Mesh(name=name or HAIR_NODE, primitives=prims)
     hidden_nodes = {avatar.mesh_instances[k].node for k in hide}
     instances = tuple(mi for k, mi in enumerate(avatar.mesh_instances) if k not in hide)
     instances += (MeshInstance(node=len(names) - 1, mesh=len(avatar.meshes), skin=len(avatar.skins)),)
@@ -182,12 +258,11 @@ def assemble(avatar: Avatar, hair: HairMesh, positions: np.ndarray, *, nodes: li
         k: replace(e, morph_target_binds=tuple(b for b in e.morph_target_binds if b.node not in hidden_nodes))
         for k, e in avatar.expressions.items()
     }
-    gone = set(hair.cleared_springs) if strip_origin else set()
-    gone |= hidden_springs(avatar, hide)
+    gone |= set(hair.cleared_springs) if strip_origin else set()
     old_springs = tuple(s for s in avatar.springs if s.name not in gone)
     return replace(
         avatar, skeleton=skeleton, meshes=avatar.meshes + (mesh,), mesh_instances=instances,
-        skins=avatar.skins + (skin,), materials=avatar.materials + (mat,), expressions=expressions,
+        skins=avatar.skins + (skin,), materials=avatar.materials + new_materials, expressions=expressions,
         springs=old_springs + tuple(springs), colliders=avatar.colliders + tuple(colliders),
         collider_groups=avatar.collider_groups + tuple(groups), vrm_version="1.0", warnings=(),
     )

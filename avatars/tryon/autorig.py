@@ -1,16 +1,11 @@
-"""Auto-rig: spring chains along chosen guides (DESIGN §9, seed articles).
+"""Auto-rig: spring chains along chosen strands (DESIGN §9, seed articles).
 
-- *Strands*: an attached guide, continued by the fragments joined to it (the longest line of
-  descent).
-- *Loose part*: a strand leaves the head where it last lies within the attachment band of
-  the head envelope; what comes after moves. Strands whose loose part is shorter than
-  ``min_loose`` get no chain (they stay on the head, like short crops in the articles).
-- *Choice*: at most ``max_chains`` strands. First every loose piece of the mesh (a card, a
-  lock, a sheet; the largest first) gets the chain of its longest strand, so hair pieces
-  are owned by a chain of their own. Then strands are added where they add the most (loose
-  length × distance to the chains in the same piece), never closer than ``separation`` to a
-  chain running through the same piece: two chains moving differently inside one bundle
-  would tear it, while separate pieces may move apart.
+- *Strands and choice* (:mod:`avatars.tryon.choice`): an attached guide with the fragments
+  joined to it; for a sheet the guides give several chains, its flow lines instead
+  (:mod:`avatars.tryon.flow`, ``RigOptions.flow``; the choice is then made again); a strand leaves the head where it last
+  lies within the attachment band of the head envelope, what comes after moves. At most
+  ``max_chains`` are chosen: every loose piece first, then where they add the most, at least
+  ``separation`` apart within a piece; short styles get short chains or a swaying one.
 - *Joints*: a root joint parented to the head at the scalp attachment of the strand's exit
   point (triangle + barycentric weights, so the chain root follows the skinned scalp
   exactly), then ``n`` − 1 joints at equal arc length along the loose part to its end;
@@ -40,11 +35,15 @@ from avatars import Avatar, Collider, ColliderGroup, Spring, SpringJoint
 
 from ..colliders import collider_world, fit_torso_capsule
 from .assemble import NewNode
+from .choice import Strand, arc, at, choose, short_chains, strand_curve, strands
 from .guides import Guide
 from .head import HeadModel
 from .join import JoinResult
 from .scalp import Scalp, ScalpAttachment
 
+#: A piece that the guides give at least this many chains is a sheet whose chains follow its
+#: flow lines (``RigOptions.flow``).
+FLOW_SHEET_CHAINS = 3
 #: Points kept on a chain's strand curve (weights project hair onto it).
 MAX_CURVE_POINTS = 32
 #: VRMC_springBone values (root → tip). dragForce, gravityPower and the tip stiffness are the
@@ -67,7 +66,12 @@ class RigOptions:
         max_chains: most chains (the articles' adapter: 24).
         min_joints, max_joints: joints per chain (the tip joint included).
         joint_spacing: target loose length per segment.
-        min_loose: shortest loose part that gets a chain.
+        min_loose: shortest loose part that gets a chain in the main choice.
+        short_loose: shortest loose part that gets a chain in a piece left without one
+            (short hair: bangs, buns, a crop's fringe).
+        flow: chains of a piece that leaves the head as one piece follow its flow lines
+            (:mod:`avatars.tryon.flow`) instead of its guides.
+        attach: farthest root of a flow strand from the scalp.
         separation: smallest distance between the loose parts of two chains (closer
             strands follow the chain already chosen through their weights: chains moving
             differently inside one bundle would tear it).
@@ -81,7 +85,10 @@ class RigOptions:
     max_joints: int = 8
     joint_spacing: float = 0.2
     min_loose: float = 0.3
+    short_loose: float = 0.08
     separation: float = 0.15
+    flow: bool = False
+    attach: float = 0.2
     band: float = 0.1
     hit_heads: float = 0.05
     stiffness: tuple[float, float] = STIFFNESS
@@ -104,6 +111,8 @@ class Chain:
         curve: (P, 3) the strand's smooth curve from the root joint on (rest, metres).
         curve_u: (P,) joint parameter along ``curve`` (0 at the root joint, i + f on
             segment i, n − 1 at the tip).
+        short: a chain of the short-hair choice (loose part shorter than ``min_loose``): a
+            detached piece it carries alone moves as a rigid body (:mod:`avatars.tryon.weights`).
     """
 
     strand: int
@@ -115,6 +124,7 @@ class Chain:
     path: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     curve: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     curve_u: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    short: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,97 +167,10 @@ def size_hit_radii(rig: RigResult, graph, weights_nodes: np.ndarray, skin_nodes:
                      notes=rig.notes)
 
 
-def strands(guides: list[Guide], attached: np.ndarray, join: JoinResult) -> dict[int, list[int]]:
-    """For every attached guide, the guide indices of its strand: itself, then the longest
-    line of joined fragments below it."""
-    children: dict[int, list[int]] = {}
-    for i, p in enumerate(join.parent):
-        if p >= 0:
-            children.setdefault(int(p), []).append(i)
-
-    def longest(i: int) -> list[int]:
-        best: list[int] = []
-        for c in children.get(i, []):
-            line = longest(c)
-            if sum(guides[k].length for k in line) > sum(guides[k].length for k in best):
-                best = line
-        return [i] + best
-
-    return {int(i): longest(int(i)) for i in np.nonzero(attached)[0]}
-
-
-def strand_curve(guides: list[Guide], line: list[int], join: JoinResult) -> np.ndarray:
-    """(P, 3) polyline of a strand (fragments oriented to continue their parent)."""
-    parts = []
-    for k in line:
-        p = guides[k].points
-        parts.append(p[::-1] if join.flipped[k] else p)
-    return np.concatenate(parts)
-
-
-def _arc(p: np.ndarray) -> np.ndarray:
-    return np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(p, axis=0), axis=1))]
-
-
-def _at(p: np.ndarray, s: np.ndarray, t: np.ndarray) -> np.ndarray:
-    return np.stack([np.interp(t, s, p[:, k]) for k in range(3)], axis=1)
-
-
 def _ramp(v, n: int) -> np.ndarray:
     if isinstance(v, (tuple, list)):
         return np.linspace(float(v[0]), float(v[1]), n)
     return np.full(n, float(v))
-
-
-def _choose(cands: list, guides: list[Guide], limit: int, sep: float, notes: list[str]) -> list:
-    """Pick chains (module doc): first the longest strand of every loose piece of the mesh
-    (largest pieces first), then more strands where they add the most, never closer than
-    ``sep`` to a chosen chain that runs through the same piece."""
-    samples = [_loose_samples(c[2], c[3], c[4]) for c in cands]
-    pieces = [frozenset(guides[k].piece for k in c[1]) for c in cands]
-    size: dict[int, float] = {}
-    for c, ps in zip(cands, pieces):
-        for q in ps:
-            size[q] = max(size.get(q, 0.0), c[5])
-    chosen: list[int] = []
-    covered: set[int] = set()
-    for q in sorted(size, key=lambda q: -size[q]):
-        if len(chosen) >= limit:
-            break
-        if q in covered:
-            continue
-        best = max((i for i in range(len(cands)) if q in pieces[i] and i not in chosen), key=lambda i: cands[i][5])
-        chosen.append(best)
-        covered |= pieces[best]
-    uncovered = [q for q in size if q not in covered]
-    if uncovered:
-        notes.append(f"{len(uncovered)} loose pieces have no chain of their own (limit {limit}); they follow the nearest chains")
-
-    ramp = np.maximum(np.linspace(0.0, 1.0, len(samples[0]) if samples else 1), 0.25)
-
-    def gap(i: int) -> float:  # noqa: E306
-        # closeness matters toward the tips (near their roots chains move alike)
-        same = [j for j in chosen if pieces[j] & pieces[i]]
-        if not same:
-            return np.inf
-        return min(float((np.linalg.norm(samples[i][:, None] - samples[j][None], axis=2).min(axis=1) / ramp).min())
-                   for j in same)
-
-    rest = [i for i in range(len(cands)) if i not in chosen]
-    while rest and len(chosen) < limit:
-        gaps = {i: gap(i) for i in rest}
-        rest = [i for i in rest if gaps[i] >= sep]
-        if not rest:
-            break
-        k = max(rest, key=lambda i: cands[i][5] * min(gaps[i], 1e3 * sep))
-        rest.remove(k)
-        chosen.append(k)
-    follow = len(cands) - len(chosen) - len(rest)
-    if rest:
-        notes.append(f"{len(rest)} more strands could carry a chain (limit {limit})")
-    if follow:
-        notes.append(f"{follow} strands run within {sep:.3f} m of a chain in their piece and follow it")
-    return [cands[i] for i in chosen]
 
 
 def _share_colliders(chains: list[Chain]) -> list[Chain]:
@@ -271,11 +194,6 @@ def _share_colliders(chains: list[Chain]) -> list[Chain]:
     for i, c in enumerate(chains):
         union.setdefault(find(i), set()).update(c.colliders)
     return [_replace(c, colliders=tuple(sorted(union[find(i)]))) for i, c in enumerate(chains)]
-
-
-def _loose_samples(curve: np.ndarray, s: np.ndarray, exit_i: int, n: int = 9) -> np.ndarray:
-    """(n, 3) points at equal arc steps along a strand's loose part (its exit to its end)."""
-    return _at(curve, s, s[exit_i] + (s[-1] - s[exit_i]) * np.linspace(0.0, 1.0, n))
 
 
 #: A collider that holds more than this share of the scalp's vertices is not used by the hair
@@ -315,32 +233,95 @@ def _seg_dist(p, a, b):
     return np.linalg.norm(p - (a + t[:, None] * e), axis=1)
 
 
+def guide_strands(guides: list[Guide], attached: np.ndarray, join: JoinResult, head: HeadModel,
+                  band: float) -> list[Strand]:
+    """The :class:`Strand` of every attached guide (with the fragments joined to it): it
+    leaves the head where it last lies within ``band`` metres of the head envelope."""
+    out = []
+    for i, line in strands(guides, attached, join).items():
+        curve = strand_curve(guides, line, join)
+        s = arc(curve)
+        near = head.envelope.depth(curve) >= -band      # depth > 0 inside, −distance outside
+        exit_i = 0
+        while exit_i + 1 < len(curve) and near[exit_i + 1]:
+            exit_i += 1
+        path = np.concatenate([guides[k].path[::-1] if join.flipped[k] else guides[k].path for k in line])
+        out.append(Strand(guide=int(i), line=tuple(line), curve=curve, s=s, exit_i=exit_i,
+                          loose=float(s[-1] - s[exit_i]), path=path, pieces=frozenset(guides[k].piece for k in line)))
+    return out
+
+
+def with_flow_strands(strands_: list[Strand], graph, flow, scalp: Scalp, attachments: list, o: "RigOptions",
+                      H: float, spacing: float, smoothing: tuple[float, int, int], pieces: set[int]) -> list[Strand]:
+    """``strands_`` with those of the ``pieces`` (sheets that leave the head as one piece, no
+    joined fragments) replaced by the pieces' flow strands (:mod:`avatars.tryon.flow`): from
+    each far tip back along the flow to the band, rooted on the scalp within ``o.attach``
+    head heights of where it leaves the band. ``smoothing``: (resampling step, most points,
+    passes)."""
+    from .flow import flow_curve, flow_tips
+
+    single: dict[int, Strand] = {}
+    for c in strands_:
+        if len(c.line) == 1 and next(iter(c.pieces)) in pieces:
+            q = next(iter(c.pieces))
+            if q not in single or attachments[c.guide].distance < attachments[single[q].guide].distance:
+                single[q] = c
+    out = [c for c in strands_ if len(c.line) > 1 or next(iter(c.pieces)) not in single]
+    for q, base in single.items():
+        made = []
+        for tip in flow_tips(graph, flow, q, spacing, o.short_loose * H):
+            line = flow.line(tip)
+            if len(line) < 2:
+                continue
+            curve, length = flow_curve(graph, line, *smoothing)
+            att = scalp.attach(curve[:1], o.attach * H)[0]
+            if att is None:
+                continue
+            made.append(Strand(guide=base.guide, line=(base.guide,), curve=curve, s=arc(curve), exit_i=0,
+                               loose=float(length), path=line, pieces=frozenset({q}), flow=True))
+        out += made if made else [base]
+    return out
+
+
 def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide], attachments: list,
-              join: JoinResult, options: RigOptions = RigOptions(), *, name_prefix: str = "J_TryOn") -> RigResult:
+              join: JoinResult, options: RigOptions = RigOptions(), *, name_prefix: str = "J_TryOn",
+              graph=None, flow=None, spacing: float = 0.03, smoothing: tuple[float, int, int] = (0.005, 96, 8),
+              ) -> RigResult:
     """Choose chains and build their joints, springs and colliders (module doc).
 
     Args:
         attachments: per guide its :class:`ScalpAttachment` or None.
+        graph, flow: the welded hair graph and its :class:`avatars.tryon.flow.Flow`; with them
+            (and ``options.flow``) a sheet's chains follow its flow lines.
+        spacing, smoothing: the guides' endpoint spacing and (step, most points, smoothing
+            passes), metres, for the flow strands.
     """
     o = options
     H = float(head.size[1])
+    if not o.flow:
+        flow = None
     attached = np.array([a is not None for a in attachments])
-    lines = strands(guides, attached, join)
-    cands = []
-    for i, line in lines.items():
-        curve = strand_curve(guides, line, join)
-        s = _arc(curve)
-        depth = head.envelope.depth(curve)      # > 0 inside, −distance outside
-        near = depth >= -o.band * H
-        exit_i = 0
-        while exit_i + 1 < len(curve) and near[exit_i + 1]:
-            exit_i += 1
-        loose = s[-1] - s[exit_i]
-        if loose < o.min_loose * H:
-            continue
-        cands.append((i, line, curve, s, exit_i, loose))
+    strands_ = guide_strands(guides, attached, join, head, o.band * H)
+    cands = [c for c in strands_ if c.loose >= o.min_loose * H]
     notes = []
-    chosen = _choose(cands, guides, o.max_chains, o.separation * H, notes)
+    chosen = choose(cands, o.max_chains, o.separation * H, [] if flow is not None and graph is not None else notes)
+    if flow is not None and graph is not None:
+        # a sheet carried by several chains: its chains follow its flow lines instead
+        count: dict[int, int] = {}
+        for c in chosen:
+            if len(c.line) == 1:
+                q = next(iter(c.pieces))
+                count[q] = count.get(q, 0) + 1
+        sheets = {q for q, n in count.items() if n >= FLOW_SHEET_CHAINS}
+        if sheets:
+            strands_ = with_flow_strands(strands_, graph, flow, scalp, attachments, o, H, spacing, smoothing, sheets)
+        cands = [c for c in strands_ if c.loose >= o.min_loose * H]
+        chosen = choose(cands, o.max_chains, o.separation * H, notes)
+    short = [c for c in strands_ if c.loose < o.min_loose * H]
+    piece_size = {int(q): int(n) for q, n in zip(*np.unique(np.concatenate(
+        [np.full(len(g.path), g.piece) for g in guides]) if guides else np.zeros(0, int), return_counts=True))}
+    n_main = len(chosen)
+    chosen += short_chains(short, chosen, o, H, notes, piece_size)
     keep, add, torso_note = usable_colliders(avatar, head)
     notes.append(f"torso: {torso_note}")
     rest = avatar.skeleton.rest_world
@@ -354,7 +335,8 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
     group_of: dict[tuple[int, ...], int] = {}
     groups: list[ColliderGroup] = []
     head_inv = np.linalg.inv(rest[head.node])
-    for ci, (i, line, curve, s, exit_i, loose) in enumerate(chosen):
+    for ci, st in enumerate(chosen):
+        i, curve, s, exit_i, loose = st.guide, st.curve, st.s, st.exit_i, st.loose
         att = None
         for k in range(exit_i, -1, -1):      # the exit point, else the nearest attachable point toward the root
             att = scalp.attach(curve[k:k + 1], np.inf)[0]
@@ -365,7 +347,7 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
             att, exit_i = attachments[i], 0
         n = int(np.clip(round(loose / (o.joint_spacing * H)) + 1, o.min_joints, o.max_joints))
         t = s[exit_i] + (s[-1] - s[exit_i]) * np.arange(1, n) / (n - 1)
-        pts = np.concatenate([att.point[None], _at(curve, s, t)])
+        pts = np.concatenate([att.point[None], at(curve, s, t)])
         base = n0 + len(nodes)
         idx = np.arange(base, base + n)
         for k in range(n):
@@ -390,8 +372,8 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
             if reach and below:
                 refs.append(gi)
         key = tuple(sorted(refs))
-        pieces = tuple(sorted({guides[k].piece for k in line}))
-        path = np.concatenate([guides[k].path[::-1] if join.flipped[k] else guides[k].path for k in line])
+        pieces = tuple(sorted(st.pieces))
+        path = st.path
         sub = np.concatenate([att.point[None], curve[exit_i:]])
         root_gap = float(np.linalg.norm(curve[exit_i] - att.point))
         if len(sub) > MAX_CURVE_POINTS:     # enough to follow the strand; cheaper to project on
@@ -401,6 +383,7 @@ def build_rig(avatar: Avatar, head: HeadModel, scalp: Scalp, guides: list[Guide]
         joint_s = np.r_[0.0, t - s[exit_i] + root_gap]
         curve_u = np.interp(sub_s, joint_s, np.arange(n, dtype=float))
         chains.append(Chain(strand=i, attachment=att, joints=pts, nodes=idx, piece_ids=pieces, colliders=key,
+                            short=ci >= n_main and loose < o.min_loose * H,
                             path=path, curve=sub, curve_u=curve_u))
     # chains sharing a piece of the mesh share their colliders: hair blended between two
     # chains must not pass through what only one of them checks

@@ -4,7 +4,7 @@ handles differently.
 :func:`avatars.tryon.try_on` never raises these for a hair that does not fit: it returns a
 result without an avatar and the reasons in ``fit.problems`` (the steps below raise, the
 pipeline turns them into problems). They reach a caller that runs a step on its own
-(:func:`avatars.tryon.build_head`, :func:`avatars.tryon.fit.estimate_source_head`,
+(:func:`avatars.tryon.build_head`, :func:`avatars.tryon.placement.estimate_source_head`,
 :class:`avatars.tryon.geometry.TriangleIndex`). Every one is a ``ValueError`` (bad input,
 not a bug), so ``except ValueError`` keeps catching them; the runtime's
 :class:`runtime.tryon.StyleError` is a :class:`TryOnError` too.
@@ -24,4 +24,4 @@ class NoHeadError(TryOnError):
 
 class FitError(TryOnError):
     """The hair cannot be placed on the head: no head-shaped opening in it, so no crown to
-    align (:func:`avatars.tryon.fit.estimate_source_head`), or an empty triangle set."""
+    align (:func:`avatars.tryon.placement.estimate_source_head`), or an empty triangle set."""

@@ -1,18 +1,20 @@
 """Fit a hair mesh onto the target head: crown, scale, alignment, push-out (DESIGN §9).
 
 1. Units (:func:`avatars.hair.detect_units`): the file's coordinates become metres.
-2. The source head, estimated from the hair itself: the largest ellipsoid of human head
-   proportions whose upper half the hair covers without passing through it (a hairstyle is
-   made around a head; its inner surface is that head's scalp). A MakeHuman ``.mhclo``
-   gives the size (and proportions) of the head the style was made for; then only the
-   position is searched. Its top is the *crown estimate* of the style.
-3. Alignment: per-axis scale from head size (source ellipsoid → target head box, the
-   anisotropy limited to :data:`MAX_ANISOTROPY`), crown on crown, centre on centre. Below
+2. Placement (:func:`avatars.tryon.placement.place`): the crown and size of the head the
+   style was made for, by the *opening* method (the largest ellipsoid of human head
+   proportions whose upper half the hair covers without passing through it; a MakeHuman
+   ``.mhclo`` gives its size) when that places it well, else by *registration* of the hair's
+   inner surface to the target head envelope (:mod:`avatars.tryon.register`: closed and
+   voluminous styles, hair made for another head shape or scale). A guessed unit is then
+   re-decided from the size of that head. Alignment: per-axis scale, crown on crown. Below
    the chin the lengths follow the body rather than the head: the vertical scale blends
    (over :data:`LENGTH_BLEND_HEADS`) into the one that maps a human chin-to-hips distance
    (:data:`HIPS_HEADS` − 1 head heights) onto the target's (its humanoid hips), never
    longer than the head scale. Long hair then ends on a big-headed avatar where it ends on
    a human (at the waist) instead of on the floor; on human proportions nothing changes.
+3. Triangles lying entirely deep inside the target head (a closed cap's lid) are dropped
+   (``FitReport.dropped``; the pipeline removes them from the mesh).
 4. Push-out: every vertex inside the target's head envelope (:class:`geometry.RadialEnvelope`,
    grown by a clearance) or inside a collider the hair will use (the avatar's spheres and
    capsules and the fitted torso capsule, except those holding the scalp) is moved out; the
@@ -21,8 +23,10 @@
    instead of collapsing onto the body.
 
 A hair taken from the target avatar itself ("avatar-rest" frame, same file) is kept in
-place, as its author placed it (steps 1-4 are skipped). What cannot be fitted is reported: no head mesh, hair far
-larger than the head, hair nowhere near a head.
+place, as its author placed it (steps 1-4 are skipped). Every report carries the method and
+the inner-surface distance to the head (:class:`avatars.tryon.register.InnerFit`). What
+cannot be fitted is reported with what to do: units that make no hairstyle, hair far larger
+than the head, hair nowhere near a head, hair with no side over the scalp.
 """
 
 from __future__ import annotations
@@ -37,28 +41,28 @@ from avatars import Avatar
 from avatars.hair import HairMesh, detect_units
 
 from ..colliders import collider_world
-from .errors import FitError
+from .geometry import winding_numbers
 from .head import HeadModel
+from .placement import interior_triangles, place, unit_from_head
+from .register import InnerFit, inner_fit, surface_samples
 
 log = logging.getLogger(__name__)
 
-#: Human head proportions (width, height, depth) / height, MakeHuman's base head.
-HEAD_PROPORTIONS = np.array([0.634, 1.0, 0.837])
 #: Humanoid hips joint below the crown, in head heights, on human proportions (MakeHuman's
 #: base and swaycam's default avatar are both at about 3.3).
 HIPS_HEADS = 3.3
 #: Head heights below the chin over which the vertical scale turns into the length scale.
 LENGTH_BLEND_HEADS = 0.5
-#: Largest ratio between the per-axis scales of the alignment.
-MAX_ANISOTROPY = 1.25
-#: Share of the covering hair allowed inside the estimated source head.
-INSIDE_SHARE = 0.01
 #: Clearance kept between the hair and the head envelope / colliders, in head heights.
 CLEARANCE_HEADS = 0.012
 #: Smoothing passes of the push-out displacement.
 SMOOTH_PASSES = 40
 #: A source whose fitted hair spans more than this many head heights is "far larger".
 FAR_LARGER_HEADS = 8.0
+#: A kept hair with ``HairMesh.lift`` is lifted out of the head mesh where it sinks in by at
+#: most this many head heights, to this clearance (metres).
+LIFT_DEEPEST = 0.01
+LIFT_CLEARANCE = 0.002
 #: A kept-in-place hair farther than this (head heights) from the head is "nowhere near".
 NOWHERE_NEAR_HEADS = 0.5
 
@@ -94,51 +98,28 @@ class FitReport:
     colliders_used: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    method: str = ""
+    inner: InnerFit = InnerFit()
+    dropped: np.ndarray | None = None
+
+    def summary(self) -> dict:
+        """The ``fit`` object of ``swaycam hair fit --json``: method, inner-surface distance."""
+        i = self.inner
+        return {"method": self.method, "inner_median_mm": round(i.median_mm, 2), "inner_p95_mm": round(i.p95_mm, 2),
+                "scalp_covered": round(i.coverage, 3), "dropped_triangles": int(0 if self.dropped is None else
+                                                                                  self.dropped.sum())}
 
 
-def welded_graph(hair: HairMesh):
-    """(node of each vertex (V,), node count, edges (E, 2) between welded nodes)."""
+def welded_graph(hair: HairMesh, triangles: np.ndarray | None = None):
+    """(node of each vertex (V,), node count, edges (E, 2) between welded nodes) of the
+    hair's ``triangles`` (default all)."""
     _, node = np.unique(hair.weld, return_inverse=True)
     node = node.reshape(-1)
     n = int(node.max()) + 1
-    t = node[hair.triangles]
+    t = node[hair.triangles if triangles is None else triangles]
     e = np.concatenate([t[:, [0, 1]], t[:, [1, 2]], t[:, [2, 0]]])
     e = np.sort(e[e[:, 0] != e[:, 1]], axis=1)
     return node, n, np.unique(e, axis=0)
-
-
-def estimate_source_head(p: np.ndarray, size: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """(centre (3,), size (3,)) of the head a hairstyle ``p`` (V, 3, metres) was made around:
-    the largest ellipsoid of :data:`HEAD_PROPORTIONS` (or of ``size`` when known) whose upper
-    half holds at most :data:`INSIDE_SHARE` of the hair above its centre, pushed up to the
-    crown. Raises :class:`~avatars.tryon.errors.FitError` when no position fits (no
-    head-shaped opening in the hair)."""
-    lo, hi = p.min(axis=0), p.max(axis=0)
-    top = p[p[:, 1] > hi[1] - 0.25 * (hi[1] - lo[1])]
-    cx = 0.5 * (top[:, 0].min() + top[:, 0].max())
-    width = hi[0] - lo[0]
-    heights = [float(size[1])] if size is not None else list(np.linspace(1.6, 0.5, 23) * width / HEAD_PROPORTIONS[0])
-    for h in heights:
-        r = 0.5 * (size if size is not None else h * HEAD_PROPORTIONS)
-        zs = np.linspace(lo[2] + 0.5 * r[2], hi[2] - 0.5 * r[2], 25) if hi[2] - lo[2] > r[2] else np.array([0.5 * (lo[2] + hi[2])])
-        ys = hi[1] - r[1] * np.linspace(0.85, 1.6, 31)
-        best = None
-        for cy in ys:            # highest first: the head sits as high in the hair as it can
-            ok_z = []
-            upper = p[p[:, 1] > cy]
-            if len(upper) < 20:
-                continue
-            q = (upper - [cx, cy, 0.0]) / r
-            for cz in zs:
-                inside = (q[:, 0] ** 2 + q[:, 1] ** 2 + (q[:, 2] - cz / r[2]) ** 2) < 1.0
-                if inside.mean() <= INSIDE_SHARE:
-                    ok_z.append(cz)
-            if ok_z:
-                best = (cy, 0.5 * (min(ok_z) + max(ok_z)))
-                break
-        if best is not None:
-            return np.array([cx, best[0], best[1]]), 2.0 * r
-    raise FitError("no head-shaped opening found in the hair")
 
 
 def _length_scale(avatar: Avatar, head: HeadModel) -> float:
@@ -185,6 +166,29 @@ def _segment_distance(p, a, b):
     ee = float(e @ e)
     t = np.zeros(len(p)) if ee < 1e-30 else np.clip((p - a) @ e / ee, 0.0, 1.0)
     return np.linalg.norm(p - (a + t[:, None] * e), axis=1)
+
+
+def out_of_head_mesh(points: np.ndarray, head: HeadModel, clearance: float, deepest: float) -> np.ndarray:
+    """Displacements (N, 3) moving the ``points`` that lie inside the head mesh (generalized
+    winding number > 0.5, :func:`geometry.winding_numbers`) by at most ``deepest`` metres to
+    ``clearance`` metres outside its closest triangle; the other points do not move. For a
+    kept hair cut out of a mesh it shared with the face (``HairMesh.lift``: Godette's shell
+    and buns dip under her skin at their rims, which hid them there while they were one)."""
+    disp = np.zeros_like(points)
+    cand = np.nonzero(head.envelope.depth(points) > 0.0)[0]
+    if cand.size == 0:
+        return disp
+    cp, d, _ = head.index().query(points[cand])
+    inside = (winding_numbers(head.vertices, head.faces, points[cand]) > 0.5) & (d <= deepest)
+    if not inside.any():
+        return disp
+    i = cand[inside]
+    out = cp[inside] - points[i]
+    n = np.linalg.norm(out, axis=1, keepdims=True)
+    out = np.where(n > 1e-12, out / np.maximum(n, 1e-12), (points[i] - head.center) / np.maximum(
+        np.linalg.norm(points[i] - head.center, axis=1, keepdims=True), 1e-12))
+    disp[i] = cp[inside] - points[i] + out * clearance
+    return disp
 
 
 def push_out(points: np.ndarray, edges: np.ndarray, head: HeadModel, colliders, clearance: float,
@@ -254,7 +258,9 @@ def fit_hair(hair: HairMesh, avatar: Avatar, head: HeadModel, *, placement: str 
     same_avatar = hair.frame == "avatar-rest" and hair.path == avatar.path
     keep = placement == "keep" or (placement == "auto" and same_avatar)
     problems: list[str] = []
+    drop, interior = None, None
     if keep:
+        method = "kept"
         p = hair.positions.astype(np.float64)
         scale = np.ones(3)
         units, guessed = "metres (kept in place on this avatar)", False
@@ -272,15 +278,17 @@ def fit_hair(hair: HairMesh, avatar: Avatar, head: HeadModel, *, placement: str 
             log.warning("%s: %s", hair.name, choice.reason)
         p0 = hair.positions * choice.scale
         ref = None if hair.head_reference is None else hair.head_reference * (hair.unit or choice.scale)
-        try:
-            c_s, size_s = estimate_source_head(p0, ref)
-        except FitError as exc:
-            return p0, FitReport(ok=False, units=units, unit_guessed=guessed,
-                                 problems=(f"{hair.name}: {exc}: the crown cannot be estimated",), notes=tuple(notes))
-        k = head.size / size_s
-        g = float(np.exp(np.log(k).mean()))
-        k = np.clip(k, g / np.sqrt(MAX_ANISOTROPY), g * np.sqrt(MAX_ANISOTROPY))
-        src_crown = c_s + [0.0, 0.5 * size_s[1], 0.0]
+        placed = place(p0, hair.triangles, head, ref, clearance_heads * head_h)
+        if placed is None:
+            return p0, FitReport(ok=False, units=units, unit_guessed=guessed, notes=tuple(notes), problems=(
+                f"{hair.name}: no part of the hair lies over the scalp however it is placed: is it a hair mesh "
+                "(a beard or an accessory has no scalp side)? Fit it with --keep (placement 'keep') if it is "
+                "already in place on this avatar",))
+        method, k, src_crown, size_s, _ = placed
+        if guessed:
+            units, better = unit_from_head(choice, size_s, hair.name)
+            if better:
+                notes.append(better)
         rel = (p0 - src_crown) * k
         rel[:, 1] = -length_map((src_crown[1] - p0[:, 1]) / size_s[1], k[1] * size_s[1],
                                 _length_scale(avatar, head))
@@ -291,8 +299,13 @@ def fit_hair(hair: HairMesh, avatar: Avatar, head: HeadModel, *, placement: str 
         span = float(np.ptp(p, axis=0).max()) / head_h
         if span > FAR_LARGER_HEADS:
             problems.append(f"the hair is far larger than the head: it spans {span:.1f} head heights after fitting")
+        drop = interior_triangles(p, hair.triangles, head)
+        if drop.any():
+            notes.append(f"{int(drop.sum())} triangles deep inside the head dropped (closing faces of the hair)")
+            interior = float(drop.sum()) / len(drop)
     # push out of the head envelope and the body colliders
-    node, n, edges = welded_graph(hair)
+    tris = hair.triangles if drop is None or not drop.any() else hair.triangles[~drop]
+    node, n, edges = welded_graph(hair, tris)
     pts = np.zeros((n, 3))
     pts[node] = p
     colliders = _body_colliders(avatar, head)
@@ -301,14 +314,20 @@ def fit_hair(hair: HairMesh, avatar: Avatar, head: HeadModel, *, placement: str 
         problems.append(f"the hair is nowhere near the head: its closest point is {gap:.3f} m outside it")
     if keep:   # an authored placement is kept as it is (the rebuild keeps the artist's rest shape)
         disp = np.zeros_like(pts)
+        if hair.lift:   # but a rim cut out of the face mesh is lifted out of the skin
+            disp = out_of_head_mesh(pts, head, LIFT_CLEARANCE, LIFT_DEEPEST * head_h)
     else:
         disp = push_out(pts, edges, head, colliders, clearance_heads * head_h)
     moved = np.linalg.norm(disp, axis=1)
     p = p + disp[node]
+    q, area = surface_samples(p, tris, 0.01 * head_h)
+    inner = inner_fit(q, area, head, interior)
+    log.info("%s placed by %s: %s", hair.name, method, inner.text())
     report = FitReport(
         ok=not problems, units=units, unit_guessed=guessed, placement=placement_done, scale=np.asarray(scale, float),
         source_head=np.asarray(src_head, float), source_crown=np.asarray(src_crown, float),
         target_crown=head.crown.copy(), pushed=int((moved > 1e-9).sum()), max_push=float(moved.max(initial=0.0)),
         colliders_used=tuple(c[3] for c in colliders), problems=tuple(problems), notes=tuple(notes),
+        method=method, inner=inner, dropped=drop,
     )
     return p, report

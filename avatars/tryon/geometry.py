@@ -211,6 +211,29 @@ class RadialEnvelope:
         g = self.grid
         return ((1 - te) * ((1 - ta) * g[e0, a0] + ta * g[e0, a1]) + te * ((1 - ta) * g[e1, a0] + ta * g[e1, a1]))
 
+    def floored(self, points: np.ndarray, margin: float) -> "RadialEnvelope":
+        """A copy whose radius in every cell is at most that of ``points`` (P, 3) lying there
+        (or in a neighbouring cell, so the bilinear lookup stays below them) less ``margin``
+        metres: an envelope that holds none of ``points`` (a kept hair that hugs the head
+        closer than the envelope does)."""
+        d = np.asarray(points, np.float64).reshape(-1, 3) - self.center
+        r = np.linalg.norm(d, axis=1) - margin
+        ia, ie = self._cells(d)
+        low = np.full_like(self.grid, np.inf)
+        np.minimum.at(low, (ie, ia), r)
+        g = low.copy()
+        for de in (-1, 0, 1):
+            for da in (-1, 0, 1):
+                sh = np.roll(low, da, axis=1)
+                if de:
+                    sh = np.roll(sh, de, axis=0)
+                    sh[0 if de > 0 else -1] = low[0 if de > 0 else -1]
+                g = np.minimum(g, sh)
+        out = object.__new__(RadialEnvelope)
+        out.center, out.na, out.ne = self.center, self.na, self.ne
+        out.grid = np.maximum(np.minimum(self.grid, g), 0.0)
+        return out
+
     def depth(self, points: np.ndarray) -> np.ndarray:
         """(P,) how far points lie inside the envelope along their ray from the centre
         (metres, > 0 inside)."""

@@ -117,12 +117,17 @@ def boundary_nodes(graph: HairGraph) -> np.ndarray:
 
 
 def extract_guides(graph: HairGraph, scalp_distance: Callable[[np.ndarray], np.ndarray],
-                   options: GuideOptions = GuideOptions()) -> tuple[list[Guide], np.ndarray]:
+                   options: GuideOptions = GuideOptions(), *, pieces: np.ndarray | None = None,
+                   roots: dict[int, int] | None = None) -> tuple[list[Guide], np.ndarray]:
     """Candidate guides of every piece (module doc).
 
     Args:
         graph: the welded surface graph.
         scalp_distance: (P, 3) points -> (P,) distance to the scalp, metres (for flipping).
+        pieces: the pieces to trace (default all).
+        roots: {piece: node} root candidates replacing the highest node (the pipeline gives a
+            piece none of whose guides reached the scalp its node nearest the scalp: a bun
+            at the side of the head touches it on its inner side, not at its top or bottom).
 
     Returns:
         (guides, missed): ``missed`` (N,) bool marks nodes of pieces that gave no guide.
@@ -133,12 +138,13 @@ def extract_guides(graph: HairGraph, scalp_distance: Callable[[np.ndarray], np.n
     guides: list[Guide] = []
     e = graph.edges
     boundary = boundary_nodes(graph)
-    for c in range(graph.component_count):
+    roots = roots or {}
+    for c in (range(graph.component_count) if pieces is None else pieces):
         members = np.nonzero(graph.component == c)[0]
         if len(members) < 3:
             missed[members] = True
             continue
-        root = int(members[np.argmax(pts[members, 1])])
+        root = int(roots.get(c, members[np.argmax(pts[members, 1])]))
         dist, pred = dijkstra(graph.matrix, directed=False, indices=root, return_predecessors=True)
         d = np.where(np.isfinite(dist), dist, -1.0)
         is_max = np.zeros(graph.node_count, bool)

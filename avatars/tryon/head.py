@@ -75,8 +75,9 @@ class HeadModel:
         return TriangleIndex(self.vertices, self.faces[self.scalp])
 
 
-def spring_joint_nodes(avatar: Avatar) -> set[int]:
-    return {int(j.node) for s in avatar.springs for j in s.joints}
+def spring_joint_nodes(avatar: Avatar, ignore: frozenset[str] | set[str] = frozenset()) -> set[int]:
+    """Nodes of the avatar's spring joints (of the springs not named in ``ignore``)."""
+    return {int(j.node) for s in avatar.springs if s.name not in ignore for j in s.joints}
 
 
 def own_hair_instances(avatar: Avatar) -> tuple[int, ...]:
@@ -112,10 +113,15 @@ def hairline_elevation(azimuth_deg: np.ndarray) -> np.ndarray:
     return np.interp(a, *HAIRLINE)
 
 
-def build_head(avatar: Avatar, *, hide: tuple[int, ...] = (), exclude: dict | None = None) -> HeadModel:
-    """The head model of ``avatar`` without the mesh instances in ``hide`` and without the
+def build_head(avatar: Avatar, *, hide: tuple[int, ...] = (), exclude: dict | None = None,
+               exclude_triangles: dict | None = None, cleared_springs: tuple[str, ...] = ()) -> HeadModel:
+    """The head model of ``avatar`` without the mesh instances in ``hide``, without the
     triangles touching ``exclude`` {(instance, primitive): vertex indices} (a hair being
-    rebuilt from this avatar is not part of its head).
+    rebuilt from this avatar is not part of its head) and without the triangles
+    ``exclude_triangles`` {(instance, primitive): (T,) bool} (the avatar's own hair cut out of
+    a mesh it shares with the face or body, :mod:`avatars.tryon.own_hair`); the springs named in
+    ``cleared_springs`` (those of a hair being rebuilt) count as plain bones: what they weigh
+    on besides the hair (a few stray face corners) moves with the head once they are gone.
 
     Raises:
         NoHeadError: no humanoid head bone, or no drawn triangle skinned to it.
@@ -124,7 +130,7 @@ def build_head(avatar: Avatar, *, hide: tuple[int, ...] = (), exclude: dict | No
     if head < 0:
         raise NoHeadError(f"{avatar.path}: no humanoid head bone: the hair cannot be fitted")
     sk = avatar.skeleton
-    springs = spring_joint_nodes(avatar)
+    springs = spring_joint_nodes(avatar, set(cleared_springs))
     spring_sub = set()
     for n in springs:
         spring_sub.update(sk.descendants(n))
@@ -149,6 +155,8 @@ def build_head(avatar: Avatar, *, hide: tuple[int, ...] = (), exclude: dict | No
                 gone = np.zeros(prim.vertex_count, bool)
                 gone[np.asarray(exclude[(k, p)], np.int64)] = True
                 keep &= ~gone[tris].any(axis=1)
+            if exclude_triangles and (k, p) in exclude_triangles:
+                keep &= ~np.asarray(exclude_triangles[(k, p)], bool)
             if not keep.any():
                 continue
             tris = tris[keep]

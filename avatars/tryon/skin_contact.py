@@ -10,8 +10,10 @@ CPU measure alike):
 - head proxy: the head's radial envelope (:class:`avatars.tryon.geometry.RadialEnvelope`,
   which contains the head surface), carried by the head bone. The fit pushed every hair node
   out of it, so at rest the correction moves nothing; a kept placement (hair rebuilt on the
-  avatar it came from, never pushed out) whose rest vertices lie inside the envelope gets no
-  head proxy (its rest shape is the author's);
+  avatar it came from, never pushed out) whose rest vertices lie inside the envelope gets
+  the envelope floored under them (:meth:`RadialEnvelope.floored`: every cell's radius at most
+  that of the rest hair in it, less a margin), so at rest nothing moves either, and hair that
+  swings deeper than it rests is pushed out (no head proxy when even that moves rest hair);
 - colliders: those the try-on springs check (sphere and capsule), except any that holds a
   rest vertex of the hair (same reason).
 """
@@ -61,8 +63,24 @@ def with_contact(avatar: Avatar, instance: int, head: HeadModel, spring_prefix: 
     moved = max((float(np.abs(apply_contact(z, contact_frame(avatar, head_only, rest)) - z).max(initial=0))
                  for z in plain), default=0.0)
     if moved > REST_TOLERANCE:
-        notes.append(f"contact: rest hair lies up to {1e3 * moved:.1f} mm inside the head envelope: no head proxy")
-        contact = replace(contact, head=-1)
+        # a kept hair hugs the head closer than its envelope: floor the envelope under the rest hair
+        inv = np.linalg.inv(rest[head.node])
+        pts = np.concatenate(plain)
+        for margin in (0.001, 0.003, 0.01):
+            env = head.envelope.floored(pts, margin * float(head.size[1]) / 0.22)
+            floored = replace(head_only, grid=env.grid.astype(np.float32))
+            again = max(float(np.abs(apply_contact(z, contact_frame(avatar, floored, rest)) - z).max(initial=0))
+                        for z in plain)
+            if again <= REST_TOLERANCE:
+                break
+        del inv
+        if again <= REST_TOLERANCE:
+            notes.append(f"contact: rest hair lies up to {1e3 * moved:.1f} mm inside the head envelope: the head "
+                         "proxy is floored under it")
+            contact = replace(contact, grid=floored.grid)
+        else:
+            notes.append(f"contact: rest hair lies up to {1e3 * moved:.1f} mm inside the head envelope: no head proxy")
+            contact = replace(contact, head=-1)
     keep = []
     for c in contact.colliders:
         one = replace(contact, head=-1, colliders=(c,))

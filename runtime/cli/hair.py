@@ -1,9 +1,11 @@
 """``swaycam hair``: hairstyle try-on (DESIGN §9) from the command line.
 
     swaycam hair fit HAIR --avatar AVATAR --out OUT.vrm [--json]   fit, rig, export VRM 1.0
+    swaycam hair fit --own --avatar AVATAR --out OUT.vrm          re-rig the avatar's own hair
     swaycam hair list                                             styles in the hair folders
     swaycam hair bench [STYLE ...] [--avatar A] [--json]          fit + rig and cached reload, s
     swaycam hair metrics [STYLE ...] [--avatar A] [--json]        the hair-quality table
+    swaycam hair corpus --out DIR [STYLE ...]                     write the procedural test styles
 
 HAIR is a file (.obj with MakeHuman .mhmat/.mhclo beside it, .glb/.gltf/.vrm with
 ``--mesh``/``--node``/``--spring``) or a style name looked up in the hair folders
@@ -27,7 +29,9 @@ def add_parser(sub) -> None:
                        description=__doc__.split("\n\n")[0])
     hs = p.add_subparsers(dest="hair_command", metavar="ACTION")
     f = hs.add_parser("fit", help="fit and rig a hairstyle on an avatar; write a VRM 1.0 file")
-    f.add_argument("hair", help="hair file or style name")
+    f.add_argument("hair", nargs="?", help="hair file or style name (not with --own)")
+    f.add_argument("--own", action="store_true", help="re-rig the avatar's own hair (its hair meshes, or its hair cut "
+                   "out of a mesh it shares with the face or body) with the try-on rig")
     f.add_argument("--avatar", help="target avatar (.vrm/.glb; default: the generated default avatar)")
     f.add_argument("--out", help="the VRM 1.0 file to write")
     f.add_argument("--json", action="store_true", help="print one JSON object")
@@ -41,6 +45,13 @@ def add_parser(sub) -> None:
     f.set_defaults(func=run_fit)
     ls = hs.add_parser("list", help="the styles in the hair folders")
     ls.set_defaults(func=run_list)
+    c = hs.add_parser("corpus", help="write the procedural test hairstyles (CC0) as OBJ + .mhmat into a folder",
+                      description="Write swaycam's procedural hairstyles (avatars/hair/procedural.py: long, layered, "
+                      "braid, bun, afro, twin tails, crop, closed cap; each made for another head size and unit) "
+                      "as DIR/<name>/<name>.obj with a .mhmat; use them with --hair-dir DIR or $SWAYCAM_HAIR_DIR.")
+    c.add_argument("styles", nargs="*", help="style names (default: all)")
+    c.add_argument("--out", required=True, help="the folder to write")
+    c.set_defaults(func=run_corpus)
     for name, func, what in (("bench", run_bench, "seconds to fit + rig and to reload cached"),
                              ("metrics", run_metrics, "hair quality on the standard head turn")):
         b = hs.add_parser(name, help=what)
@@ -103,8 +114,15 @@ def run_fit(args) -> int:
     try:
         settings = _settings(args)
         avatar_path = _avatar_path(args.avatar)
-        style = _style_path(args.hair)
-        if args.mesh or args.node or args.spring:   # a mesh inside an avatar file (the target itself: a rebuild)
+        if args.own == bool(args.hair):
+            raise ValueError("give a HAIR file or style, or --own (the avatar's own hair), not both")
+        style = avatar_path if args.own else _style_path(args.hair)
+        if args.own:
+            from avatars.tryon.own_hair import own_hair_source
+
+            target = load_avatar(avatar_path)
+            result, hit = try_on(target, own_hair_source(target), settings), False
+        elif args.mesh or args.node or args.spring:   # a mesh inside an avatar file (the target itself: a rebuild)
             source = load_hair(style, mesh=args.mesh, node=args.node, spring=args.spring)
             result, hit = try_on(load_avatar(avatar_path), source, settings), False
         else:
@@ -130,6 +148,12 @@ def run_fit(args) -> int:
         print(f"{Path(style).stem} on {avatar_path.name}: {g['candidates']} candidate guides, {g['attached']} attached, "
               f"{g['joined']} joined, {g['rejected']} rejected; {summary['chains']} chains, {summary['joints']} joints, "
               f"{summary['hair_vertices']} hair vertices; {summary['seconds']:.2f} s{' (cached)' if hit else ''}")
+        from avatars.tryon.pipeline import own_hair_text
+
+        f = summary["fit"]
+        print(f"  placed by {f['method']}: inner surface {f['inner_median_mm']:.1f} mm median, {f['inner_p95_mm']:.1f} mm "
+              f"p95 from the head ({100 * f['scalp_covered']:.0f} % of the scalp covered)")
+        print(f"  the avatar's own hair: {own_hair_text(summary['own_hair'])}")
         for note in summary["notes"]:
             print(f"  note: {note}")
         if args.out:
@@ -158,6 +182,19 @@ def run_list(args) -> int:
     if not styles:
         print(f"no styles in {', '.join(str(f) for f in hair_folders())}", file=sys.stderr)
         return 1
+    return 0
+
+
+def run_corpus(args) -> int:
+    from avatars.hair.procedural import write_corpus
+
+    try:
+        paths = write_corpus(args.out, args.styles or None)
+    except (ValueError, OSError) as exc:
+        print(f"swaycam hair corpus: {exc}", file=sys.stderr)
+        return 1
+    for p in paths:
+        print(p)
     return 0
 
 

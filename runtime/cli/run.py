@@ -101,7 +101,8 @@ def add_parser(sub) -> None:
                    "assets' hair folder)")
     g.add_argument("--hide-own-hair", dest="hide_own_hair", action="store_true", default=None,
                    help="hide the avatar's own hair under a fitted style: meshes skinned only to the head and "
-                   "the spring joints under it (default)")
+                   "the spring joints under it, or its triangles cut out of a mesh it shares with the face or body "
+                   "(default; the log says what was hidden)")
     g.add_argument("--keep-own-hair", dest="hide_own_hair", action="store_false",
                    help="keep the avatar's own hair under a fitted style")
     add_json_option(p, "the exit summary")

@@ -98,6 +98,7 @@ def fit_style(base: BaseAvatar, style: Path, settings: TryOnSettings, cache: Try
     except OSError as exc:
         raise StyleError(f"{style.name}: {exc.strerror or exc}") from None
     if hit is not None:
+        _say_own_hair(style, hit)
         return hit, True
     try:
         hair = load_hair(style)
@@ -110,7 +111,16 @@ def fit_style(base: BaseAvatar, style: Path, settings: TryOnSettings, cache: Try
         cache.store(base.path, style, settings, result)
     except OSError as exc:
         log.warning("cannot store the try-on result in %s: %s", cache.folder, exc)
+    _say_own_hair(style, result)
     return result, False
+
+
+def _say_own_hair(style: Path, result: TryOnResult) -> None:
+    """Log what of the avatar's own hair the try-on hid (whole meshes, triangles cut out of
+    shared ones, or nothing found)."""
+    from avatars.tryon.pipeline import own_hair_text
+
+    log.info("try-on %s: the avatar's own hair: %s", style.stem, own_hair_text(getattr(result, "own_hair", {})))
 
 
 def summary(result: TryOnResult, *, cached: bool) -> dict:
@@ -119,4 +129,7 @@ def summary(result: TryOnResult, *, cached: bool) -> dict:
     out = result.summary()
     out.pop("ok", None)
     out.update(hidden=len(result.hidden), fit_seconds=round(result.seconds, 4), cached=cached)
+    from avatars.tryon.pipeline import own_hair_text
+
+    out["own_hair_text"] = own_hair_text(out.get("own_hair", {}))
     return out

@@ -275,11 +275,14 @@ def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape
 
 
 def tryon_parts(result) -> tuple[list[MeshPart], list[RootAttachment]]:
-    """The hair mesh part and the chain roots of a :class:`TryOnResult`."""
+    """The hair mesh parts (one per primitive) and the chain roots of a :class:`TryOnResult`."""
     av = result.avatar
     inst = av.mesh_instances[result.hair_instance]
-    prim = av.meshes[inst.mesh].primitives[0]
-    parts = [MeshPart(result.hair_instance, 0, np.arange(prim.vertex_count))]
+    prims = av.meshes[inst.mesh].primitives
+    if len(prims) == 1:
+        parts = [MeshPart(result.hair_instance, 0, np.arange(prims[0].vertex_count))]
+    else:   # a rebuilt textured hair: a primitive per material over one vertex set
+        parts = [MeshPart(result.hair_instance, p, np.unique(pr.indices)) for p, pr in enumerate(prims)]
     roots = []
     for c in result.chains:
         src = c.attachment.source

@@ -48,3 +48,38 @@ def test_hair_list(capsys):
     assert main(["hair", "list"]) == 0
     names = {line.split("\t")[0] for line in capsys.readouterr().out.splitlines()}
     assert {"ponytail01", "long01", "bob01", "short02"} <= names
+
+
+def test_hair_fit_json_says_how_it_was_placed_and_what_of_the_own_hair_was_hidden(tmp_path, capsys, monkeypatch):
+    from tests.conftest import asset
+
+    monkeypatch.setenv("SWAYCAM_CACHE", str(tmp_path / "cache"))
+    godette = str(asset("vrm", "Godette_vrm_v4.vrm"))
+    assert main(["hair", "fit", "short02", "--avatar", godette, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["fit"]["method"] == "head reference" and d["fit"]["inner_median_mm"] > 0
+    own = d["own_hair"]
+    assert own["hidden"] and own["triangles"] == 379 and own["methods"] == ["spring weights"]
+    assert own["cut_from"] == ["BodyMesh", "FaceMesh"]
+    assert set(d["checks"]) == {"across_flow", "reversed", "ambiguous_roots", "ambiguous_joins"}
+
+
+def test_hair_fit_own_rerigs_the_avatars_own_hair(tmp_path, capsys):
+    from tests.conftest import asset
+
+    godette = str(asset("vrm", "Godette_vrm_v4.vrm"))
+    out = tmp_path / "own.vrm"
+    assert main(["hair", "fit", "--own", "--avatar", godette, "--out", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["placement"] == "kept" and d["chains"] >= 3 and d["own_hair"]["replaced"]
+    assert load_avatar(out).warnings == ()
+    assert main(["hair", "fit", "short02", "--own", "--avatar", godette]) == 1
+    assert "not both" in capsys.readouterr().err
+
+
+def test_hair_corpus_writes_the_procedural_styles(tmp_path, capsys):
+    assert main(["hair", "corpus", "--out", str(tmp_path), "proc_crop", "proc_cap"]) == 0
+    printed = capsys.readouterr().out.split()
+    assert [p.rsplit("/", 1)[-1] for p in printed] == ["proc_crop.obj", "proc_cap.obj"]
+    assert (tmp_path / "proc_cap" / "proc_cap.mhmat").is_file()
+    assert main(["hair", "corpus", "--out", str(tmp_path), "nope"]) == 1

@@ -9,7 +9,7 @@ import pytest
 
 from avatars import load_avatar
 from avatars.tryon import FitError, NoHeadError, TryOnError, build_head
-from avatars.tryon.fit import estimate_source_head
+from avatars.tryon.placement import estimate_source_head
 from avatars.tryon.geometry import TriangleIndex
 from tests.conftest import asset
 

@@ -104,8 +104,9 @@ def test_the_default_table_is_unchanged_by_the_tryon_columns(default_rows):
 
 def test_metrics_hair_fits_and_measures_with_the_attachment_report(tmp_path, capsys, monkeypatch):
     """``metrics --hair``: the style fitted on the avatar, measured, the attachment columns in the
-    table and the JSON; a style too short for any chain is skipped with a note; an exported
-    try-on file measures like the fitted avatar it was written from."""
+    table and the JSON; a short crop gets a chain and is measured too (it was skipped, chainless,
+    before the try-on's short-hair chains); an exported try-on file measures like the fitted
+    avatar it was written from."""
     default = str(default_avatar_path())
     monkeypatch.setenv("SWAYCAM_CACHE", str(tmp_path / "cache"))      # a fresh fit cache
     rc = main(["metrics", "--avatar", default, "--hair", "ponytail01", "--hair", "short02", "--solver", "rest-shape",
@@ -114,7 +115,7 @@ def test_metrics_hair_fits_and_measures_with_the_attachment_report(tmp_path, cap
     out, err = capsys.readouterr()
     assert "| avatar | solver | guides | attached | joined | rejected | p99 stretch % |" in out
     assert "| swaycam default + ponytail01 | rest-shape | 74 | 74 | 0 | 0 |" in out
-    assert "short02: no spring chain" in err
+    assert "| swaycam default + short02 | rest-shape | 18 | 18 | 0 | 0 |" in out and "no spring chain" not in err
     row = json.loads((tmp_path / "m" / "hair_metrics.json").read_text())[0]
     assert (row["guides"], row["attached"], row["joined"], row["rejected"]) == (74, 74, 0, 0)
     assert row["root_drift_mm"] < EXACT_MM and row["settle_mm"] < SETTLED_MM
