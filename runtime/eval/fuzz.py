@@ -14,7 +14,11 @@ avatar the same way; an OBJ hair is fitted and auto-rigged onto the generated de
 - ``refused``: a clear error — :class:`avatars.AvatarError` (clips' ClipError, hair's
   HairError) from loading, or a :class:`runtime.rig.RigError` (the avatar cannot be driven);
 - ``crash``: any other exception; ``nonfinite``: NaN/inf in a posed, solved or skinned value;
-  ``hang``: the mutant took over :data:`TIMEOUT_S` (its worker is killed and replaced).
+  ``hang``: the mutant took over :data:`TIMEOUT_S` of its worker's CPU time, or over
+  :data:`WALL_TIMEOUT_S` of wall time (a deadlock uses no CPU); its worker is killed and
+  replaced. CPU time, not wall time, so that a machine loaded by other programs does not
+  turn a slow-but-finite mutant into a hang (one second of fitting took 8 s of wall time
+  at load 13 on two cores).
 
 The last three are failures. Workers run with an address-space limit so a mutant that
 allocates without bound fails as a ``crash`` (MemoryError) instead of taking the machine.
@@ -35,8 +39,11 @@ import numpy as np
 
 from .fuzz_mutators import Mutant, make_mutant, seeds
 
-#: A mutant taking longer than this (load + rig + steps + skinning) is a hang (seconds).
+#: A mutant taking longer than this (load + rig + steps + skinning) is a hang (seconds of
+#: the worker's CPU time; :func:`_cpu_seconds`).
 TIMEOUT_S = 10.0
+#: ... or longer than this in wall time, whatever its CPU time (seconds).
+WALL_TIMEOUT_S = 60.0
 #: Substeps run under the head turn per mutant.
 SUBSTEPS = 30
 #: Address-space limit of a worker (bytes): a mutant allocating without bound fails fast.
@@ -290,6 +297,19 @@ def _worker(conn, run_seed: int, kinds, assets) -> None:
         conn.send(exercise(m, ctx))
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` (Linux ``/proc/PID/stat`` fields 14 and
+    15, proc(5)); None where it cannot be read (another OS: the wall time decides)."""
+    import os
+
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class _Worker:
     def __init__(self, mpc, run_seed, kinds, assets):
         self.conn, child = mpc.Pipe()
@@ -298,7 +318,17 @@ class _Worker:
         child.close()
         self.index: int | None = None
         self.started = 0.0
+        self.cpu_started: float | None = None
         self.ready = False
+
+    def over(self, timeout_s: float) -> bool:
+        """The mutant in flight has used more than ``timeout_s`` of CPU time, or more than
+        :data:`WALL_TIMEOUT_S` (at least ``timeout_s``) of wall time."""
+        wall = time.perf_counter() - self.started
+        cpu = _cpu_seconds(self.proc.pid)
+        if cpu is None or self.cpu_started is None:
+            return wall > timeout_s
+        return cpu - self.cpu_started > timeout_s or wall > max(WALL_TIMEOUT_S, timeout_s)
 
     def kill(self) -> None:
         self.proc.kill()
@@ -331,6 +361,7 @@ def run_fuzz(count: int, *, seed: int = 0, workers: int = 1, kinds: tuple[str, .
                 if w.ready and w.index is None and todo:
                     w.index = todo.pop(0)
                     w.started = time.perf_counter()
+                    w.cpu_started = _cpu_seconds(w.proc.pid)
                     w.conn.send(w.index)
                 if w.index is None:
                     continue
@@ -342,13 +373,13 @@ def run_fuzz(count: int, *, seed: int = 0, workers: int = 1, kinds: tuple[str, .
                     result = "dead"
                 if result is None and not w.proc.is_alive():
                     result = "dead"
-                if result is None and time.perf_counter() - w.started > timeout_s:
+                if result is None and w.over(timeout_s):
                     result = "hang"
                 if result is None:
                     continue
                 if not isinstance(result, Outcome):
                     m = make_mutant(all_seeds, seed, w.index)
-                    why = ("killed after %.0f s" % timeout_s) if result == "hang" else \
+                    why = ("killed after %.0f s of CPU time" % timeout_s) if result == "hang" else \
                         f"worker died (exit code {w.proc.exitcode})"
                     result = Outcome(m.index, m.seed, m.kind, m.mutation, m.detail,
                                      "hang" if result == "hang" else "crash", "", why,

@@ -45,3 +45,33 @@ def test_a_failure_is_reported_with_its_stage(monkeypatch):
     monkeypatch.setattr("avatars.load_avatar", boom)
     out = fuzz.exercise(m, None)
     assert (out.outcome, out.stage) == ("crash", "load") and out.error.startswith("KeyError: 'boom'")
+
+
+def test_a_hang_is_counted_in_the_workers_cpu_time_not_the_wall_clock():
+    """A worker spinning past the bound is a hang; one that waited as long (a loaded machine,
+    another process on the CPU) is not, until the wall-clock backstop."""
+    import subprocess
+    import sys
+    import time
+    from types import SimpleNamespace
+
+    from runtime.eval.fuzz import WALL_TIMEOUT_S, _cpu_seconds, _Worker
+
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.3)                                  # both started (interpreter start-up is CPU)
+        workers = [SimpleNamespace(proc=p, started=time.perf_counter(), cpu_started=_cpu_seconds(p.pid))
+                   for p in (spin, idle)]
+        assert all(w.cpu_started is not None for w in workers)
+        deadline = time.perf_counter() + 20.0
+        while _cpu_seconds(spin.pid) - workers[0].cpu_started <= 0.5 and time.perf_counter() < deadline:
+            time.sleep(0.05)
+        assert _Worker.over(workers[0], 0.5)
+        assert not _Worker.over(workers[1], 0.5)         # the same wall time, no CPU: not a hang
+        workers[1].started -= WALL_TIMEOUT_S             # ... until the wall-clock backstop
+        assert _Worker.over(workers[1], 0.5)
+    finally:
+        for p in (spin, idle):
+            p.kill()
+            p.wait()

@@ -130,11 +130,25 @@ def test_a_cell_is_the_same_in_a_fresh_cache_and_after_other_cells():
     assert again == fresh and fresh["status"] == "ok" and fresh["fps_identity"] == 0.0
 
 
-def test_a_style_too_short_for_a_chain_is_a_skipped_row_not_a_failure():
+def test_a_style_fitted_without_a_chain_is_a_skipped_row_not_a_failure():
+    """A fitted style held rigidly on the head (no spring chain: the try-on gives every style
+    of the corpus a chain today, so the fit is stripped of its springs here) is skipped with
+    the try-on's report, as ``swaycam metrics`` leaves it out."""
+    class RigidFits(Inputs):
+        def fitted(self, avatar_inp, hair_inp, style):
+            f = super().fitted(avatar_inp, hair_inp, style)
+            return replace(f, result=replace(f.result, avatar=replace(f.result.avatar, springs=())))
+
     (cell,) = expand(Axes(hairstyles=("short02",)))
-    row, _ = measure_cell(cell, Inputs())
+    row, _ = measure_cell(cell, RigidFits())
     assert row["status"] == "skipped" and "no spring chain" in row["error"] and row["stretch_p99_pct"] is None
     assert row["guides"] is not None and row["attached"] is not None      # the try-on's report says why
+
+
+def test_an_avatar_without_springs_is_a_skipped_row_not_a_failure():
+    (cell,) = expand(Axes(avatars=("assets:vrm/sphere.vrm",)))
+    row, _ = measure_cell(cell, Inputs())
+    assert row["status"] == "skipped" and "nothing to measure" in row["error"] and row["stretch_p99_pct"] is None
 
 
 def test_progress_counts_and_estimate():
