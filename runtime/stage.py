@@ -149,6 +149,7 @@ class Stage:
         rig = AvatarRig(avatar, solver=solver, drive=DriveOptions(**cfg.drive), hair=hair or None,
                         mirror=cfg.mirror, motion=setup.options if setup is not None else None,
                         body=self._body)
+        rig.mouth = cfg.lipsync.mix_options()
         if setup is not None and play:
             setup.apply(rig)
         calibration = self.settings.calibration

@@ -85,6 +85,10 @@ def add_parser(sub) -> None:
     p.add_argument("--face-model", type=existing_file, metavar="PATH",
                    help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL or the verified "
                    "cached download)")
+    p.add_argument("--audio", nargs="?", const="auto", metavar="mic|FILE",
+                   help="lip sync from audio: 'mic' the default microphone, FILE an audio/video file's track "
+                   "(analysed offline); alone: the source file's own audio track, else the microphone. "
+                   "Calibrate with 'swaycam calibrate --audio'; [lipsync] in the config sets the mix")
     p.add_argument("--vmc-send", action="append", metavar="HOST[:PORT]",
                    help="send the avatar over the VMC protocol to a Marionette (VSeeFace, Warudo and others; default port "
                    "39539; repeat for several)")
@@ -128,7 +132,7 @@ def config_from_args(args) -> RunConfig:
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "antialias", "record", "duration",
         "realtime", "kiosk", "recenter", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
-        "record_dir", "hair_dir", "vmc_listen", "service_token")}
+        "record_dir", "hair_dir", "vmc_listen", "service_token", "audio")}
     if getattr(args, "vmc_send", None):
         values["vmc_send"] = tuple(args.vmc_send)
     motion = base.motion

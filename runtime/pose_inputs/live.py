@@ -112,6 +112,8 @@ class LiveInput(PoseInput):
             per pose (:mod:`runtime.pose_lock`): the read delay eases to the tracker's latency
             (capture -> filter) less the draw's one-substep lag, instead of ``pose.delay_ns``
             (which stays the delay otherwise).
+        voice: the ``--audio`` timeline (:class:`tracking.audio.stream.VoiceTimeline`, on the
+            capture clock) whose value at each recorded pose's time is recorded with it, or None.
 
     Attributes:
         arrivals: the observations reaching the filter (:class:`runtime.pose_lock.PoseArrivals`);
@@ -120,7 +122,8 @@ class LiveInput(PoseInput):
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
                  pose: PoseFilterOptions = PoseFilterOptions(), metrics: Telemetry | None = None,
-                 record: str | None = None, clock_ns=time.perf_counter_ns, follow_newest: bool = False):
+                 record: str | None = None, clock_ns=time.perf_counter_ns, follow_newest: bool = False,
+                 voice=None):
         from tracking.live import LiveTracking
 
         self._clock_ns = clock_ns
@@ -138,6 +141,7 @@ class LiveInput(PoseInput):
         self._closed = False
         self._writer = PoseTrackWriter(record, track_header(source, pose)) if record else None
         self._rec = PoseSample()
+        self._voice = voice
         self.tracking = LiveTracking(self.source, tracker_options=tracker, pose_options=pose, clock_ns=clock_ns,
                                      on_observation=self._observed)
         self.filter = self.tracking.pose_filter
@@ -158,6 +162,8 @@ class LiveInput(PoseInput):
         if self._writer is not None:
             self.filter.sample(obs.timestamp_ns + self.filter.options.delay_ns, out=self._rec)
             self._rec.t_ns = obs.timestamp_ns
+            if self._voice is not None:
+                self._voice.sample(obs.timestamp_ns, self._rec.voice)
             self._writer.write_sample(self._rec)
 
     def start(self, clock: Clock) -> None:

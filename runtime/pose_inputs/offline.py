@@ -52,16 +52,19 @@ class OfflineTracking(PoseInput):
         record: path of a ``.jsonl`` pose track to write (one pose per tracked frame), or None.
         ahead: tracked frames a worker thread may hold ahead of the loop (0: decode and track
             on the loop's thread, the serial path).
+        voice: the ``--audio`` timeline (:class:`tracking.audio.stream.VoiceTimeline`, media
+            time) whose value at each recorded frame's time is recorded with it, or None.
     """
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
                  pose: PoseFilterOptions = PoseFilterOptions(), metrics: Telemetry | None = None,
-                 record: str | None = None, ahead: int = 0):
+                 record: str | None = None, ahead: int = 0, voice=None):
         self.source = source
         self.filter = PoseFilter(replace(pose, delay_ns=0))
         self.metrics = metrics
         self._writer = PoseTrackWriter(record, track_header(source, self.filter.options)) if record else None
         self._rec = PoseSample()
+        self._voice = voice
         self.frames = 0
         self.faces = 0
         self._found = False
@@ -100,6 +103,8 @@ class OfflineTracking(PoseInput):
             self.metrics.tracker(ms, face_found=bool(obs.found))
         if self._writer is not None:
             self.filter.sample(frame.timestamp_ns, out=self._rec)
+            if self._voice is not None:
+                self._voice.sample(frame.timestamp_ns, self._rec.voice)
             self._writer.write_sample(self._rec)
 
     def pump(self, t_ns: int) -> None:

@@ -40,6 +40,7 @@ from avatars import Avatar
 from solver.build_options import BuildOptions
 from solver.errors import SolverError
 from solver.chains import ChainSet
+from tracking.audio import V_ON
 from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
 from tracking.body import BodyPose
 from tracking.pose_track import PoseSample
@@ -49,6 +50,7 @@ from . import motion_kernels as MK
 from .constraints import ConstraintPlan, constrained_nodes
 from .drive import DriveOptions, HeadDrive
 from ..errors import SettingsError
+from ..lipsync.mix import MixOptions, mix_mouth
 from .errors import MotionError, RigError
 from .eyes import BodyDrive, EyeDrive, look_at_multiplier
 from .hair_params import ResolvedHair, parse_hair, resolve_hair, unmatched_springs
@@ -144,6 +146,8 @@ class AvatarRig:
         self._overrides_look_at = any(e.override_look_at != "none" for e in avatar.expressions.values())
         custom = [n for n, e in avatar.expressions.items() if not e.preset]
         self.perfect_sync = PerfectSync(custom, mirror=mirror)
+        #: how the audio's visemes meet the camera's mouth (:mod:`runtime.lipsync.mix`; ``[lipsync]``)
+        self.mouth = MixOptions()
 
     # ------------------------------------------------------------------ driven set and plan
     def _build_pose(self) -> None:
@@ -333,7 +337,8 @@ class AvatarRig:
                 return clip
         b = sample.body
         from_body = b is not None and b.flags[2] != 0.0
-        if not from_body and not sample.found and not sample.blendshapes.any() and not sample.gaze.any():
+        voiced = sample.voice[V_ON] != 0.0
+        if not from_body and not voiced and not sample.found and not sample.blendshapes.any() and not sample.gaze.any():
             return {}
         if from_body:
             from tracking.body import EXPRESSION_NAMES
@@ -351,6 +356,8 @@ class AvatarRig:
             else:
                 for k in ("lookUp", "lookDown", "lookLeft", "lookRight"):
                     values[k] = 0.0
+        if voiced:
+            mix_mouth(values, sample.voice, sample.confidence if sample.found else 0.0, self.mouth)
         return values
 
     # ------------------------------------------------------------------ hair settings, in place
@@ -428,6 +435,7 @@ class AvatarRig:
         rig = AvatarRig(self.avatar, solver=solver, drive=self.drive.options, hair=self.hair_params,
                         mirror=self.mirror, motion=self.motion.options if self.motion is not None else None,
                         body=self.body_on)
+        rig.mouth = self.mouth
         if self.motion is not None:
             rig.take_motion_from(self)
         if rig.chains is not None and self.chains is not None:

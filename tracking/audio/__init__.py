@@ -22,4 +22,4 @@ LETTERS: dict[str, str] = {"a": "aa", "i": "ih", "u": "ou", "e": "ee", "o": "oh"
 V_LEVEL = 5
 V_CONF = 6
 V_ON = 7
-VOICE_W = 8
+VOICE_W = 8          # tracking.pose_track.VOICE_W, the width of PoseSample.voice

@@ -20,10 +20,14 @@ from .stream import WindowFeeder
 
 
 def take_vectors(signal: np.ndarray, mfcc: MfccOptions) -> tuple[np.ndarray, np.ndarray]:
-    """(MFCCs (W, n), RMS (W,)) of every window of ``signal`` (N,) float64."""
+    """(MFCCs (W, n), RMS (W,)) of every window of ``signal``: a signal (N,) float64, or
+    windows already cut (W, mfcc.window) (a live take, :class:`~.source.MicrophoneStream`'s
+    ``on_window``)."""
     ex = MfccExtractor(mfcc)
     ms, rs = [], []
-    for _, w in WindowFeeder(mfcc.window, mfcc.hop).feed(signal):
+    signal = np.asarray(signal, np.float64)
+    windows = signal if signal.ndim == 2 else (w for _, w in WindowFeeder(mfcc.window, mfcc.hop).feed(signal))
+    for w in windows:
         m, r = ex.window(w)
         ms.append(m)
         rs.append(r)
@@ -44,7 +48,8 @@ def class_name(key: str) -> str:
 def profiles_from_takes(takes: dict[str, np.ndarray], *, mfcc: MfccOptions = MfccOptions(),
                         options: LipSyncOptions = LipSyncOptions(),
                         base: VowelProfiles | None = None) -> VowelProfiles:  # fmt: skip
-    """Profiles from ``takes`` (class or letter -> signal (N,) float64 at ``mfcc.sample_rate``).
+    """Profiles from ``takes`` (class or letter -> signal (N,) float64 at ``mfcc.sample_rate``,
+    or its windows (W, window)).
 
     Raises:
         ProfileError: a vowel take has no window above the volume gate (nothing voiced to

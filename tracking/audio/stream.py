@@ -72,6 +72,11 @@ class VoiceTimeline:
             self._v[k] = value
             self._n += 1
 
+    def shift(self, offset_ns: int) -> None:
+        """Move every kept stamp by ``offset_ns`` (an offline analysis put on a live clock)."""
+        with self._lock:
+            self._t += int(offset_ns)
+
     @property
     def count(self) -> int:
         return self._n

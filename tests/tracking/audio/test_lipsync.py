@@ -168,3 +168,15 @@ def test_options_are_checked():
         LipSyncOptions(min_db=-20, max_db=-30)
     with pytest.raises(ProfileError, match="measured with"):
         LipSyncAnalyzer(VowelProfiles.default(), mfcc=MfccOptions(window=1024))
+
+
+def test_latency_by_stage_is_within_a_window_and_a_frame(speech, calibrated):
+    """Sound to mouth (tracking.eval.lipsync): window fill + analysis + one frame <= one
+    audio window + one frame; silence closes the mouth within 100 ms."""
+    from tracking.eval.lipsync import latency_stages
+
+    rows = latency_stages(calibrated, {v: speech.vowel("it", 50, v) for v in VOWELS}, fps=60.0)
+    for letter, r in rows.items():
+        print(letter, {k: round(x, 2) for k, x in r.items()})
+        assert r["total_ms"] <= r["bound_ms"], (letter, r)
+        assert r["close_ms"] <= 100.0, (letter, r)
