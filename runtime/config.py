@@ -65,6 +65,9 @@ class RunConfig:
     face_model: str | None = None      # None: $SWAYCAM_FACE_MODEL or the cached download
     audio: str | None = None           # lip sync: None off; "auto" (the source file's audio track, else the
                                        # microphone), "mic" (the default input device) or an audio/video file
+    hands: bool = False                # arms and hands from the webcam (tracking.hands, runtime.hands)
+    hand_model: str | None = None      # None: $SWAYCAM_HAND_MODEL or the verified cached bundle (tracking.hand_model)
+    pose_model: str | None = None      # None: $SWAYCAM_POSE_MODEL or the verified cached bundle
     lipsync: LipSyncSection = LipSyncSection()   # [lipsync]: mix, profile, min_db, max_db, compare, weights
     filter: FilterSection = FilterSection()
     drive: dict = field(default_factory=dict)
@@ -114,7 +117,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
-_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock")
+_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock", "hands")
 
 
 def _choices() -> dict[str, tuple[str, ...]]:
@@ -126,7 +129,7 @@ def _choices() -> dict[str, tuple[str, ...]]:
 
 
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "detail", "video_preset", "record",
-            "face_model", "motion_dir", "hair_dir", "record_dir", "service_token", "audio")
+            "face_model", "motion_dir", "hair_dir", "record_dir", "service_token", "audio", "hand_model", "pose_model")
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
 #: x264's speed presets, fastest first (render.sinks.video.PRESETS; here without importing the renderer)
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
@@ -288,7 +291,8 @@ def _check_vmc(cfg: RunConfig, where: str) -> None:
     cfg.vmc.check(where)
 
 
-_INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source", "motion_dir", "hair_dir", "audio")
+_INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source", "motion_dir", "hair_dir", "audio", "hand_model",
+                "pose_model")
 
 
 def _is_relative_file(name: str, value: str) -> bool:

@@ -27,6 +27,8 @@ from .body import (BodyPose, NUM_BONES, NUM_EXPRESSIONS, NUM_FLAGS, sample_body_
 from .expressions import NUM_BLENDSHAPES
 from .track_sampling import sample_kernel, sample_rows_kernel
 
+#: floats of a sample's arm pose (:mod:`tracking.hands`: per side arm_on, shoulder, elbow, wrist, hand_on, 21 landmarks)
+ARM_W = 148
 #: floats of a sample's voice (:mod:`tracking.audio`: aa ih ou ee oh, level, confidence, on)
 VOICE_W = 8
 
@@ -52,6 +54,8 @@ class PoseSample:
             or None (inputs that track the head only; tracks without a body leave it alone).
         voice: (8,) lip sync from audio (:mod:`tracking.audio` layout: visemes aa ih ou ee oh,
             level, confidence, on); all 0 (``on`` 0) without an audio source.
+        arms: (148,) the arm pose from the webcam (:mod:`tracking.hands`, avatar frame; all 0
+            without ``--hands``).
     """
 
     t_ns: int = 0
@@ -63,11 +67,13 @@ class PoseSample:
     gaze: np.ndarray = field(default_factory=lambda: np.zeros(2))
     body: BodyPose | None = None
     voice: np.ndarray = field(default_factory=lambda: np.zeros(VOICE_W))
+    arms: np.ndarray = field(default_factory=lambda: np.zeros(ARM_W))
 
     def copy(self) -> "PoseSample":
         return PoseSample(self.t_ns, self.rotation.copy(), self.translation.copy(),
                           self.blendshapes.copy(), self.confidence, self.found, self.gaze.copy(),
-                          None if self.body is None else self.body.copy(), self.voice.copy())  # fmt: skip
+                          None if self.body is None else self.body.copy(), self.voice.copy(),
+                          self.arms.copy())  # fmt: skip
 
 
 @dataclass(frozen=True)

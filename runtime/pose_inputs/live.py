@@ -17,7 +17,8 @@ import time
 from tracking.face_tracker import FaceTrackerOptions
 from tracking.frame_sources import FrameSource
 from tracking.pose_filter import PoseFilterOptions
-from tracking.pose_track import PoseSample
+from tracking.pose_track import ARM_W, PoseSample
+from tracking.timeline import Timeline
 from tracking.track_io import PoseTrackWriter
 
 from ..clock import NS_PER_S, RATE_HZ, Clock
@@ -142,6 +143,8 @@ class LiveInput(PoseInput):
         self._writer = PoseTrackWriter(record, track_header(source, pose)) if record else None
         self._rec = PoseSample()
         self._voice = voice
+        #: the arm poses of the tracked frames (``--hands``: tracking.hands), on the capture clock
+        self.arms = Timeline(ARM_W, 256) if tracker.hands else None
         self.tracking = LiveTracking(self.source, tracker_options=tracker, pose_options=pose, clock_ns=clock_ns,
                                      on_observation=self._observed)
         self.filter = self.tracking.pose_filter
@@ -152,6 +155,8 @@ class LiveInput(PoseInput):
         """On the tracking thread, per observation."""
         now = self._clock_ns()
         self.results.append((obs.timestamp_ns, now))
+        if self.arms is not None and obs.arms is not None:
+            self.arms.append(obs.timestamp_ns, obs.arms)
         self.arrivals.arrived(obs.timestamp_ns, now)
         self.newest_capture_ns = obs.timestamp_ns
         self.frames += 1
@@ -193,6 +198,8 @@ class LiveInput(PoseInput):
         if self._read_delay is not None:     # the filter's own delay is then the configured one
             wall += self.filter.options.delay_ns - self._read_delay.at(t_ns)
         out = self.filter.sample(wall, out=out)
+        if self.arms is not None:
+            self.arms.sample(wall, out.arms)
         out.t_ns = t_ns
         return out
 

@@ -17,7 +17,8 @@ from dataclasses import replace
 from tracking.face_tracker import FaceTracker, FaceTrackerOptions
 from tracking.frame_sources import FrameSource
 from tracking.pose_filter import PoseFilter, PoseFilterOptions
-from tracking.pose_track import PoseSample, TrackHeader
+from tracking.pose_track import ARM_W, PoseSample, TrackHeader
+from tracking.timeline import Timeline
 from tracking.track_io import PoseTrackWriter
 
 from ..clock import NS_PER_S, Clock
@@ -65,6 +66,8 @@ class OfflineTracking(PoseInput):
         self._writer = PoseTrackWriter(record, track_header(source, self.filter.options)) if record else None
         self._rec = PoseSample()
         self._voice = voice
+        #: the arm poses of the tracked frames (``--hands``: tracking.hands), media time
+        self.arms = Timeline(ARM_W, 256) if tracker.hands else None
         self.frames = 0
         self.faces = 0
         self._found = False
@@ -96,6 +99,8 @@ class OfflineTracking(PoseInput):
             obs = self._tracker.process_frame(frame)
             ms = (time.perf_counter() - t0) * 1e3   # the tracker's own cost, a measurement (not run time)
         self.filter.push(obs)
+        if self.arms is not None and obs.arms is not None:
+            self.arms.append(frame.timestamp_ns, obs.arms)
         self.frames += 1
         self.faces += bool(obs.found)
         self._found = bool(obs.found)
@@ -117,6 +122,8 @@ class OfflineTracking(PoseInput):
 
     def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
         out = self.filter.sample(t_ns - self._offset, out=out)
+        if self.arms is not None:
+            self.arms.sample(t_ns - self._offset, out.arms)
         out.t_ns = t_ns
         return out
 

@@ -61,6 +61,16 @@ def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
     return opts
 
 
+def _tracker_options(cfg: RunConfig) -> FaceTrackerOptions:
+    """The face tracker's options; with ``--hands`` it runs the pose and hand landmarkers too."""
+    if not cfg.hands:
+        return FaceTrackerOptions(model_path=cfg.face_model)
+    from tracking.hands import HandTrackerOptions
+
+    return FaceTrackerOptions(model_path=cfg.face_model, hands=True, hand_options=HandTrackerOptions(
+        hand_model=cfg.hand_model, pose_model=cfg.pose_model, mirror=cfg.mirror))
+
+
 def open_vmc_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | None]:
     """``--vmc-listen``: a :class:`runtime.vmc.VmcInput` (marionette: the sender drives the
     avatar; assistant — on 39540 or with ``[vmc] role = "assistant"`` — the sender's face on
@@ -176,7 +186,7 @@ def _open_source(cfg: RunConfig, metrics, voice) -> tuple[PoseInput, int | None]
         else:   # no delay asked for: read the newest pose while frames follow the camera
             extra["follow_newest"] = cfg.pose_delay_ms is None and not cfg.filter.extrapolate
         try:
-            inp = kind(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg),
+            inp = kind(source, tracker=_tracker_options(cfg), pose=_pose_options(cfg),
                        metrics=metrics, record=cfg.record, voice=None if voice is None else voice.timeline, **extra)
         except BaseException:
             source.close()   # the tracker (model) or the recording could not be opened

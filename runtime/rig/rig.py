@@ -106,9 +106,16 @@ class AvatarRig:
 
     def __init__(self, avatar: Avatar, *, solver: str = "rest-shape", drive: DriveOptions = DriveOptions(),
                  hair: dict | None = None, mirror: bool = True, motion: MotionOptions | None = None,
-                 body: bool = False):
+                 body: bool = False, hands: bool = False):
         self.avatar = avatar
-        self.body_on = bool(body)
+        self.body_on = bool(body) or bool(hands)
+        #: the webcam's arms and hands (``--hands``: runtime.hands), or None
+        self.hands = None
+        self._hand_rows = None
+        if hands:
+            from ..hands.drive import HandDrive
+
+            self.hands = HandDrive(avatar)
         self.eyes = EyeDrive(avatar)
         self.body = BodyDrive(avatar)
         self._no_body = BodyPose()
@@ -235,9 +242,7 @@ class AvatarRig:
         allocation."""
         p, c = self.plan, self.constraint_plan
         m = self.motion
-        b = sample.body
-        if b is None:
-            b = self._no_body
+        b = self._body_of(sample)
         if m is None:
             RK.drive_and_pose_kernel(sample.rotation, sample.translation, True, self._hp, self._hslots, sample.gaze,
                                      b.data, self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
@@ -247,13 +252,31 @@ class AvatarRig:
             p, c = self.plan, self.constraint_plan
         a = m.a
         b = m.b or a
-        bd = sample.body
-        if bd is None:
-            bd = self._no_body
+        bd = self._body_of(sample)
         MK.motion_drive_kernel(sample.t_ns, m.tl, m.tf, a.cf, a.ci, b.cf, b.ci, m.buf, sample.rotation,
                                sample.translation, sample.gaze, bd.data, self._hp, self._hslots, self.pose.trs, False)
         RK.constrain_and_pose_kernel(self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
         return out
+
+    def _body_of(self, sample: PoseSample) -> BodyPose:
+        """The body pose driving the rig: the sample's (a network performer), else the
+        webcam's arms (``hands``), else none."""
+        b = sample.body
+        if b is not None:
+            return b
+        if self.hands is None:
+            return self._no_body
+        if self.motion is None:
+            # no clip rewrites the arm rows each substep: start them from the base pose, so
+            # the hands' weights blend over the avatar's own pose (not over their last blend)
+            rows = self._hand_rows
+            if rows is None or rows[0] is not self.pose:
+                nodes = [self.body.node_of[b] for bs in self.hands.solver.bones.values() for b in bs]
+                slots = np.array([self.pose.slot_of[n] for n in nodes if n >= 0 and self.pose.slot_of[n] >= 0],
+                                 np.int64)
+                rows = self._hand_rows = (self.pose, slots)
+            self.pose.trs[rows[1]] = self.pose.base_trs[rows[1]]
+        return self.hands.body(sample)
 
     def pose_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
         """World matrices (N, 4, 4) of the whole body posed by ``sample`` (and the body motion
@@ -261,9 +284,7 @@ class AvatarRig:
         ``out`` (float64, C-contiguous): whole-skeleton FK, one compiled call."""
         ps, c = self.pose, self.draw_constraint_plan
         m = self.motion
-        bd = sample.body
-        if bd is None:
-            bd = self._no_body
+        bd = self._body_of(sample)
         if m is None:
             RK.drive_and_fk_kernel(sample.rotation, sample.translation, True, self._hp, self._hslots, sample.gaze,
                                    bd.data, ps.trs, c.steps, c.vals, ps.fk, ps.base34, out)
@@ -434,7 +455,7 @@ class AvatarRig:
         """
         rig = AvatarRig(self.avatar, solver=solver, drive=self.drive.options, hair=self.hair_params,
                         mirror=self.mirror, motion=self.motion.options if self.motion is not None else None,
-                        body=self.body_on)
+                        body=self.body_on, hands=self.hands is not None)
         rig.mouth = self.mouth
         if self.motion is not None:
             rig.take_motion_from(self)
