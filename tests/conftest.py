@@ -115,3 +115,16 @@ def hand_models() -> tuple[Path, Path]:
         return ensure_hand_models()
     except HandModelError as exc:
         pytest.fail(f"hand/pose models unavailable: {exc} (python -m tracking.hand_model --ensure)")
+
+
+@pytest.fixture(scope="session")
+def speech(tmp_path_factory):
+    """espeak-ng and sox speech (tests/speech.py); skips where the Debian packages are missing."""
+    import shutil
+
+    from tests.speech import Speech
+
+    for tool in ("espeak-ng", "sox"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (sh .ci/system-deps.sh test)")
+    return Speech(tmp_path_factory.mktemp("speech"), shutil.which("sox"))

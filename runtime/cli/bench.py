@@ -280,7 +280,8 @@ def _tracker(args, text: bool) -> dict:
             print("with --hands (pose + hand landmarkers on the same frames), ms median / p95:")
             for r in hands:
                 print(f"  {r['width']}x{r['height']}: face only {r['face_median_ms']} / {r['face_p95_ms']}, with hands "
-                      f"{r['hands_median_ms']} / {r['hands_p95_ms']} (+{r['added_median_ms']} per frame); arms in "
+                      f"{r['hands_median_ms']} / {r['hands_p95_ms']} (+{r['added_median_ms']} per frame; CPU "
+                      f"{r['face_cpu_median_ms']} -> {r['hands_cpu_median_ms']}); arms in "
                       f"{r['arm_frames']}, hands in {r['hand_frames']} of {r['frames']} frames")
     return result
 

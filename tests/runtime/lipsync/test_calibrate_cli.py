@@ -12,7 +12,7 @@ from tracking.audio.profiles import VowelProfiles
 
 def test_calibrate_audio_from_takes(speech, tmp_path):
     out = tmp_path / "voice.json"
-    takes = [f"--take={v}={speech.wav(f'it_50_{v}', 'it', 50, f'[[{v}::::]] [[{v}::::]]')}" for v in "aiueo"]
+    takes = [f"--take={v}={speech.vowel_wav('it', 50, v)}" for v in "aiueo"]
     r = subprocess.run([sys.executable, "-m", "runtime.cli", "calibrate", "--audio", *takes,
                         "--voice-profile", str(out), "--json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

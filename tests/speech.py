@@ -2,33 +2,26 @@
 
 espeak-ng and sox are Debian packages (.ci/system-deps.sh, test level). Vowels are spoken
 from phoneme input (``[[a::::]]``) at a slow rate; the Italian voice's five vowels are the
-VRM ones. Files are made once per session into a temporary folder.
+VRM ones. Files are made once per session into a temporary folder (``speech`` fixture,
+tests/conftest.py).
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
-import pytest
-
-from tracking.audio.source import decode_audio
 
 VOWELS = "aiueo"
 
 
-def _need(tool: str) -> None:
-    if shutil.which(tool) is None:
-        pytest.skip(f"{tool} is not installed (sh .ci/system-deps.sh test)")
-
-
 class Speech:
-    """espeak-ng takes in a folder; ``vowel(voice, pitch, letter)`` and ``sentence(...)``
-    return decoded 16 kHz signals (and write the WAV files once)."""
+    """espeak-ng takes in a folder; ``vowel(voice, pitch, letter)`` returns the decoded 16 kHz
+    signal (and writes the WAV once), ``sentence(...)`` the WAV's path, ``sox(...)`` runs sox."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, sox: str):
         self.folder = folder
+        self.sox_exe = sox
 
     def wav(self, name: str, voice: str, pitch: int, text: str, speed: int = 90):
         p = self.folder / f"{name}.wav"
@@ -37,22 +30,17 @@ class Speech:
                            check=True, capture_output=True)
         return p
 
+    def vowel_wav(self, voice: str, pitch: int, letter: str):
+        return self.wav(f"{voice}_{pitch}_{letter}", voice, pitch, f"[[{letter}::::]] [[{letter}::::]]")
+
     def vowel(self, voice: str, pitch: int, letter: str) -> np.ndarray:
-        p = self.wav(f"{voice}_{pitch}_{letter}", voice, pitch, f"[[{letter}::::]] [[{letter}::::]]")
-        return decode_audio(p)
+        from tracking.audio.source import decode_audio
+
+        return decode_audio(self.vowel_wav(voice, pitch, letter))
 
     def sentence(self, voice: str = "en-us", pitch: int = 50,
                  text: str = "Hello there, how are you today? I am fine.") -> object:
         return self.wav(f"sentence_{voice}_{pitch}", voice, pitch, text, speed=150)
 
-
-@pytest.fixture(scope="session")
-def speech(tmp_path_factory) -> Speech:
-    _need("espeak-ng")
-    return Speech(tmp_path_factory.mktemp("speech"))
-
-
-@pytest.fixture(scope="session")
-def sox():
-    _need("sox")
-    return shutil.which("sox")
+    def sox(self, *args) -> None:
+        subprocess.run([self.sox_exe, *map(str, args)], check=True, capture_output=True)
