@@ -242,7 +242,9 @@ class AvatarRig:
         allocation."""
         p, c = self.plan, self.constraint_plan
         m = self.motion
-        b = self._body_of(sample)
+        b = sample.body
+        if b is None:                 # inline (a method call allocates on the substep path)
+            b = self._no_body if self.hands is None else self._hands_body(sample)
         if m is None:
             RK.drive_and_pose_kernel(sample.rotation, sample.translation, True, self._hp, self._hslots, sample.gaze,
                                      b.data, self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
@@ -252,20 +254,17 @@ class AvatarRig:
             p, c = self.plan, self.constraint_plan
         a = m.a
         b = m.b or a
-        bd = self._body_of(sample)
+        bd = sample.body
+        if bd is None:
+            bd = self._no_body if self.hands is None else self._hands_body(sample)
         MK.motion_drive_kernel(sample.t_ns, m.tl, m.tf, a.cf, a.ci, b.cf, b.ci, m.buf, sample.rotation,
                                sample.translation, sample.gaze, bd.data, self._hp, self._hslots, self.pose.trs, False)
         RK.constrain_and_pose_kernel(self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
         return out
 
-    def _body_of(self, sample: PoseSample) -> BodyPose:
-        """The body pose driving the rig: the sample's (a network performer), else the
-        webcam's arms (``hands``), else none."""
-        b = sample.body
-        if b is not None:
-            return b
-        if self.hands is None:
-            return self._no_body
+    def _hands_body(self, sample: PoseSample) -> BodyPose:
+        """The body pose of the webcam's arms (``hands``) for a sample without a network
+        performer's body."""
         if self.motion is None:
             # no clip rewrites the arm rows each substep: start them from the base pose, so
             # the hands' weights blend over the avatar's own pose (not over their last blend)
@@ -284,7 +283,9 @@ class AvatarRig:
         ``out`` (float64, C-contiguous): whole-skeleton FK, one compiled call."""
         ps, c = self.pose, self.draw_constraint_plan
         m = self.motion
-        bd = self._body_of(sample)
+        bd = sample.body
+        if bd is None:
+            bd = self._no_body if self.hands is None else self._hands_body(sample)
         if m is None:
             RK.drive_and_fk_kernel(sample.rotation, sample.translation, True, self._hp, self._hslots, sample.gaze,
                                    bd.data, ps.trs, c.steps, c.vals, ps.fk, ps.base34, out)
