@@ -7,7 +7,9 @@
 #         in .venv/, swaycam with its pinned dependencies (no dev extras), and the MediaPipe face
 #         model (cached, sha256-verified)
 #   test  that, plus the apt packages only the tests need (.ci/system-deps.sh test: Xvfb, Chromium,
-#         chromium-driver, Node.js/npm) and the dev extras (pytest, pytest-benchmark, selenium)
+#         chromium-driver, Node.js/npm, espeak-ng, sox), the dev extras (pytest, pytest-benchmark,
+#         selenium) and the hand/pose landmarker models of --hands (assembled from MediaPipe's npm
+#         packages, cached, sha256-verified: tracking/hand_model.py)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -21,6 +23,7 @@ setup: $(RUN_STAMP)
 	@$(PY) -m tracking.face_model --ensure
 
 setup-test: setup $(TEST_STAMP)
+	@$(PY) -m tracking.hand_model --ensure
 
 $(RUN_STAMP): pyproject.toml .ci/system-deps.sh
 	@sh .ci/system-deps.sh run

@@ -10,13 +10,15 @@
 #                                panel's browser tests (selenium drives this Chromium; no browser
 #                                is downloaded); Node.js + npm (the three-vrm references install
 #                                their npm packages on first use; checked by command, since Node.js
-#                                may come from elsewhere, e.g. NodeSource, with npm inside)
+#                                may come from elsewhere, e.g. NodeSource, with npm inside); espeak-ng
+#                                and sox, which make the lip-sync tests' speech (tests/tracking/audio).
+#   Both levels: libportaudio2, the PortAudio library sounddevice needs for --audio (microphone).
 set -e
 level=${1:-run}
-run_pkgs="libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 libglib2.0-0 python3-venv"
+run_pkgs="libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgles2 libglib2.0-0 libportaudio2 python3-venv"
 case "$level" in
     run) pkgs=$run_pkgs ;;
-    test) pkgs="$run_pkgs xvfb chromium chromium-driver" ;;
+    test) pkgs="$run_pkgs xvfb chromium chromium-driver espeak-ng sox" ;;
     *) echo "usage: sh .ci/system-deps.sh run|test" >&2; exit 2 ;;
 esac
 need=""

@@ -4,7 +4,8 @@ TOML keys are the long option names with ``_`` (``fps = 30``, ``output = ["windo
 ``background = "#00ff00"``); sections ``[filter]``, ``[drive]``, ``[hair]`` and ``[motion]``
 hold tracker filter, head drive, hair solver and body motion settings; ``[tryon]`` the
 hairstyle try-on, with ``hair_dir`` the folder styles are looked up in (and the one
-``POST /hairstyle`` may load from); ``[vmc]`` the VMC protocol. ``[motion]``, ``[tryon]``,
+``POST /hairstyle`` may load from); ``[vmc]`` the VMC protocol; ``[lipsync]`` lip sync
+from audio (``audio = "mic"``). ``[motion]``, ``[tryon]``,
 ``[vmc]`` and ``[filter]`` are parsed once into typed sections
 (:mod:`runtime.config_sections`); ``[drive]`` and ``[hair]`` stay tables (checked here and
 by :func:`runtime.rig.hair_params.parse_hair`). Degrees appear only here, at the edge.
@@ -26,7 +27,7 @@ import tomllib
 from solver.modes import SOLVER_NAMES
 
 from .clock import DEFAULT_MAX_SUBSTEPS
-from .config_sections import FilterSection, MotionSection, TryOnSection, VmcSection
+from .config_sections import FilterSection, LipSyncSection, MotionSection, TryOnSection, VmcSection
 from .errors import ConfigError, SettingsError
 
 FRAMINGS = ("bust", "full")
@@ -62,6 +63,12 @@ class RunConfig:
     pose_delay_ms: float | None = None  # None: one camera frame, or the tracker's latency while frames follow poses
     frame_lock: bool = True            # live: draw when a tracked pose arrives (camera at the frame rate)
     face_model: str | None = None      # None: $SWAYCAM_FACE_MODEL or the cached download
+    audio: str | None = None           # lip sync: None off; "auto" (the source file's audio track, else the
+                                       # microphone), "mic" (the default input device) or an audio/video file
+    hands: bool = False                # arms and hands from the webcam (tracking.hands, runtime.hands)
+    hand_model: str | None = None      # None: $SWAYCAM_HAND_MODEL or the verified cached bundle (tracking.hand_model)
+    pose_model: str | None = None      # None: $SWAYCAM_POSE_MODEL or the verified cached bundle
+    lipsync: LipSyncSection = LipSyncSection()   # [lipsync]: mix, profile, min_db, max_db, compare, weights
     filter: FilterSection = FilterSection()
     drive: dict = field(default_factory=dict)
     hair: dict = field(default_factory=dict)
@@ -110,7 +117,7 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
-_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock")
+_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock", "hands")
 
 
 def _choices() -> dict[str, tuple[str, ...]]:
@@ -122,7 +129,7 @@ def _choices() -> dict[str, tuple[str, ...]]:
 
 
 _STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "detail", "video_preset", "record",
-            "face_model", "motion_dir", "hair_dir", "record_dir", "service_token")
+            "face_model", "motion_dir", "hair_dir", "record_dir", "service_token", "audio", "hand_model", "pose_model")
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
 #: x264's speed presets, fastest first (render.sinks.video.PRESETS; here without importing the renderer)
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
@@ -241,6 +248,9 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
             raise ConfigError(f"{where} service_token: {exc}") from None
     parse_background(cfg.background, f"{where} background")
     _check_vmc(cfg, where)
+    cfg.lipsync.check(where)
+    if cfg.audio not in (None, "auto", "mic") and not Path(cfg.audio).is_file():
+        raise ConfigError(f"{where} audio: {cfg.audio!r} is not 'auto', 'mic' or an audio/video file")
     files = [o.partition(":") for o in cfg.output if o.partition(":")[0] in ("video", "png")]
     targets = [str(Path(t).expanduser().resolve()) for _, _, t in files if t]
     for t in targets:
@@ -281,7 +291,8 @@ def _check_vmc(cfg: RunConfig, where: str) -> None:
     cfg.vmc.check(where)
 
 
-_INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source", "motion_dir", "hair_dir")
+_INPUT_PATHS = ("avatar", "avatar_dir", "face_model", "source", "motion_dir", "hair_dir", "audio", "hand_model",
+                "pose_model")
 
 
 def _is_relative_file(name: str, value: str) -> bool:
@@ -290,6 +301,8 @@ def _is_relative_file(name: str, value: str) -> bool:
     if name == "source" and (value.isdigit() or value == TURN_TEST):
         return False
     if name == "avatar" and value in ("default", "layered"):
+        return False
+    if name == "audio" and value in ("auto", "mic"):
         return False
     return bool(value) and not Path(value).is_absolute()
 
@@ -323,7 +336,7 @@ def load_toml(path: str | Path) -> RunConfig:
             value = (value,) if isinstance(value, str) else tuple(value)
         elif name == "vmc_send":
             value = (value,) if isinstance(value, str) else tuple(value)
-        elif name in ("filter", "drive", "hair", "motion", "tryon", "vmc", "expressions", "calibration") \
+        elif name in ("filter", "drive", "hair", "motion", "tryon", "vmc", "expressions", "calibration", "lipsync") \
                 and not isinstance(value, dict):
             raise ConfigError(f"{p}: [{name}] must be a table")
         elif name in _INPUT_PATHS and isinstance(value, str) and _is_relative_file(name, value):
@@ -345,6 +358,12 @@ def load_toml(path: str | Path) -> RunConfig:
             value = VmcSection.from_table(value, f"{p}:")
         elif name == "filter":
             value = FilterSection.from_table(value, f"{p}:")
+        elif name == "lipsync":
+            value = dict(value)
+            v = value.get("profile")
+            if isinstance(v, str) and not Path(v).expanduser().is_absolute():
+                value["profile"] = str(p.parent / v)
+            value = LipSyncSection.from_table(value, f"{p}:")
         values[name] = value
     try:
         cfg = RunConfig(**values, config_path=str(p))

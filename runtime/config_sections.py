@@ -225,4 +225,70 @@ class FilterSection:
             raise ConfigError(f"{where} filter.extrapolate: {self.extrapolate!r} is not true/false")
 
 
-__all__ = ["FilterSection", "MOTION_KEYS", "MotionSection", "TRYON_KEYS", "TryOnSection", "VMC_KEYS", "VmcSection"]
+#: [lipsync] keys and their types (runtime.lipsync; tracking.audio.classifier.LipSyncOptions).
+LIPSYNC_KEYS = {"mix": str, "profile": str, "min_db": float, "max_db": float, "compare": str, "camera_weight": float,
+                "audio_weight": float}
+
+
+@dataclass(frozen=True)
+class LipSyncSection:
+    """``[lipsync]``: lip sync from audio (``--audio``).
+
+    Attributes:
+        mix: how the audio's visemes meet the camera's mouth (:data:`runtime.lipsync.mix.MIX_MODES`;
+            None: "auto", the louder and surer source wins).
+        profile: a vowel profile file (``swaycam calibrate --audio``; None: the user's saved
+            one, else the bundled default: :func:`runtime.lipsync.profile_path`).
+        min_db, max_db: the volume gate and full-open level, dBFS; compare: "l2", "l1" or
+            "cosine" (None: :class:`tracking.audio.classifier.LipSyncOptions`' defaults).
+        camera_weight, audio_weight: bias of each source in the "auto" mix (None: 1).
+    """
+
+    mix: str | None = None
+    profile: str | None = None
+    min_db: float | None = None
+    max_db: float | None = None
+    compare: str | None = None
+    camera_weight: float | None = None
+    audio_weight: float | None = None
+
+    @classmethod
+    def from_table(cls, table: dict, where: str = "option") -> "LipSyncSection":
+        """The section of a ``[lipsync]`` table. Raises ConfigError naming the key."""
+        for k, v in (table or {}).items():
+            if k not in LIPSYNC_KEYS:
+                raise ConfigError(f"{where} [lipsync] {k}: unknown setting (known: {', '.join(LIPSYNC_KEYS)})")
+            err = _kind_error(where, "lipsync", k, v, LIPSYNC_KEYS[k])
+            if err is not None:
+                raise err
+        section = cls(**dict(table or {}))
+        section.check(where)
+        return section
+
+    def check(self, where: str = "option") -> None:
+        """Raise ConfigError naming the key for a bad value."""
+        from .lipsync.mix import MixOptions
+
+        try:
+            MixOptions(**{k: getattr(self, k) for k in ("mix", "camera_weight", "audio_weight")
+                          if getattr(self, k) is not None})
+            self.analysis_options()
+        except ValueError as exc:
+            raise ConfigError(f"{where} [lipsync]: {exc}") from None
+
+    def analysis_options(self):
+        """The :class:`tracking.audio.classifier.LipSyncOptions` (left-out keys at their defaults)."""
+        from tracking.audio.classifier import LipSyncOptions
+
+        return LipSyncOptions(**{k: getattr(self, k) for k in ("min_db", "max_db", "compare")
+                                 if getattr(self, k) is not None})
+
+    def mix_options(self):
+        """The :class:`runtime.lipsync.mix.MixOptions`."""
+        from .lipsync.mix import MixOptions
+
+        return MixOptions(**{k: getattr(self, k) for k in ("mix", "camera_weight", "audio_weight")
+                             if getattr(self, k) is not None})
+
+
+__all__ = ["FilterSection", "LIPSYNC_KEYS", "LipSyncSection", "MOTION_KEYS", "MotionSection", "TRYON_KEYS", "TryOnSection", "VMC_KEYS", "VmcSection"]

@@ -51,6 +51,7 @@ from .loop import FrameInfo, Loop
 from .outputs import Outputs, OutputSpec, needs_window, open_outputs, plan_outputs
 from .panel.outputs_control import OutputControl
 from .panel.state import PanelState
+from .lipsync.input import VoiceInput
 from .pose_inputs import PoseInput, open_pose_input
 from .results import RunError, RunResult
 from .run_controls import RunControls
@@ -143,6 +144,8 @@ class Session:
         with ExitStack() as stack:
             self.pose_input, self.duration_ns = open_pose_input(cfg, metrics=self.metrics)
             stack.enter_context(self.pose_input)
+            if isinstance(self.pose_input, VoiceInput):   # --audio: the panel's voice calibration
+                self.panel.voice.attach(self.pose_input.voice)
             status = self.pose_input.status()
             self.live = status.live
             self.fps = cfg.fps or (60.0 if self.live else 30.0)

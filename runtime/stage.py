@@ -84,7 +84,7 @@ class Stage:
         """
         cfg = self.cfg
         m = cfg.motion
-        self._body = cfg.vmc_listen is not None or _track_has_body(cfg.source)
+        self._body = cfg.vmc_listen is not None or _track_has_body(cfg.source) or cfg.hands
         self.motion_setup = load_motion(m.clip, options=m.options(), bone_map=m.bone_map, bvh_scale=m.bvh_scale,
                                         loop=m.loop)
         path = cfg.avatar
@@ -151,7 +151,8 @@ class Stage:
         setup = self.motion_setup
         rig = AvatarRig(avatar, solver=solver, drive=DriveOptions(**cfg.drive), hair=hair or None,
                         mirror=cfg.mirror, motion=setup.options if setup is not None else None,
-                        body=self._body)
+                        body=self._body, hands=cfg.hands)
+        rig.mouth = cfg.lipsync.mix_options()
         if setup is not None and play:
             setup.apply(rig)
         calibration = self.settings.calibration

@@ -103,3 +103,28 @@ def crowd_tracked(crowd_gif, model_path) -> Tracked:
 @pytest.fixture(scope="session")
 def astronaut_tracked(astronaut_png, model_path) -> Tracked:
     return track_clip(astronaut_png, model_path)
+
+
+@pytest.fixture(scope="session")
+def hand_models() -> tuple[Path, Path]:
+    """(hand, pose) landmarker bundles (tracking/hand_model.py: assembled once from MediaPipe's
+    npm packages into the cache; `make test` does it); fails, saying why, when unobtainable."""
+    from tracking.hand_model import HandModelError, ensure_hand_models
+
+    try:
+        return ensure_hand_models()
+    except HandModelError as exc:
+        pytest.fail(f"hand/pose models unavailable: {exc} (python -m tracking.hand_model --ensure)")
+
+
+@pytest.fixture(scope="session")
+def speech(tmp_path_factory):
+    """espeak-ng and sox speech (tests/speech.py); skips where the Debian packages are missing."""
+    import shutil
+
+    from tests.speech import Speech
+
+    for tool in ("espeak-ng", "sox"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (sh .ci/system-deps.sh test)")
+    return Speech(tmp_path_factory.mktemp("speech"), shutil.which("sox"))

@@ -63,6 +63,9 @@ class FaceTrackerOptions:
             frame: a repeated still image gives the same output every frame, where one-face
             tracking settles over the first ~10 frames).
         adaptive_options: :class:`~tracking.adaptive.AdaptiveOptions`.
+        hands: also run the pose and hand landmarkers on every frame (:mod:`tracking.hands`);
+            each observation then carries ``arms``.
+        hand_options: :class:`tracking.hands.HandTrackerOptions` (None: its defaults).
     """
 
     model_path: str | os.PathLike | None = None
@@ -74,6 +77,8 @@ class FaceTrackerOptions:
     select: FaceSelectOptions = field(default_factory=FaceSelectOptions)
     adaptive: bool = True
     adaptive_options: AdaptiveOptions = field(default_factory=AdaptiveOptions)
+    hands: bool = False
+    hand_options: object | None = None
 
 
 def face_from_result(result, i: int, t_ns: int, image_size: tuple[int, int], index: int) -> FaceObservation:
@@ -162,6 +167,11 @@ class FaceTracker:
             self.policy = FaceCountPolicy(options.adaptive_options)
         self._last_ms = -1
         self.selector = FaceSelector(options.select)
+        self.hands = None
+        if options.hands:
+            from .hands import HandTracker, HandTrackerOptions
+
+            self.hands = HandTracker(options.hand_options or HandTrackerOptions())
         self.last_faces: list[FaceObservation] = []
         self.frames = 0
 
@@ -219,8 +229,12 @@ class FaceTracker:
         faces = self.detect(image, t_ns, index=index)
         i = self.selector.select(faces, int(t_ns))
         if i < 0:
-            return FaceObservation.empty(t_ns, image_size=(int(image.shape[1]), int(image.shape[0])), index=index)
-        return faces[i]
+            obs = FaceObservation.empty(t_ns, image_size=(int(image.shape[1]), int(image.shape[0])), index=index)
+        else:
+            obs = faces[i]
+        if self.hands is not None:
+            obs.arms = self.hands.process(image, t_ns)
+        return obs
 
     def process_frame(self, frame: Frame) -> FaceObservation:
         """:meth:`process` for a :class:`~tracking.frame_sources.Frame`."""
@@ -228,6 +242,9 @@ class FaceTracker:
 
     def close(self) -> None:
         """Release the MediaPipe graphs. Idempotent."""
+        if getattr(self, "hands", None) is not None:
+            self.hands.close()
+            self.hands = None
         if getattr(self, "_counter", None) is not None:
             self._counter.close()
             self._counter = None

@@ -47,6 +47,8 @@ class FaceObservation:
         transform: (4, 4) MediaPipe's facial transformation matrix (centimetres, camera
             frame), kept for drawing.
         index: the frame index within its source (-1 when unknown).
+        arms: the arm pose of the same frame (:mod:`tracking.hands`, (ARM_W,), avatar frame)
+            when the tracker tracks hands, else None.
     """
 
     timestamp_ns: int
@@ -60,6 +62,7 @@ class FaceObservation:
     image_size: tuple[int, int] = (0, 0)
     transform: np.ndarray = field(default_factory=lambda: np.eye(4))
     index: int = -1
+    arms: np.ndarray | None = None
 
     @classmethod
     def empty(cls, timestamp_ns: int, *, image_size: tuple[int, int] = (0, 0), index: int = -1) -> "FaceObservation":

@@ -25,7 +25,12 @@ import numpy as np
 from .body import (BodyPose, NUM_BONES, NUM_EXPRESSIONS, NUM_FLAGS, sample_body_kernel,
                    sample_gaze_kernel)
 from .expressions import NUM_BLENDSHAPES
-from .track_sampling import sample_kernel
+from .track_sampling import sample_kernel, sample_rows_kernel
+
+#: floats of a sample's arm pose (:mod:`tracking.hands`: per side arm_on, shoulder, elbow, wrist, hand_on, 21 landmarks)
+ARM_W = 148
+#: floats of a sample's voice (:mod:`tracking.audio`: aa ih ou ee oh, level, confidence, on)
+VOICE_W = 8
 
 SCHEMA = "swaycam.posetrack"
 SCHEMA_VERSION = 1
@@ -47,6 +52,10 @@ class PoseSample:
             the avatar looks to its left (+X), pitch > 0 down; :mod:`tracking.gaze`).
         body: a whole-body pose (:class:`tracking.body.BodyPose`) from a network performer,
             or None (inputs that track the head only; tracks without a body leave it alone).
+        voice: (8,) lip sync from audio (:mod:`tracking.audio` layout: visemes aa ih ou ee oh,
+            level, confidence, on); all 0 (``on`` 0) without an audio source.
+        arms: (148,) the arm pose from the webcam (:mod:`tracking.hands`, avatar frame; all 0
+            without ``--hands``).
     """
 
     t_ns: int = 0
@@ -57,11 +66,14 @@ class PoseSample:
     found: bool = False
     gaze: np.ndarray = field(default_factory=lambda: np.zeros(2))
     body: BodyPose | None = None
+    voice: np.ndarray = field(default_factory=lambda: np.zeros(VOICE_W))
+    arms: np.ndarray = field(default_factory=lambda: np.zeros(ARM_W))
 
     def copy(self) -> "PoseSample":
         return PoseSample(self.t_ns, self.rotation.copy(), self.translation.copy(),
                           self.blendshapes.copy(), self.confidence, self.found, self.gaze.copy(),
-                          None if self.body is None else self.body.copy())  # fmt: skip
+                          None if self.body is None else self.body.copy(), self.voice.copy(),
+                          self.arms.copy())  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,7 @@ class PoseTrack:
             (N, 3), ``expressions`` (N, 18), ``flags`` (N, 5) and optionally ``root`` (N, 7;
             default the identity) and ``weight`` (N,; default 1) (:mod:`tracking.body`), or
             None: a head-only track.
+        voice: (N, 8) lip sync rows (:attr:`PoseSample.voice`), or None (no audio recorded).
         header: :class:`TrackHeader`.
 
     Raises:
@@ -97,7 +110,7 @@ class PoseTrack:
     """
 
     def __init__(self, t_ns, rotations, translations=None, blendshapes=None, confidence=None,
-                 found=None, gaze=None, body=None, *, header: TrackHeader = TrackHeader()) -> None:  # fmt: skip
+                 found=None, gaze=None, body=None, voice=None, *, header: TrackHeader = TrackHeader()) -> None:  # fmt: skip
         self.t_ns = np.asarray(t_ns, dtype=np.int64).reshape(-1)
         n = len(self.t_ns)
         if n == 0:
@@ -132,6 +145,8 @@ class PoseTrack:
                 body["weight"] = np.ones(n)
             self.body = {k: np.ascontiguousarray(body[k], np.float64).reshape(shp) for k, shp in shapes.items()}
             self._bcursor = np.zeros(1, np.int64)
+        self.voice = None if voice is None else np.ascontiguousarray(voice, np.float64).reshape(n, VOICE_W)
+        self._vcursor = np.zeros(1, np.int64)
 
     def __len__(self) -> int:
         return len(self.t_ns)
@@ -167,6 +182,8 @@ class PoseTrack:
             sample_body_kernel(t, int(offset_ns), a[0], self._n, b["bones"], b["mask"], b["hips"], b["root"],
                                b["expressions"], b["flags"], b["weight"], self._bcursor, o.bones, o.mask, o.hips,
                                o.root, o.expressions, o.flags, o.weight)
+        if self.voice is not None:
+            sample_rows_kernel(t, int(offset_ns), a[0], self.voice, self._vcursor, out.voice)
         out.t_ns = t
         return out
 

@@ -10,8 +10,9 @@ Then one observation per line::
     {"t_ns": 40000000, "rotation": [x, y, z, w], "translation": [x, y, z],
      "blendshapes": {"browDownLeft": 0.04, ...}, "confidence": 1.0, "found": true}
 
-Optional keys: ``"gaze": [yaw, pitch]`` (radians, :mod:`tracking.gaze`; default 0, 0) and
-``"body"`` (a network performer's whole-body pose, :mod:`tracking.body`)::
+Optional keys: ``"gaze": [yaw, pitch]`` (radians, :mod:`tracking.gaze`; default 0, 0),
+``"voice": [aa, ih, ou, ee, oh, level, confidence, 1]`` (lip sync from audio,
+:mod:`tracking.audio`; absent: no audio) and ``"body"`` (a network performer's whole-body pose, :mod:`tracking.body`)::
 
     "body": {"bones": {"head": [x, y, z, w], ...}, "hips": [x, y, z],
              "root": [px, py, pz, qx, qy, qz, qw], "expressions": {"happy": 0.5, ...},
@@ -46,7 +47,7 @@ from .body import (BODY_BONES, BONE_INDEX, EXPRESSION_INDEX, EXPRESSION_NAMES, F
                    NUM_BONES, NUM_EXPRESSIONS, NUM_FLAGS)
 from .expressions import BLENDSHAPE_INDEX, BLENDSHAPE_NAMES, NUM_BLENDSHAPES
 from .observation import FaceObservation
-from .pose_track import FRAMES, SCHEMA, SCHEMA_VERSION, PoseSample, PoseTrack, TrackHeader
+from .pose_track import FRAMES, SCHEMA, SCHEMA_VERSION, VOICE_W, PoseSample, PoseTrack, TrackHeader
 
 UNIT_NORM_TOLERANCE = 1e-3
 
@@ -75,9 +76,10 @@ class PoseTrackWriter:
                                   "source": header.source, "settings": header.settings}) + "\n")  # fmt: skip
 
     def write(self, t_ns: int, rotation, translation, blendshapes, confidence: float, found: bool = True,
-              gaze=None, body=None) -> None:
-        """Append one observation; ``t_ns`` must increase strictly. ``gaze`` (2,) and ``body``
-        (a :class:`tracking.body.BodyPose` that is on) are written when given."""
+              gaze=None, body=None, voice=None) -> None:
+        """Append one observation; ``t_ns`` must increase strictly. ``gaze`` (2,), ``body``
+        (a :class:`tracking.body.BodyPose` that is on) and ``voice`` (8,) (when its ``on``,
+        index 7, is set) are written when given."""
         t = int(t_ns)
         if self._last_t is not None and t <= self._last_t:
             raise TrackFormatError(f"{self.path}: t_ns {t} is not after the previous {self._last_t}")
@@ -94,11 +96,13 @@ class PoseTrackWriter:
             rec["gaze"] = [float(gaze[0]), float(gaze[1])]
         if body is not None and body.flags[F_ON]:
             rec["body"] = body_json(body)
+        if voice is not None and voice[VOICE_W - 1]:
+            rec["voice"] = [float(v) for v in voice]
         self._f.write(json.dumps(rec) + "\n")
         self.count += 1
 
     def write_sample(self, s: PoseSample) -> None:
-        self.write(s.t_ns, s.rotation, s.translation, s.blendshapes, s.confidence, s.found, s.gaze, s.body)
+        self.write(s.t_ns, s.rotation, s.translation, s.blendshapes, s.confidence, s.found, s.gaze, s.body, s.voice)
 
     def flush(self) -> None:
         self._f.flush()
@@ -190,7 +194,8 @@ def save_track(track: PoseTrack, path: str | os.PathLike) -> None:
                 body.root[:], body.weight[0] = track.body["root"][i], track.body["weight"][i]
                 body.flags[:] = track.body["flags"][i]
             w.write(track.t_ns[i], track.rotations[i], track.translations[i], track.blendshapes[i],
-                    track.confidence[i], track.found[i], track.gaze[i], body)  # fmt: skip
+                    track.confidence[i], track.found[i], track.gaze[i], body,
+                    None if track.voice is None else track.voice[i])  # fmt: skip
 
 
 def record(observations: Iterable[FaceObservation | PoseSample], path: str | os.PathLike,
@@ -273,7 +278,8 @@ def _parse_line(where: str, line: str, blend_row: np.ndarray):
     if not isinstance(found, bool):
         raise TrackFormatError(f"{where}: found must be true or false, got {found!r}")
     gaze = _numbers(where, "gaze", rec.get("gaze", [0.0, 0.0]), 2)
-    return t, rot, tr, float(conf), found, gaze, rec.get("body")
+    voice = _numbers(where, "voice", rec["voice"], VOICE_W) if "voice" in rec else None
+    return t, rot, tr, float(conf), found, gaze, rec.get("body"), voice
 
 
 def _body_rows(n: int) -> dict:
@@ -314,7 +320,7 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
         raise TrackFormatError(f"pose track {p} is not a regular file")
     header = None
     rejected, first_rejected = 0, ""
-    t_ns, rots, trs, confs, founds, blends, gazes, bodies = [], [], [], [], [], [], [], []
+    t_ns, rots, trs, confs, founds, blends, gazes, bodies, voices = [], [], [], [], [], [], [], [], []
     with open(p, encoding="utf-8", errors="replace") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
@@ -330,7 +336,7 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
                 break
             row = np.zeros(NUM_BLENDSHAPES)
             try:
-                t, rot, tr, conf, found, gaze, body = _parse_line(where, line, row)
+                t, rot, tr, conf, found, gaze, body, voice = _parse_line(where, line, row)
                 if body is not None:      # a NaN/inf inside the body rejects the observation too
                     _parse_body(where, body, _body_rows(1), 0)
             except _NonFinite as exc:
@@ -340,7 +346,7 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
             if t_ns and t <= t_ns[-1]:
                 raise TrackFormatError(f"{where}: t_ns {t} is not after the previous {t_ns[-1]}")
             t_ns.append(t), rots.append(rot), trs.append(tr), confs.append(conf), founds.append(found), blends.append(row)
-            gazes.append(gaze), bodies.append((where, body))
+            gazes.append(gaze), bodies.append((where, body)), voices.append(voice)
     if header is None:
         raise TrackFormatError(f"pose track {p} is empty (expected a header line)")
     if not t_ns:
@@ -354,6 +360,9 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
     if rejected:
         warnings.warn(f"pose track {p}: {rejected} observation(s) with NaN/inf rejected (first: {first_rejected})",
                       stacklevel=2)
-    track = PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, np.array(gazes), body, header=header)
+    voice = None
+    if any(v is not None for v in voices):      # records without one: no audio then (on 0)
+        voice = np.array([v if v is not None else [0.0] * VOICE_W for v in voices])
+    track = PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, np.array(gazes), body, voice, header=header)
     track.rejected = rejected
     return track

@@ -57,5 +57,26 @@ def sample_kernel(t_ns, offset_ns, times, rotations, translations, blendshapes, 
     return c0 + (c1 - c0) * u, found[k] and found[k + 1]
 
 
+@njit(cache=True, _nrt=False)
+def sample_rows_kernel(t_ns, offset_ns, times, rows, cursor, out):
+    """Rows ``rows`` (N, W) at track time ``t_ns − offset_ns``: linear between the two
+    records around it, a record's own row at its time and held outside (the voice column
+    of a track, :mod:`tracking.audio`)."""
+    t = t_ns - offset_ns
+    n = times.shape[0]
+    k = cursor_search(times, 0, n, t, cursor[0])
+    cursor[0] = k
+    if t <= times[0] or k == n - 1 or t == times[k]:
+        i = 0 if t <= times[0] else k
+        for j in range(out.shape[0]):
+            out[j] = rows[i, j]
+        return 0
+    u = float(t - times[k]) / float(times[k + 1] - times[k])
+    for j in range(out.shape[0]):
+        out[j] = (rows[k + 1, j] - rows[k, j]) * u + rows[k, j]
+    return 0
+
+
 # the kernels of this folder (here and tracking.body) inline the shared math only
 refresh(sample_kernel)
+refresh(sample_rows_kernel)

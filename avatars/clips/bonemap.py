@@ -15,8 +15,14 @@ every known convention on the joint names and keeps the one that maps the most b
   ``DEF-f_index.01.L``; ``DEF-hips``/``DEF-neck``/``DEF-head`` or the stock
   ``DEF-spine``/``DEF-spine.004``/``DEF-spine.006``).
 
-Anything else needs a map file (:func:`read_bone_map`): JSON or TOML, ``{"hips":
-"pelvis", "leftUpperArm": "upperarm_l", ...}`` (VRM 1.0 bone name -> joint name). A clip
+A whole convention is the strongest hint: when one gives a humanoid-looking skeleton its
+map is kept. Any other skeleton (Unreal's ``pelvis, thigh_l``, a CMU conversion's
+``LHipJoint, LeftHip, LeftKnee``, a Blender metarig's ``upper_arm.L``...) is mapped by its
+topology and rest pose with names as hints (:mod:`avatars.clips.topology`) when the loader
+hands :func:`detect_bone_map` the skeleton's parents and rest positions.
+
+A map file (:func:`read_bone_map`) overrides both: JSON or TOML, ``{"hips": "pelvis",
+"leftUpperArm": "upperarm_l", ...}`` (VRM 1.0 bone name -> joint name). A clip
 ``Walk.glb`` picks up ``Walk.bonemap.json`` (or ``.toml``) beside it by itself.
 """
 
@@ -172,13 +178,16 @@ def looks_humanoid(bones: dict[str, int]) -> bool:
 
 
 def detect_bone_map(names: list[str], *, file_map: dict[str, str] | None = None, source: str = "",
-                    element: str = "nodes") -> BoneMap:
+                    element: str = "nodes", shape=None) -> BoneMap:
     """Map joint ``names`` (index = joint) to humanoid bones (module doc).
 
     Args:
         names: the source skeleton's joint names.
         file_map: {bone: joint name} from a map file; wins over detection when given.
         source, element: for error messages.
+        shape: ``(names, parents (J,), rest world positions (J, 3))`` of the skeleton, for the
+            topology mapping when no naming convention fits (None: names only). Its names may
+            differ from ``names`` (a BVH's end sites keep theirs, as hints).
 
     Raises:
         ClipError: no convention gives a humanoid-looking skeleton (hips, head, two whole
@@ -204,6 +213,12 @@ def detect_bone_map(names: list[str], *, file_map: dict[str, str] | None = None,
             if len(m) > len(best):
                 best, convention = m, conv
         bones = best
+        if not looks_humanoid(bones) and shape is not None:
+            from .topology import topology_bone_map
+
+            topo = topology_bone_map(*shape)
+            if looks_humanoid(topo):
+                bones, convention = topo, "topology"
     if not looks_humanoid(bones):
         found = ", ".join(sorted(bones)) or "none"
         raise ClipError(source, element, f"no humanoid-looking skeleton (need hips, head and two whole limbs; "

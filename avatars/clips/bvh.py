@@ -229,6 +229,15 @@ def _rotations(chans: list[str], values: np.ndarray) -> np.ndarray:
     return quat_normalize(q)
 
 
+def _rest_positions(parents, offsets) -> np.ndarray:
+    """(J, 3) rest world positions of a BVH hierarchy (offsets summed down the tree; the
+    file lists parents before children)."""
+    pos = np.zeros((len(parents), 3))
+    for j, p in enumerate(parents):
+        pos[j] = np.asarray(offsets[j], np.float64) + (pos[p] if p >= 0 else 0.0)
+    return pos
+
+
 def load_bvh(path: str | Path, data: bytes | None = None, *, unit_scale: float | None = None,
              bone_map: str | Path | dict | None = None, name: str | None = None):
     """A ``.bvh`` file as one clip (module doc).
@@ -266,8 +275,11 @@ def load_bvh(path: str | Path, data: bytes | None = None, *, unit_scale: float |
         file_map = read_bone_map(side)
         notes.append(f"bone map {side.name}")
     joint_names = [nm if not nm.endswith("_end") or channels[i] else "" for i, nm in enumerate(names)]
-    bmap = detect_bone_map(joint_names, file_map=file_map, source=src, element="HIERARCHY")
-    if bmap.convention not in ("file",):
+    bmap = detect_bone_map(joint_names, file_map=file_map, source=src, element="HIERARCHY",
+                           shape=(names, parents, _rest_positions(parents, offsets)))
+    if bmap.convention == "topology":
+        notes.append("bones by the skeleton's topology and rest pose")
+    elif bmap.convention not in ("file",):
         notes.append(f"bones by {bmap.convention} naming")
     offs = np.array(offsets)
     rest_t = offs.copy()

@@ -76,6 +76,15 @@ def animation_names(path: str | Path, data: bytes | None = None) -> list[str]:
     return [str(a.get("name") or "") for a in doc.json.get("animations") or []]
 
 
+def _rest_positions(skeleton) -> np.ndarray:
+    """(N, 3) world positions of the nodes' own rest transforms."""
+    from .channels import world_pose
+
+    _, pos = world_pose(skeleton, np.asarray(skeleton.rest_translation)[None],
+                        np.asarray(skeleton.rest_rotation)[None], np.asarray(skeleton.rest_scale)[None])
+    return pos[0]
+
+
 def load_gltf_clips(path: str | Path, data: bytes | None = None, *, names: list[str] | None = None,
                     bone_map: str | Path | dict | None = None, doc=None) -> list[Clip]:
     """The file's animations as clips (all, or those named in ``names``, in that order).
@@ -113,10 +122,14 @@ def load_gltf_clips(path: str | Path, data: bytes | None = None, *, names: list[
                                source=src)
         convention = "vrm-humanoid"
     else:
-        bmap = detect_bone_map(list(skeleton.names), file_map=file_map, source=src)
+        bmap = detect_bone_map(list(skeleton.names), file_map=file_map, source=src,
+                               shape=(list(skeleton.names), skeleton.parents, _rest_positions(skeleton)))
         convention = bmap.convention
-    notes.append(f"bones by {convention} naming" if convention not in ("file", "vrm-humanoid")
-                 else f"bones by {'the bone map' if convention == 'file' else 'the VRM humanoid'}")
+    if convention == "topology":
+        notes.append("bones by the skeleton's topology and rest pose")
+    else:
+        notes.append(f"bones by {convention} naming" if convention not in ("file", "vrm-humanoid")
+                     else f"bones by {'the bone map' if convention == 'file' else 'the VRM humanoid'}")
     rest = _bind_rest(doc, skeleton, bmap.bones)
     if rest is not None:
         notes.append("rest pose from the skin's inverse bind matrices (the node transforms are posed)")

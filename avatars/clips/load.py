@@ -136,6 +136,7 @@ def describe(clip: Clip) -> dict:
         "hips_translation": clip.hips_position is not None,
         "expressions": sorted(clip.expressions), "look_at": clip.look_at is not None,
         "node_tracks": sorted(clip.node_tracks), "notes": list(clip.notes),
+        "bone_map": dict(clip.bone_nodes),
     }
 
 
@@ -163,6 +164,9 @@ def format_inspection(info: dict) -> str:
                      + (f"; {'; '.join(extra)}" if extra else ""))
         for n in c["notes"]:
             lines.append(f"    note: {n}")
+        if c.get("bone_map"):
+            pairs = [f"{b} <- {j}" for b, j in c["bone_map"].items()]
+            lines.append("    bones: " + ", ".join(pairs))
     return "\n".join(lines)
 
 

@@ -117,6 +117,8 @@ def add_parser(sub) -> None:
     t.add_argument("--clip", type=existing_file, metavar="FILE",
                    help="video/GIF to time (default: the shared selfie clip)")
     t.add_argument("--frames", type=count(6), default=100, metavar="N", help="frames read per size, the 5 warm-up frames included (default 100)")
+    t.add_argument("--hands", action="store_true", help="also time the tracker with --hands (pose and hand "
+                   "landmarkers on the same frames) against the face alone")
     add_face_model_options(t)
 
     lp = parsers["loop"] = add_command(
@@ -267,8 +269,21 @@ def _tracker(args, text: bool) -> dict:
             if r["face_frames"] * 2 < r["frames"]:
                 print("    warning: no face in most frames: these times are MediaPipe's face search, "
                       "not tracking (use a clip with a face in view)")
-    return {"clip": clip, "frames_per_size": len(images), "num_faces": args.num_faces, "unit": "milliseconds",
-            "sizes": rows}
+    result = {"clip": clip, "frames_per_size": len(images), "num_faces": args.num_faces, "unit": "milliseconds",
+              "sizes": rows}
+    if getattr(args, "hands", False):
+        from tracking.eval.bench import bench_hands
+
+        hands = bench_hands(images, model_path=args.model)
+        result["hands"] = hands
+        if text:
+            print("with --hands (pose + hand landmarkers on the same frames), ms median / p95:")
+            for r in hands:
+                print(f"  {r['width']}x{r['height']}: face only {r['face_median_ms']} / {r['face_p95_ms']}, with hands "
+                      f"{r['hands_median_ms']} / {r['hands_p95_ms']} (+{r['added_median_ms']} per frame; CPU "
+                      f"{r['face_cpu_median_ms']} -> {r['hands_cpu_median_ms']}); arms in "
+                      f"{r['arm_frames']}, hands in {r['hand_frames']} of {r['frames']} frames")
+    return result
 
 
 def _loop(args, text: bool) -> dict:

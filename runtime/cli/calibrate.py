@@ -1,5 +1,6 @@
 """``swaycam calibrate SOURCE``: the panel's guided neutral / blink / mouth calibration from the
-command line; the ranges are saved as the config's ``[calibration]`` table."""
+command line; the ranges are saved as the config's ``[calibration]`` table.
+``swaycam calibrate --audio``: the vowel profile of lip sync from audio (runtime/lipsync)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,12 @@ written into the config file ('swaycam run --config FILE' then uses them).
     swaycam calibrate clip.mp4 --guided            a clip recorded following the guided prompts
     swaycam calibrate poses.jsonl --phase neutral=0:2 --phase blink=2:5 --phase mouth=5:8
 
+    swaycam calibrate --audio                      lip sync: say each vowel into the microphone
+    swaycam calibrate --audio --take a=a.wav --take i=i.wav ...   or from files (a i u e o silence)
+
 SOURCE is a webcam index or /dev/video*, a video, GIF, image folder, or a pose track (.jsonl).
+With --audio the vowel profile (A, I, U, E, O and silence) is saved to --voice-profile
+(default: the cache's voice_profile.json, which 'swaycam run --audio' then uses).
 Phases are windows in seconds from the first frame. Guided (the default for a webcam): each
 phase gets GET-READY seconds, then --seconds are collected. lo = the neutral phase's median,
 hi = the blink / mouth phase's 95th percentile (at least lo + 0.2)."""
@@ -34,8 +40,16 @@ hi = the blink / mouth phase's 95th percentile (at least lo + 0.2)."""
 def add_parser(sub) -> None:
     p = add_command(sub, "calibrate", run, help="guided blink and mouth calibration; saved to the config",
                     description=_DESCRIPTION)
-    p.add_argument("source", metavar="SOURCE", help="webcam index or /dev/video*, video, GIF, image folder, "
-                   "or a pose track (.jsonl)")
+    p.add_argument("source", metavar="SOURCE", nargs="?", help="webcam index or /dev/video*, video, GIF, image "
+                   "folder, or a pose track (.jsonl); not with --audio")
+    g = p.add_argument_group("lip sync from audio")
+    g.add_argument("--audio", action="store_true", help="calibrate the vowel profile of lip sync instead: "
+                   "from the microphone (guided) or from --take files")
+    g.add_argument("--take", action="append", default=[], metavar="VOWEL=FILE",
+                   help="a take of VOWEL (a, i, u, e, o or silence) from an audio/video file (repeatable; "
+                   "vowels without one keep the current profile's)")
+    g.add_argument("--voice-profile", metavar="PATH", help="where the profile is saved (default: "
+                   "$SWAYCAM_VOICE_PROFILE or the cache's voice_profile.json)")
     p.add_argument("--config", metavar="FILE", default="swaycam.toml",
                    help="the TOML config to write [calibration] into (created when missing; default swaycam.toml)")
     p.add_argument("--no-save", action="store_true", help="only print the ranges")
@@ -125,8 +139,64 @@ def calibrate(args, say) -> dict:
             "calibration": ranges}
 
 
+def calibrate_audio(args, say, *, stream_factory=None) -> dict:
+    """``--audio``: the vowel profile from --take files or guided microphone takes, saved."""
+    from tracking.audio.calibration import class_name, profiles_from_takes
+    from tracking.audio.profiles import ProfileError
+    from tracking.audio.source import decode_audio
+    from tracking.errors import TrackingError
+
+    from ..lipsync import load_profiles, profile_path
+
+    target = args.voice_profile or str(profile_path())
+    writable_file(target)
+    try:
+        base = load_profiles()
+        if args.take:
+            takes = {}
+            for t in args.take:
+                key, _, path = t.partition("=")
+                try:
+                    class_name(key)
+                except ValueError as exc:
+                    raise UsageError(f"--take {t!r}: {exc}") from None
+                takes[key] = decode_audio(path, base.mfcc.sample_rate)
+        else:
+            from tracking.audio.classifier import LipSyncAnalyzer
+            from tracking.audio.source import MicrophoneStream
+
+            from ..lipsync.calibrate import TakeRecorder, guided_takes
+
+            rec = TakeRecorder()
+            kw = {} if stream_factory is None else {"stream_factory": stream_factory}
+            with MicrophoneStream(LipSyncAnalyzer(base), on_window=rec, **kw) as mic:
+                takes = guided_takes(mic, rec, seconds=args.seconds, say=say)
+        prof = profiles_from_takes(takes, mfcc=base.mfcc, base=base)
+        prof.save(target)
+    except (ProfileError, TrackingError, OSError) as exc:
+        raise CommandError(str(exc)) from None
+    return {"voice_profile": target, "windows": {c: len(v) for c, v in prof.samples.items()},
+            "takes": sorted(takes)}
+
+
 def run(args) -> int:
     from ..panel.config_file import save_tables
+
+    if args.audio:
+        if args.source is not None:
+            raise UsageError("calibrate --audio takes no SOURCE (use --take VOWEL=FILE for files)")
+        out = calibrate_audio(args, say=lambda s: print(s, file=sys.stderr, flush=True))
+        if args.json:
+            print_json(out)
+            return 0
+        print(f"voice profile ({', '.join(out['takes'])}) -> {out['voice_profile']}")
+        for c, n in out["windows"].items():
+            print(f"  {c:<8} {n} windows")
+        return 0
+    if args.source is None:
+        raise UsageError("calibrate needs a SOURCE (or --audio)")
+    if args.take:
+        raise UsageError("--take needs --audio")
 
     if not args.no_save:        # before collecting: a config that cannot be written fails now
         writable_file(args.config)

@@ -85,6 +85,18 @@ def add_parser(sub) -> None:
     p.add_argument("--face-model", type=existing_file, metavar="PATH",
                    help="MediaPipe face_landmarker.task to use (default: $SWAYCAM_FACE_MODEL or the verified "
                    "cached download)")
+    p.add_argument("--hands", action="store_true", default=None,
+                   help="arms and hands from the webcam: MediaPipe's pose and hand landmarkers on the face's frames "
+                   "(models: --hand-model/--pose-model, or assembled once from MediaPipe's npm packages; "
+                   "python -m tracking.hand_model --ensure)")
+    p.add_argument("--hand-model", type=existing_file, metavar="PATH", help="a hand_landmarker.task (default: "
+                   "$SWAYCAM_HAND_MODEL or the verified cached bundle)")
+    p.add_argument("--pose-model", type=existing_file, metavar="PATH", help="a pose_landmarker.task (default: "
+                   "$SWAYCAM_POSE_MODEL or the verified cached bundle)")
+    p.add_argument("--audio", nargs="?", const="auto", metavar="mic|FILE",
+                   help="lip sync from audio: 'mic' the default microphone, FILE an audio/video file's track "
+                   "(analysed offline); alone: the source file's own audio track, else the microphone. "
+                   "Calibrate with 'swaycam calibrate --audio'; [lipsync] in the config sets the mix")
     p.add_argument("--vmc-send", action="append", metavar="HOST[:PORT]",
                    help="send the avatar over the VMC protocol to a Marionette (VSeeFace, Warudo and others; default port "
                    "39539; repeat for several)")
@@ -129,7 +141,7 @@ def config_from_args(args) -> RunConfig:
     values = {k: getattr(args, k, None) for k in (
         "avatar", "source", "fps", "background", "solver", "mirror", "framing", "antialias", "record", "duration",
         "realtime", "kiosk", "recenter", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
-        "record_dir", "hair_dir", "vmc_listen", "service_token")}
+        "record_dir", "hair_dir", "vmc_listen", "service_token", "audio", "hands", "hand_model", "pose_model")}
     if getattr(args, "vmc_send", None):
         values["vmc_send"] = tuple(args.vmc_send)
     motion = base.motion

@@ -28,6 +28,9 @@ is documented in the README and is what the panel itself calls):
                            video or virtual camera output runs (no alpha), and they cannot start then
     POST /calibrate        {"phase": "neutral"|"blink"|"mouth"} collects that phase; {"phase": "apply"}
                            sets the ranges from the three; {"phase": "cancel"} stops
+    POST /calibrate/voice  {"vowel": "a"|"i"|"u"|"e"|"o"|"silence"} records that vowel from the
+                           microphone (--audio mic); {"vowel": "apply"} uses and saves the profile
+                           (runtime/panel/voice.py); {"vowel": "cancel"} stops; 409 without a microphone
     POST /config/save      {} writes [hair], [expressions], [calibration] into the --config file
                            (or ./swaycam.toml without one); answers {"path", "hair", ...}
 
@@ -117,7 +120,8 @@ class PanelRoutes:
              ("GET", "/expressions"): self.expressions_get, ("POST", "/expression"): self.expression,
              ("POST", "/hotkeys"): self.hotkeys, ("GET", "/outputs"): self.outputs,
              ("POST", "/background"): self.background, ("POST", "/vcam"): self.vcam, ("POST", "/record"): self.record,
-             ("POST", "/calibrate"): self.calibrate, ("POST", "/config/save"): self.save}
+             ("POST", "/calibrate"): self.calibrate, ("POST", "/calibrate/voice"): self.calibrate_voice,
+             ("POST", "/config/save"): self.save}
         for name in STATIC_FILES:
             r[("GET", f"/panel/{name}")] = (lambda req, n=name: self.static(req, n))
         return r
@@ -280,6 +284,17 @@ class PanelRoutes:
         else:
             c.start(phase)                                  # SettingsError (an unknown phase): 400
         req.reply({"phase": c.phase, "frames": c.counts()})
+
+    def calibrate_voice(self, req: Request) -> None:
+        body = req.body(("vowel",))
+        vowel = body.get("vowel")
+        v = self.panel.voice
+        if vowel == "apply":
+            req.reply(v.apply())                            # Conflict: no microphone, no takes
+        elif vowel == "cancel":
+            req.reply(v.stop())
+        else:
+            req.reply(v.start(vowel))                       # SettingsError (an unknown vowel): 400
 
     def save(self, req: Request) -> None:
         from ..errors import ConfigError

@@ -15,6 +15,7 @@ from .calibration import CalibrationCollector
 from .expressions import ExpressionOverlay
 from .preview import PreviewTap
 from .settings import fade_ms, hotkeys
+from .voice import VoiceCalibration
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..live_settings import LiveSettings
@@ -32,7 +33,8 @@ class PanelState:
 
     Attributes:
         preview (:class:`PreviewTap`), overlay (:class:`ExpressionOverlay`), calibration
-        (:class:`CalibrationCollector`), outputs (:class:`OutputControl`).
+        (:class:`CalibrationCollector`), voice (:class:`VoiceCalibration`, the ``--audio``
+        vowel profile), outputs (:class:`OutputControl`).
     """
 
     def __init__(self, settings: LiveSettings, expression_names: Callable[[], list[str]], outputs: OutputControl,
@@ -42,6 +44,7 @@ class PanelState:
         self.preview = PreviewTap()
         self.overlay = ExpressionOverlay(now_ns)
         self.calibration = CalibrationCollector()
+        self.voice = VoiceCalibration()
         self.outputs = outputs
         self.closed = False
 

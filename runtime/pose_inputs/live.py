@@ -17,7 +17,8 @@ import time
 from tracking.face_tracker import FaceTrackerOptions
 from tracking.frame_sources import FrameSource
 from tracking.pose_filter import PoseFilterOptions
-from tracking.pose_track import PoseSample
+from tracking.pose_track import ARM_W, PoseSample
+from tracking.timeline import Timeline
 from tracking.track_io import PoseTrackWriter
 
 from ..clock import NS_PER_S, RATE_HZ, Clock
@@ -112,6 +113,8 @@ class LiveInput(PoseInput):
             per pose (:mod:`runtime.pose_lock`): the read delay eases to the tracker's latency
             (capture -> filter) less the draw's one-substep lag, instead of ``pose.delay_ns``
             (which stays the delay otherwise).
+        voice: the ``--audio`` timeline (:class:`tracking.audio.stream.VoiceTimeline`, on the
+            capture clock) whose value at each recorded pose's time is recorded with it, or None.
 
     Attributes:
         arrivals: the observations reaching the filter (:class:`runtime.pose_lock.PoseArrivals`);
@@ -120,7 +123,8 @@ class LiveInput(PoseInput):
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
                  pose: PoseFilterOptions = PoseFilterOptions(), metrics: Telemetry | None = None,
-                 record: str | None = None, clock_ns=time.perf_counter_ns, follow_newest: bool = False):
+                 record: str | None = None, clock_ns=time.perf_counter_ns, follow_newest: bool = False,
+                 voice=None):
         from tracking.live import LiveTracking
 
         self._clock_ns = clock_ns
@@ -138,6 +142,9 @@ class LiveInput(PoseInput):
         self._closed = False
         self._writer = PoseTrackWriter(record, track_header(source, pose)) if record else None
         self._rec = PoseSample()
+        self._voice = voice
+        #: the arm poses of the tracked frames (``--hands``: tracking.hands), on the capture clock
+        self.arms = Timeline(ARM_W, 256) if tracker.hands else None
         self.tracking = LiveTracking(self.source, tracker_options=tracker, pose_options=pose, clock_ns=clock_ns,
                                      on_observation=self._observed)
         self.filter = self.tracking.pose_filter
@@ -148,6 +155,8 @@ class LiveInput(PoseInput):
         """On the tracking thread, per observation."""
         now = self._clock_ns()
         self.results.append((obs.timestamp_ns, now))
+        if self.arms is not None and obs.arms is not None:
+            self.arms.append(obs.timestamp_ns, obs.arms)
         self.arrivals.arrived(obs.timestamp_ns, now)
         self.newest_capture_ns = obs.timestamp_ns
         self.frames += 1
@@ -158,6 +167,8 @@ class LiveInput(PoseInput):
         if self._writer is not None:
             self.filter.sample(obs.timestamp_ns + self.filter.options.delay_ns, out=self._rec)
             self._rec.t_ns = obs.timestamp_ns
+            if self._voice is not None:
+                self._voice.sample(obs.timestamp_ns, self._rec.voice)
             self._writer.write_sample(self._rec)
 
     def start(self, clock: Clock) -> None:
@@ -187,6 +198,8 @@ class LiveInput(PoseInput):
         if self._read_delay is not None:     # the filter's own delay is then the configured one
             wall += self.filter.options.delay_ns - self._read_delay.at(t_ns)
         out = self.filter.sample(wall, out=out)
+        if self.arms is not None:
+            self.arms.sample(wall, out.arms)
         out.t_ns = t_ns
         return out
 

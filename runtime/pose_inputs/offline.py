@@ -17,7 +17,8 @@ from dataclasses import replace
 from tracking.face_tracker import FaceTracker, FaceTrackerOptions
 from tracking.frame_sources import FrameSource
 from tracking.pose_filter import PoseFilter, PoseFilterOptions
-from tracking.pose_track import PoseSample, TrackHeader
+from tracking.pose_track import ARM_W, PoseSample, TrackHeader
+from tracking.timeline import Timeline
 from tracking.track_io import PoseTrackWriter
 
 from ..clock import NS_PER_S, Clock
@@ -52,16 +53,21 @@ class OfflineTracking(PoseInput):
         record: path of a ``.jsonl`` pose track to write (one pose per tracked frame), or None.
         ahead: tracked frames a worker thread may hold ahead of the loop (0: decode and track
             on the loop's thread, the serial path).
+        voice: the ``--audio`` timeline (:class:`tracking.audio.stream.VoiceTimeline`, media
+            time) whose value at each recorded frame's time is recorded with it, or None.
     """
 
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
                  pose: PoseFilterOptions = PoseFilterOptions(), metrics: Telemetry | None = None,
-                 record: str | None = None, ahead: int = 0):
+                 record: str | None = None, ahead: int = 0, voice=None):
         self.source = source
         self.filter = PoseFilter(replace(pose, delay_ns=0))
         self.metrics = metrics
         self._writer = PoseTrackWriter(record, track_header(source, self.filter.options)) if record else None
         self._rec = PoseSample()
+        self._voice = voice
+        #: the arm poses of the tracked frames (``--hands``: tracking.hands), media time
+        self.arms = Timeline(ARM_W, 256) if tracker.hands else None
         self.frames = 0
         self.faces = 0
         self._found = False
@@ -93,6 +99,8 @@ class OfflineTracking(PoseInput):
             obs = self._tracker.process_frame(frame)
             ms = (time.perf_counter() - t0) * 1e3   # the tracker's own cost, a measurement (not run time)
         self.filter.push(obs)
+        if self.arms is not None and obs.arms is not None:
+            self.arms.append(frame.timestamp_ns, obs.arms)
         self.frames += 1
         self.faces += bool(obs.found)
         self._found = bool(obs.found)
@@ -100,6 +108,8 @@ class OfflineTracking(PoseInput):
             self.metrics.tracker(ms, face_found=bool(obs.found))
         if self._writer is not None:
             self.filter.sample(frame.timestamp_ns, out=self._rec)
+            if self._voice is not None:
+                self._voice.sample(frame.timestamp_ns, self._rec.voice)
             self._writer.write_sample(self._rec)
 
     def pump(self, t_ns: int) -> None:
@@ -112,6 +122,8 @@ class OfflineTracking(PoseInput):
 
     def sample(self, t_ns: int, out: PoseSample | None = None) -> PoseSample:
         out = self.filter.sample(t_ns - self._offset, out=out)
+        if self.arms is not None:
+            self.arms.sample(t_ns - self._offset, out.arms)
         out.t_ns = t_ns
         return out
 

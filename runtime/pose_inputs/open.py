@@ -61,6 +61,16 @@ def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
     return opts
 
 
+def _tracker_options(cfg: RunConfig) -> FaceTrackerOptions:
+    """The face tracker's options; with ``--hands`` it runs the pose and hand landmarkers too."""
+    if not cfg.hands:
+        return FaceTrackerOptions(model_path=cfg.face_model)
+    from tracking.hands import HandTrackerOptions
+
+    return FaceTrackerOptions(model_path=cfg.face_model, hands=True, hand_options=HandTrackerOptions(
+        hand_model=cfg.hand_model, pose_model=cfg.pose_model, mirror=cfg.mirror))
+
+
 def open_vmc_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | None]:
     """``--vmc-listen``: a :class:`runtime.vmc.VmcInput` (marionette: the sender drives the
     avatar; assistant — on 39540 or with ``[vmc] role = "assistant"`` — the sender's face on
@@ -102,7 +112,39 @@ def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | N
         TrackingError: the source cannot be opened (the message names it).
     """
     if cfg.vmc_listen is not None:
-        return open_vmc_input(cfg, metrics=metrics)
+        inp, dur = open_vmc_input(cfg, metrics=metrics)
+        return _with_voice(cfg, inp, None), dur
+    from ..lipsync.input import open_voice
+
+    voice = open_voice(cfg)
+    try:
+        inp, dur = _open_source(cfg, metrics, voice)
+    except BaseException:
+        if voice is not None:
+            voice.close()
+        raise
+    return _with_voice(cfg, inp, voice), dur
+
+
+def _with_voice(cfg: RunConfig, inp: PoseInput, voice) -> PoseInput:
+    """``inp`` carrying the ``--audio`` voice (:class:`runtime.lipsync.input.VoiceInput`)."""
+    if voice is None and cfg.audio is not None:       # a VMC input: the voice is opened here
+        from ..lipsync.input import open_voice
+
+        try:
+            voice = open_voice(cfg)
+        except BaseException:
+            inp.close()
+            raise
+    if voice is None:
+        return inp
+    from ..lipsync.input import VoiceInput
+
+    return VoiceInput(inp, voice)
+
+
+def _open_source(cfg: RunConfig, metrics, voice) -> tuple[PoseInput, int | None]:
+    """(see :func:`open_pose_input`) the input of ``cfg.source``; ``voice`` goes to its recording."""
     spec = cfg.source
     if spec is None:
         spec = "0" if webcam_available(0) else TURN_TEST
@@ -144,8 +186,8 @@ def open_pose_input(cfg: RunConfig, *, metrics=None) -> tuple[PoseInput, int | N
         else:   # no delay asked for: read the newest pose while frames follow the camera
             extra["follow_newest"] = cfg.pose_delay_ms is None and not cfg.filter.extrapolate
         try:
-            inp = kind(source, tracker=FaceTrackerOptions(model_path=cfg.face_model), pose=_pose_options(cfg),
-                       metrics=metrics, record=cfg.record, **extra)
+            inp = kind(source, tracker=_tracker_options(cfg), pose=_pose_options(cfg),
+                       metrics=metrics, record=cfg.record, voice=None if voice is None else voice.timeline, **extra)
         except BaseException:
             source.close()   # the tracker (model) or the recording could not be opened
             raise

@@ -233,7 +233,9 @@ def body_drive(bd, hp, hs, trs):
     in the avatar frame W_hips' = R_r · W_hips, x_hips' = p_r + R_r · x_hips. A weight w < 1
     (``bd[BD_WEIGHT]``, a silent sender being eased out) blends each from the row's own value:
     L' = slerp(I, L·L_own⁻¹, w)·L_own, t' = t_own + w (t − t_own), the root slerp(I, R_r, w),
-    w p_r. Bones, hips and root the pose does not name are left as they are."""
+    w p_r; a bone's mask m in (0, 1) weighs it by w·m (the webcam's arms eased in and out,
+    :mod:`runtime.hands.drive`; a mask of 1 is w exactly). Bones, hips and root the pose
+    does not name are left as they are."""
     if bd[BD_FLAGS + F_ON] == 0.0:
         return
     w = bd[BD_WEIGHT]
@@ -243,15 +245,16 @@ def body_drive(bd, hp, hs, trs):
         s = hs[HS_BODY + b]
         if s < 0 or bd[BD_MASK + b] == 0.0:
             continue
+        wb = w * bd[BD_MASK + b]          # a mask below 1 is a per-bone weight (runtime.hands)
         o = HP_BP + b * BP_W
         q = BD_BONES + 4 * b
         t = qmul(hp[o + BP_PINV], hp[o + BP_PINV + 1], hp[o + BP_PINV + 2], hp[o + BP_PINV + 3],
                  bd[q], bd[q + 1], bd[q + 2], bd[q + 3])
         t = qmul(t[0], t[1], t[2], t[3], hp[o + BP_R0], hp[o + BP_R0 + 1], hp[o + BP_R0 + 2], hp[o + BP_R0 + 3])
-        if w < 1.0:
+        if wb < 1.0:
             ox, oy, oz, ow = trs[s, TRS_Q], trs[s, TRS_Q + 1], trs[s, TRS_Q + 2], trs[s, TRS_Q + 3]
             d = qmul(t[0], t[1], t[2], t[3], -ox, -oy, -oz, ow)
-            e = slerp_from_identity(d[0], d[1], d[2], d[3], w)
+            e = slerp_from_identity(d[0], d[1], d[2], d[3], wb)
             t = qmul(e[0], e[1], e[2], e[3], ox, oy, oz, ow)
         for j in range(4):
             trs[s, TRS_Q + j] = t[j]

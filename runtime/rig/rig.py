@@ -40,6 +40,7 @@ from avatars import Avatar
 from solver.build_options import BuildOptions
 from solver.errors import SolverError
 from solver.chains import ChainSet
+from tracking.audio import V_ON
 from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSync
 from tracking.body import BodyPose
 from tracking.pose_track import PoseSample
@@ -49,6 +50,7 @@ from . import motion_kernels as MK
 from .constraints import ConstraintPlan, constrained_nodes
 from .drive import DriveOptions, HeadDrive
 from ..errors import SettingsError
+from ..lipsync.mix import MixOptions, mix_mouth
 from .errors import MotionError, RigError
 from .eyes import BodyDrive, EyeDrive, look_at_multiplier
 from .hair_params import ResolvedHair, parse_hair, resolve_hair, unmatched_springs
@@ -104,9 +106,16 @@ class AvatarRig:
 
     def __init__(self, avatar: Avatar, *, solver: str = "rest-shape", drive: DriveOptions = DriveOptions(),
                  hair: dict | None = None, mirror: bool = True, motion: MotionOptions | None = None,
-                 body: bool = False):
+                 body: bool = False, hands: bool = False):
         self.avatar = avatar
-        self.body_on = bool(body)
+        self.body_on = bool(body) or bool(hands)
+        #: the webcam's arms and hands (``--hands``: runtime.hands), or None
+        self.hands = None
+        self._hand_rows = None
+        if hands:
+            from ..hands.drive import HandDrive
+
+            self.hands = HandDrive(avatar)
         self.eyes = EyeDrive(avatar)
         self.body = BodyDrive(avatar)
         self._no_body = BodyPose()
@@ -144,6 +153,8 @@ class AvatarRig:
         self._overrides_look_at = any(e.override_look_at != "none" for e in avatar.expressions.values())
         custom = [n for n, e in avatar.expressions.items() if not e.preset]
         self.perfect_sync = PerfectSync(custom, mirror=mirror)
+        #: how the audio's visemes meet the camera's mouth (:mod:`runtime.lipsync.mix`; ``[lipsync]``)
+        self.mouth = MixOptions()
 
     # ------------------------------------------------------------------ driven set and plan
     def _build_pose(self) -> None:
@@ -232,8 +243,8 @@ class AvatarRig:
         p, c = self.plan, self.constraint_plan
         m = self.motion
         b = sample.body
-        if b is None:
-            b = self._no_body
+        if b is None:                 # inline (a method call allocates on the substep path)
+            b = self._no_body if self.hands is None else self._hands_body(sample)
         if m is None:
             RK.drive_and_pose_kernel(sample.rotation, sample.translation, True, self._hp, self._hslots, sample.gaze,
                                      b.data, self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
@@ -245,11 +256,26 @@ class AvatarRig:
         b = m.b or a
         bd = sample.body
         if bd is None:
-            bd = self._no_body
+            bd = self._no_body if self.hands is None else self._hands_body(sample)
         MK.motion_drive_kernel(sample.t_ns, m.tl, m.tf, a.cf, a.ci, b.cf, b.ci, m.buf, sample.rotation,
                                sample.translation, sample.gaze, bd.data, self._hp, self._hslots, self.pose.trs, False)
         RK.constrain_and_pose_kernel(self.pose.trs, c.steps, c.vals, p.ops, p.mats, out)
         return out
+
+    def _hands_body(self, sample: PoseSample) -> BodyPose:
+        """The body pose of the webcam's arms (``hands``) for a sample without a network
+        performer's body."""
+        if self.motion is None:
+            # no clip rewrites the arm rows each substep: start them from the base pose, so
+            # the hands' weights blend over the avatar's own pose (not over their last blend)
+            rows = self._hand_rows
+            if rows is None or rows[0] is not self.pose:
+                nodes = [self.body.node_of[b] for bs in self.hands.solver.bones.values() for b in bs]
+                slots = np.array([self.pose.slot_of[n] for n in nodes if n >= 0 and self.pose.slot_of[n] >= 0],
+                                 np.int64)
+                rows = self._hand_rows = (self.pose, slots)
+            self.pose.trs[rows[1]] = self.pose.base_trs[rows[1]]
+        return self.hands.body(sample)
 
     def pose_world(self, sample: PoseSample, out: np.ndarray) -> np.ndarray:
         """World matrices (N, 4, 4) of the whole body posed by ``sample`` (and the body motion
@@ -259,7 +285,7 @@ class AvatarRig:
         m = self.motion
         bd = sample.body
         if bd is None:
-            bd = self._no_body
+            bd = self._no_body if self.hands is None else self._hands_body(sample)
         if m is None:
             RK.drive_and_fk_kernel(sample.rotation, sample.translation, True, self._hp, self._hslots, sample.gaze,
                                    bd.data, ps.trs, c.steps, c.vals, ps.fk, ps.base34, out)
@@ -333,7 +359,8 @@ class AvatarRig:
                 return clip
         b = sample.body
         from_body = b is not None and b.flags[2] != 0.0
-        if not from_body and not sample.found and not sample.blendshapes.any() and not sample.gaze.any():
+        voiced = sample.voice[V_ON] != 0.0
+        if not from_body and not voiced and not sample.found and not sample.blendshapes.any() and not sample.gaze.any():
             return {}
         if from_body:
             from tracking.body import EXPRESSION_NAMES
@@ -351,6 +378,8 @@ class AvatarRig:
             else:
                 for k in ("lookUp", "lookDown", "lookLeft", "lookRight"):
                     values[k] = 0.0
+        if voiced:
+            mix_mouth(values, sample.voice, sample.confidence if sample.found else 0.0, self.mouth)
         return values
 
     # ------------------------------------------------------------------ hair settings, in place
@@ -427,7 +456,8 @@ class AvatarRig:
         """
         rig = AvatarRig(self.avatar, solver=solver, drive=self.drive.options, hair=self.hair_params,
                         mirror=self.mirror, motion=self.motion.options if self.motion is not None else None,
-                        body=self.body_on)
+                        body=self.body_on, hands=self.hands is not None)
+        rig.mouth = self.mouth
         if self.motion is not None:
             rig.take_motion_from(self)
         if rig.chains is not None and self.chains is not None:

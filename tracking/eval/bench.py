@@ -238,3 +238,54 @@ def filter_report(still: list[FaceObservation], moving: dict[str, list[FaceObser
         tr = filter_observations(found, opts)
         lags[name] = lag_ms(t, np.degrees(raw_yaw), np.degrees(euler_from_quat(tr.rotations)[:, 0]))
     return FilterReport(rotation_jitter_deg(raw_still[settle:]), rotation_jitter_deg(filt_still[settle:]), lags)
+
+
+def bench_hands(images: Sequence[np.ndarray], *, sizes: Iterable[tuple[int, int]] = ((640, 360), (1280, 720)),
+                model_path=None, hand_options=None, warmup: int = 5) -> list[dict]:  # fmt: skip
+    """The tracker's cost with and without ``--hands`` (:class:`FaceTracker` ``hands=True``:
+    the pose and hand landmarkers on the same frames), frame by frame, the two alternating.
+
+    Returns:
+        One dict per size: ``width``, ``height``, ``frames``, ``{face,hands}_{median,p95}_ms``,
+        ``added_median_ms`` (the median of hands − face per frame), ``{face,hands}_cpu_median_ms``
+        (the process's CPU time per frame, all threads: steadier than wall time on a loaded
+        machine), ``arm_frames`` (frames with an arm tracked), ``hand_frames`` (frames with a
+        hand's landmarks).
+    """
+    from ..face_tracker import FaceTracker, FaceTrackerOptions
+    from ..hands import S_ARM, S_HAND, SIDE_W
+
+    out = []
+    for w, h in sizes:
+        frames = [fit_frame(im, w, h) for im in images]
+        if len(frames) <= warmup:
+            raise ValueError(f"need more than {warmup} frames, got {len(frames)}")
+        t = {"face": [], "hands": []}
+        cpu = {"face": [], "hands": []}
+        arm_frames = hand_frames = 0
+        with FaceTracker(FaceTrackerOptions(model_path=model_path)) as face, \
+                FaceTracker(FaceTrackerOptions(model_path=model_path, hands=True, hand_options=hand_options)) as both:
+            for k, img in enumerate(frames):
+                ts = k * 33_333_333
+                order = (("face", face), ("hands", both)) if k % 2 == 0 else (("hands", both), ("face", face))
+                for name, tr in order:
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    obs = tr.process(img, ts)
+                    ms = (time.perf_counter() - t0) * 1e3
+                    if k >= warmup:
+                        t[name].append(ms)
+                        cpu[name].append((time.process_time() - c0) * 1e3)
+                    if name == "hands" and k >= warmup:
+                        a = obs.arms
+                        arm_frames += bool(a[S_ARM] or a[SIDE_W + S_ARM])
+                        hand_frames += bool(a[S_HAND] or a[SIDE_W + S_HAND])
+        f, hd = np.array(t["face"]), np.array(t["hands"])
+        out.append({"width": w, "height": h, "frames": len(f),
+                    "face_median_ms": round(float(np.median(f)), 3), "face_p95_ms": round(float(np.percentile(f, 95)), 3),
+                    "hands_median_ms": round(float(np.median(hd)), 3),
+                    "hands_p95_ms": round(float(np.percentile(hd, 95)), 3),
+                    "added_median_ms": round(float(np.median(hd - f)), 3),
+                    "face_cpu_median_ms": round(float(np.median(cpu["face"])), 3),
+                    "hands_cpu_median_ms": round(float(np.median(cpu["hands"])), 3),
+                    "arm_frames": arm_frames, "hand_frames": hand_frames})
+    return out

@@ -252,6 +252,21 @@ async function calibrate(phase) {
   }
 }
 
+async function voiceTake(vowel) {
+  const r = await api("POST", "/calibrate/voice", { vowel });
+  if (!r) return;
+  $("voice-status").textContent = `recording "${vowel}"…`;
+  setTimeout(async () => {
+    const s = await api("POST", "/calibrate/voice", { vowel: "cancel" });
+    if (s) $("voice-status").textContent = "windows: " + Object.entries(s.windows).map(([k, n]) => `${k} ${n}`).join(", ");
+  }, 2000);
+}
+
+async function voiceApply() {
+  const r = await api("POST", "/calibrate/voice", { vowel: "apply" });
+  if (r) { say("voice profile in use and saved"); $("voice-status").textContent = `saved to ${r.voice_profile}`; }
+}
+
 // ---------------------------------------------------------------- outputs
 async function loadOutputs() {
   const o = await api("GET", "/outputs");
@@ -348,6 +363,8 @@ function wire() {
   for (const b of document.querySelectorAll("[data-phase]")) b.addEventListener("click", () => calibrate(b.dataset.phase));
   $("cal-apply").addEventListener("click", () => calibrate("apply"));
   $("cal-cancel").addEventListener("click", () => calibrate("cancel"));
+  for (const b of document.querySelectorAll("[data-vowel]")) b.addEventListener("click", () => voiceTake(b.dataset.vowel));
+  $("voice-apply").addEventListener("click", voiceApply);
   for (const r of document.querySelectorAll("input[name=bg]")) r.addEventListener("change", setBackground);
   $("vcam").addEventListener("change", setVcam);
   $("rec-video").addEventListener("click", () => toggleRecording("video"));

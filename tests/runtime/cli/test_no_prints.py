@@ -12,6 +12,7 @@ PACKAGES = ("avatars", "render", "runtime", "solver", "tracking")
 #: Console writers that are a command line of their own, or known and owned elsewhere.
 ALLOWED = {
     "tracking/face_model.py": "python -m tracking.face_model --ensure, the Makefile set-up step",
+    "tracking/hand_model.py": "python -m tracking.hand_model --ensure, the Makefile test set-up step",
     "runtime/eval/mjpeg_client.py": "python -m runtime.eval.mjpeg_client: swaycam bench panel's client process, "
                                     "answering on its stdout pipe",
 }
