@@ -1,7 +1,7 @@
 """Where the shared test assets are: the one locator for every package and the tests.
 
 The real inputs swaycam is measured on (Godette and the other VRM files, the face clips,
-the face model, animation clips, hairstyles; DESIGN §8) are not part of the repository.
+the face model, animation clips, hairstyles; docs/design.md §8) are not part of the repository.
 They live in ``$SWAYCAM_ASSETS`` when that is set, else in ``shared/assets`` next to the
 checkout (the first ancestor folder of the package that has one). Benchmarks, ``swaycam
 metrics`` and the tests all ask here, so one setting moves them all.

@@ -6,7 +6,7 @@ capsule (numpy, build time). The solver's build (solver/build.py) and the try-on
 The avatar's colliders (:class:`avatars.Collider`) are used as they are, in their node's
 local frame; the kernels move them with their bones every substep. When the avatar's own
 colliders leave the torso uncovered, a capsule is fitted from the humanoid bones
-(DESIGN §4.4): its axis runs from the spine (or hips) up to just below the neck, its radius
+(docs/design.md §4.4): its axis runs from the spine (or hips) up to just below the neck, its radius
 is a fixed fraction of the shoulder span (the distance between the upper arms, or between
 the shoulders), and it is attached to the upper chest (or chest, or spine) bone.
 """

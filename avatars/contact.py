@@ -1,9 +1,9 @@
 """Per-vertex contact after skinning: a mesh instance's vertices pushed out of a head proxy
 and of sphere/capsule colliders, as a pure function of the drawn pose.
 
-Spring contact (DESIGN §4.4) acts on the chain links; a fitted hair's vertices between
+Spring contact (docs/design.md §4.4) acts on the chain links; a fitted hair's vertices between
 chains, or farther from their chain than its hit radius, are not tested and can pass into
-the shoulders or the head while the hair swings (avatars/tryon/NOTES.md). A mesh instance
+the shoulders or the head while the hair swings (docs/history/tryon-notes.md). A mesh instance
 with a :class:`SkinContact` gets, after linear-blend skinning, for every vertex ``p``
 (world, metres):
 

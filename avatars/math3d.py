@@ -1,8 +1,8 @@
 """The one math module: quaternions, rotation matrices, TRS matrices, Euler angles, cameras.
 
-Every package may import it (DESIGN §1); it imports nothing but numpy and math.
+Every package may import it (docs/design.md §1); it imports nothing but numpy and math.
 
-Conventions (DESIGN §3)
+Conventions (docs/design.md §3)
 -----------------------
 - Quaternions are ``(x, y, z, w)`` float64 arrays of shape ``(4,)`` or ``(..., 4)``, as
   glTF stores them; rotations act on column vectors, ``quat_mul(a, b)`` applies ``b``
@@ -36,7 +36,7 @@ matrices      mat3_from_quat, mat3_from_z_axis, mat_compose / mat_decompose (T·
 Yaw / pitch / roll
 ------------------
 One Euler convention, used by tracking limits, tests, the CLI and the standard head-turn
-test (DESIGN §4.5):
+test (docs/design.md §4.5):
 
     R = Ry(yaw) · Rx(pitch) · Rz(roll)
 

@@ -1,7 +1,7 @@
 """The avatar data model: plain numpy data, no OpenGL, no solver, no camera.
 
 Everything the loaders produce (:func:`avatars.load_avatar`) and the generator writes.
-Conventions (DESIGN §3): metres; glTF right-handed, +Y up; after loading every avatar faces
+Conventions (docs/design.md §3): metres; glTF right-handed, +Y up; after loading every avatar faces
 +Z (VRM 0.x files are converted); quaternions (x, y, z, w); matrices 4x4 for column
 vectors. Node indices are glTF node indices of the file.
 """

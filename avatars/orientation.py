@@ -1,4 +1,4 @@
-"""Turn VRM 0.x avatars (which face -Z) to face +Z like VRM 1.0 (DESIGN §3).
+"""Turn VRM 0.x avatars (which face -Z) to face +Z like VRM 1.0 (docs/design.md §3).
 
 A change of basis by F = Ry(180°) = diag(-1, 1, -1) applied to all data: every local
 frame is conjugated (R' = F R F, t' = F t; for quaternions (x, y, z, w) -> (-x, y, -z, w)),

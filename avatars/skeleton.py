@@ -2,7 +2,7 @@
 
 Every glTF node is a skeleton node (bones, mesh nodes and helpers alike), so node indices
 of the file index every array here. Rest local transforms are the file's TRS; matrices
-are 4x4 column-vector float64 (DESIGN §3).
+are 4x4 column-vector float64 (docs/design.md §3).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Write any loaded :class:`Avatar` as a VRM 1.0 GLB (the try-on's export, DESIGN §9).
+"""Write any loaded :class:`Avatar` as a VRM 1.0 GLB (the try-on's export, docs/design.md §9).
 
 VRM 0.x inputs are written as VRM 1.0: the loader has already turned them to face +Z and
 mapped their humanoid, expressions, MToon materials and springs to VRM 1.0 terms; what a

@@ -1,6 +1,6 @@
 """Camera, framing from the humanoid head, and backgrounds.
 
-World frame (DESIGN §3): metres, +Y up, the avatar faces +Z. The default camera stands on
+World frame (docs/design.md §3): metres, +Y up, the avatar faces +Z. The default camera stands on
 the +Z side looking toward -Z, so the avatar's left hand (+X) is on the screen's right, as
 when facing a person; mirroring for a selfie view is the runtime's business.
 

@@ -5,7 +5,7 @@ llvmpipe (Mesa 22.3 here) loads every uniform of a fragment shader lane by lane:
 check and a scalar gather per value and per pixel (``vpextrd``/``vpinsrd`` sequences were a
 third of the fragment shader's samples in ``perf``). A full-screen quad reading ten vec4
 uniforms cost 19-29 ms of CPU at 1280×720; the same values as flat varyings 5.2-5.8 ms,
-compile-time constants 4.4-4.6 ms (/tmp micro-benchmark in runtime/NOTES.md, issue 20). A
+compile-time constants 4.4-4.6 ms (/tmp micro-benchmark in docs/history/runtime-notes.md, issue 20). A
 flat varying is the provoking vertex's value, copied exactly: the fragment shader computes
 what it computed before with the same bits, so images do not change.
 

@@ -4,7 +4,7 @@ MToon outlines are an inverted hull: every outlined primitive is skinned and ras
 second time. On a GPU that is nearly free; on llvmpipe (software, vertex processing on the
 calling thread) it costs a third of the frame: default avatar 1280×720, CPU per frame
 30.3 → 20.1 ms (main thread 10.1 → 4.3 ms), layered 49.3 → 30.0 ms (main 18.3 → 7.3 ms),
-the median of 3 alternating runs of 20 frames in one process (runtime/NOTES.md, issue 20).
+the median of 3 alternating runs of 20 frames in one process (docs/history/runtime-notes.md, issue 20).
 
 ``outlines``: "on" (draw what the materials ask for), "off", or "auto": on with a GPU, off on
 software rasterisers (:data:`SOFTWARE_OUTLINES`). The renderer's own default is "on" (the

@@ -1,4 +1,4 @@
-"""One clock owns time (DESIGN §2, §7): the clock, the fixed-step driver and the substep rate.
+"""One clock owns time (docs/design.md §2, §7): the clock, the fixed-step driver and the substep rate.
 
 Times are integer nanoseconds. A run's :class:`Clock` is injected (live:
 :class:`MonotonicClock`; offline runs and tests: :class:`ReplayClock`, where nothing sleeps
@@ -16,7 +16,7 @@ an integer-nanosecond grid. Substep n of a run started at t0 happens at
 ``t_n = t0 + (n * NS_PER_S) // rate_hz`` nanoseconds: t_n is computed from n (never by
 accumulating a rounded h, since 1e9/120 is not an integer), so every run that starts at the
 same t0 visits the same substep times whatever the render rate, frame-time jitter or dropped
-frames (DESIGN §2). The physics uses h = 1/rate_hz as a float exactly; the step function
+frames (docs/design.md §2). The physics uses h = 1/rate_hz as a float exactly; the step function
 receives t_n so the caller samples the pose at t_n.
 
 When a frame owes more than ``max_substeps`` substeps (a stall), the oldest debt is dropped
@@ -166,7 +166,7 @@ class FixedStepDriver:
 
 
 class Clock:
-    """Time for one run (DESIGN §7: one clock owns time; injectable).
+    """Time for one run (docs/design.md §7: one clock owns time; injectable).
 
     Two time lines, both integer nanoseconds:
 

@@ -137,7 +137,7 @@ X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium"
 #: output): live, ultrafast (4.6 ms / 3.3 MB): the encoder shares two cores with tracking and
 #: drawing, and veryfast (11.7 ms) lifted live capture-to-output p95 from ~40 to 76-89 ms;
 #: offline, superfast (7.6 ms / 1.6 MB, PSNR 56.8 dB) rather than veryfast (11.7 ms / 0.6 MB,
-#: 54.3 dB): runtime/NOTES.md, issue 20.
+#: 54.3 dB): docs/history/runtime-notes.md, issue 20.
 AUTO_PRESET = {"live": "ultrafast", "offline": "superfast"}
 
 

@@ -1,4 +1,4 @@
-"""The realtime loop (DESIGN §2): fixed 120 Hz substeps, then one render with interpolation.
+"""The realtime loop (docs/design.md §2): fixed 120 Hz substeps, then one render with interpolation.
 
 Per frame at loop time t (from the run's clock, which stands still while paused):
 
@@ -89,7 +89,7 @@ class Loop:
     Args:
         rig: the avatar state.
         pose_input: head pose source sampled at every substep time and at the draw time.
-        max_substeps: cap per frame (DESIGN §2); excess debt is dropped and counted.
+        max_substeps: cap per frame (docs/design.md §2); excess debt is dropped and counted.
         metrics: live metrics to update (a new one when None).
         clock: the run's clock; its wall time stamps the metrics and the capture -> output
             latency (a :class:`MonotonicClock` when None). Frame times come from the caller.

@@ -28,7 +28,7 @@ may start up to half a period before its tick when the observation it waits for 
 Every frame has its own tick, one period after the previous one, so the output rate is the
 one asked for, locked or not (a frame starting early does not move the next tick). The
 solver is untouched: substeps stay on the fixed 120 Hz grid of loop time and frames are
-drawn at interpolated times between substeps (DESIGN §2). Times are wall-clock ns.
+drawn at interpolated times between substeps (docs/design.md §2). Times are wall-clock ns.
 """
 
 from __future__ import annotations

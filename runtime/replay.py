@@ -1,6 +1,6 @@
 """Offline replays of a pose track at a chosen render rate, and the frame-rate check.
 
-The frame-rate consistency rule (DESIGN §2, §4.5): the solver never sees the frame time,
+The frame-rate consistency rule (docs/design.md §2, §4.5): the solver never sees the frame time,
 so replaying one track at 24, 30, 60, 120 or 144 fps, or with jittered frame times, gives
 bit-identical hair states (tails and velocities) at every common substep. Replays here
 are physics-only (no GL) unless the caller draws; the substep cap is lifted so that a long

@@ -1,4 +1,4 @@
-"""swaycam solver: hair dynamics on numpy arrays (DESIGN §4). No OpenGL, no camera.
+"""swaycam solver: hair dynamics on numpy arrays (docs/design.md §4). No OpenGL, no camera.
 
 Layout: the core here (chain set, build, params, packed layout); the numba code in
 :mod:`solver.kernels`; measurement, calibration, synthetic sets, benchmarks and the three-vrm

@@ -77,7 +77,7 @@ def preload_of(g: np.ndarray, rest_dir: np.ndarray, anchor_rest_inv3: np.ndarray
     """Rest-shape gravity preload (3,), anchor's rest frame: the part of gravity ``g`` (3,)
     across the link's rest direction ``rest_dir`` (3,) unit, avatar frame, carried into the
     anchor's rest frame by ``anchor_rest_inv3`` (3, 3), the inverse of the anchor's rest
-    world 3x3 (solver/NOTES.md, *Gravity preload*)."""
+    world 3x3 (docs/history/solver-notes.md, *Gravity preload*)."""
     g_t = g - (g @ rest_dir) * rest_dir
     return anchor_rest_inv3 @ g_t
 

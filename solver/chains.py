@@ -20,7 +20,7 @@ VRM 0.x virtual tail); VRM 1.0 last joints have no segment and follow their pare
 ``tails``/``velocities`` are segments in processing order (parents first); ``segment_nodes``
 names their joint nodes. A chain's *attachment* is the parent node of its first joint; its
 *anchor* is the nearest non-simulated ancestor (the head for a branch chain hanging from a
-simulated joint): R_H in DESIGN §4.1 is the anchor's animated rotation.
+simulated joint): R_H in docs/design.md §4.1 is the anchor's animated rotation.
 """
 
 from __future__ import annotations
@@ -301,7 +301,7 @@ class ChainSet(ChainTuning):
         """Local rotations (xyzw) of the simulated joints for skinning.
 
         Each is the rest local rotation times the shortest arc from the rest axis to the
-        (interpolated) tail direction, in the joint's frame (DESIGN §4.1).
+        (interpolated) tail direction, in the joint's frame (docs/design.md §4.1).
 
         Args:
             world: (N, 4, 4) the frame's animated world matrices (hair at rest local
@@ -327,7 +327,7 @@ class ChainSet(ChainTuning):
     def rest_arc_tails(self, world: np.ndarray) -> np.ndarray:
         """(S, 3) where every tail lies on the rest arc carried by its chain's anchor under
         ``world`` (N, 4, 4): the rest pose moved rigidly with the anchor, T = M_A · M_A⁰⁻¹.
-        The tentacle measure (DESIGN §4.5) is the distance of the tips from these points."""
+        The tentacle measure (docs/design.md §4.5) is the distance of the tips from these points."""
         out = np.empty((self.segment_count, 3))
         for k in range(self.chain_count):
             a = int(self.chain_anchor[k])
@@ -344,7 +344,7 @@ class ChainSet(ChainTuning):
         """Sorted (R,) int64 nodes whose world matrices :meth:`step` and :meth:`reset` read from
         ``world``: chain anchors, VRM centre nodes, collider nodes, the joints hanging from
         the body (their frames), and every authored joint with its simulated parent's joint.
-        The runtime poses only these per substep (DESIGN §7); the set changes with
+        The runtime poses only these per substep (docs/design.md §7); the set changes with
         :meth:`set_authored`. Read from the packed buffers (:mod:`solver.layout`)."""
         I = self._I  # noqa: E741
         K, C = self.chain_count, self.collider_count

@@ -32,7 +32,7 @@ read every arrangement the same way (``st[i, S_X]``, ``par[i, S_K]``, ``rst[i, S
 entry too (``H_OF_SCR`` is ``H_OF_ST``), so the compiled code sees one array, not two.
 
 3x4 matrices are stored row-major (r00 r01 r02 t0 r10 r11 r12 t1 r20 r21 r22 t2),
-column-vector convention (DESIGN §3). Units: metres, seconds, radians; "model metres" are
+column-vector convention (docs/design.md §3). Units: metres, seconds, radians; "model metres" are
 metres at the avatar's authored scale, multiplied by the chain scale s at run time.
 Changing this file recompiles the kernels (:mod:`solver.kernels.step` stamps it, :mod:`avatars.kernel_cache`).
 """
@@ -50,7 +50,7 @@ from .errors import SolverError
 
 #: Sections that share rows (section keys; column groups of one block, in this order, under
 #: the first one's header entry); a section in no group is a block of its own. Chosen by
-#: measurement (solver/NOTES.md, frame with one call, paired in one process): the four
+#: measurement (docs/history/solver-notes.md, frame with one call, paired in one process): the four
 #: segment sections side by side in one row run at the speed of the old mixed row (0.99-1.00);
 #: (state, scratch) and (params, rest) as two blocks cost 1.01; four blocks 1.02-1.08 (every
 #: block is one more base pointer live in the link loops).

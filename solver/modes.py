@@ -1,9 +1,9 @@
-"""The hair solver modes, named once (DESIGN §4.1-§4.3).
+"""The hair solver modes, named once (docs/design.md §4.1-§4.3).
 
 - ``rest-shape``: the default; each segment is pulled toward the rest arc carried by its
-  chain's anchor (DESIGN §4.1), so tips never curl.
+  chain's anchor (docs/design.md §4.1), so tips never curl.
 - ``legacy``: the early solver, restoring direction from the parent's current rotation
-  (DESIGN §4.2), kept to show and measure the "tentacle" failure.
+  (docs/design.md §4.2), kept to show and measure the "tentacle" failure.
 - ``vrm``: the spec-faithful Verlet of three-vrm / UniVRM, stepped at the fixed rate (§4.3).
 """
 

@@ -1,6 +1,6 @@
 """Spring parameters: VRM values -> (k, c, g) of the rest-shape solver, and overrides.
 
-The reference VRM spring (three-vrm, UniVRM; DESIGN §4.3) runs one Verlet step per rendered
+The reference VRM spring (three-vrm, UniVRM; docs/design.md §4.3) runs one Verlet step per rendered
 frame of Δ seconds:
 
     x⁺ = x + (1 − dragForce)(x − x⁻) + Δ·stiffness·â + Δ·gravityPower·ĝ,  then |x⁺ − o| = L
@@ -35,11 +35,11 @@ if TYPE_CHECKING:   # numpy and the avatar model are imported where used: runtim
 
     from avatars import SpringJoint
 
-#: The substep rate (DESIGN §2), stated once for the whole product: the chain set steps
+#: The substep rate (docs/design.md §2), stated once for the whole product: the chain set steps
 #: h = :data:`SUBSTEP_SECONDS` and the runtime's fixed-step driver (:mod:`runtime.clock`)
 #: runs RATE_HZ substeps per second.
 RATE_HZ = 120
-#: Nanoseconds per second: times are integer nanoseconds (DESIGN §3); t_n = t0 + n · NS_PER_S // RATE_HZ.
+#: Nanoseconds per second: times are integer nanoseconds (docs/design.md §3); t_n = t0 + n · NS_PER_S // RATE_HZ.
 NS_PER_S = 1_000_000_000
 #: h in seconds, exactly the float 1/RATE_HZ.
 SUBSTEP_SECONDS = 1.0 / RATE_HZ
@@ -137,7 +137,7 @@ def discrete_kcg(stiffness: float, drag: float, length: float, *, ref_fps: float
 #: The continuous-time mapping, kept to show what the discrete calibration buys.
 ANALYTIC_MAPPING = VrmMapping(method="analytic")
 
-#: The default mapping (DESIGN §4.3): the discrete match, with the gains fitted by
+#: The default mapping (docs/design.md §4.3): the discrete match, with the gains fitted by
 #: :func:`solver.eval.calibration.fit_vrm_mapping` on the standard head turn.
 DEFAULT_MAPPING = VrmMapping(method="discrete")
 

@@ -1,5 +1,5 @@
 """Parameters in place and the motion state across a solver switch: the half of
-:class:`solver.chains.ChainSet` that tunes a running chain set (DESIGN §7 "settings apart
+:class:`solver.chains.ChainSet` that tunes a running chain set (docs/design.md §7 "settings apart
 from state"; the layout keeps parameters apart from state: solver/LAYOUT.md).
 
 - :meth:`ChainTuning.set_params`, :meth:`ChainTuning.set_overrides`,

@@ -3,7 +3,7 @@
 Importing this package does not load MediaPipe (a :class:`FaceTracker` does, when created)
 nor OpenCV (sources do, when opened), and its names are imported on first use (PEP 562, as
 :mod:`render`): ``from tracking.errors import TrackingError`` loads that module only, and
-``python -m tracking.face_model`` (the set-up step) none of the others. See DESIGN §5 and the
+``python -m tracking.face_model`` (the set-up step) none of the others. See docs/design.md §5 and the
 module docstrings.
 """
 

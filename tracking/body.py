@@ -1,7 +1,7 @@
 """A whole-body pose in a sample: humanoid bone rotations, hips, expression weights — what a
 network performer (VMC, :mod:`runtime.vmc`) hands the loop besides the head pose.
 
-Avatar-free (DESIGN §1: tracking knows no avatar): bones are named by the VRM 1.0 humanoid
+Avatar-free (docs/design.md §1: tracking knows no avatar): bones are named by the VRM 1.0 humanoid
 names (:data:`BODY_BONES`, the same 55 names as :data:`avatars.humanoid.HUMAN_BONES`) and
 carry *normalized* local rotations: the rotation of the bone's world rest-relative change
 relative to its parent's, n_b = D_parent⁻¹ · D_b with D = W · W0⁻¹ (three-vrm's normalized

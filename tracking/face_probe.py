@@ -12,7 +12,7 @@ never downloaded or written anywhere.
 
 Cost here (2 shared cores, mediapipe 1.2.3): 2.6-2.9 ms per probe at 297×270 to 640×360
 (the model's input is 128×128), 2.8-3.5 ms at 1280×720, so ~0.2 ms per frame at one probe
-every 15 frames (runtime/NOTES.md, "Adaptive face count").
+every 15 frames (docs/history/runtime-notes.md, "Adaptive face count").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """MediaPipe FaceLandmarker -> :class:`~tracking.observation.FaceObservation`.
 
-DESIGN §5: the Tasks ``FaceLandmarker`` with blendshapes and the facial transformation
+docs/design.md §5: the Tasks ``FaceLandmarker`` with blendshapes and the facial transformation
 matrix on; head pose comes from that matrix (centimetres, camera frame: x right, y up,
 z toward the viewer), no hand-written PnP. VIDEO mode (MediaPipe tracks the face between
 frames and needs strictly increasing millisecond timestamps: equal ones are bumped by

@@ -1,4 +1,4 @@
-"""Live tracking: a worker thread runs source -> tracker -> pose filter (DESIGN §2).
+"""Live tracking: a worker thread runs source -> tracker -> pose filter (docs/design.md §2).
 
 The webcam's capture thread keeps only the newest frame; this worker takes it, runs
 MediaPipe (VIDEO mode) and pushes the observation into a :class:`PoseFilter`, which the

@@ -1,6 +1,6 @@
 """The live pose buffer: observations in, a filtered avatar-frame head pose at any time out.
 
-DESIGN §2: the tracker pushes :class:`~tracking.observation.FaceObservation` objects (any
+docs/design.md §2: the tracker pushes :class:`~tracking.observation.FaceObservation` objects (any
 thread); the runtime samples the pose at every 120 Hz substep time. Per observation:
 camera -> avatar frame, mirror, recenter, per-axis limits (:class:`HeadPoseMapper`), then
 One Euro filters on the rotation, translation and blendshapes (at the observation's

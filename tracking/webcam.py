@@ -1,6 +1,6 @@
 """Webcam capture: a thread that keeps only the newest frame, with reconnect and backoff.
 
-DESIGN §2: "never queue stale frames". The capture thread grabs continuously; each grab
+docs/design.md §2: "never queue stale frames". The capture thread grabs continuously; each grab
 replaces the single slot (image + capture timestamp + sequence number). The consumer
 takes the newest frame it has not seen yet; frames it was too slow for are counted as
 dropped, never delivered late.

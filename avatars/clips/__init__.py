@@ -1,4 +1,4 @@
-"""Body motion clips (DESIGN §10): VRM Animation (.vrma), glTF/GLB humanoid animations and
+"""Body motion clips (docs/design.md §10): VRM Animation (.vrma), glTF/GLB humanoid animations and
 BVH motion capture, loaded into one model (:class:`Clip`: world-space humanoid rotation
 tracks, hips translation, optional expression, lookAt and node tracks).
 

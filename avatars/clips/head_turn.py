@@ -1,4 +1,4 @@
-"""The standard head-turn test motion (DESIGN §4.5): the ``turn-test`` pose source (the
+"""The standard head-turn test motion (docs/design.md §4.5): the ``turn-test`` pose source (the
 default without a webcam, :func:`runtime.pose_inputs.head_turn_track`) and the motion of
 metrics, benchmarks and fps checks. Like the generated idle (:mod:`avatars.clips.idle`) it is
 our own content, a pure function of time.

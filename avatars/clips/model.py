@@ -1,10 +1,10 @@
-"""The one clip model every source becomes (DESIGN §10): humanoid bone rotation tracks in
+"""The one clip model every source becomes (docs/design.md §10): humanoid bone rotation tracks in
 world space, hips translation, optional expression, lookAt and node (hair) tracks.
 
 A :class:`Clip` is what :mod:`avatars.clips.vrma`, :mod:`avatars.clips.gltf_anim` and
 :mod:`avatars.clips.bvh` produce, and what the runtime's retargeter
 (:mod:`runtime.rig.retarget`) reads. Everything is expressed after loading in the avatar
-convention (DESIGN §3): metres, +Y up, the character facing +Z (its left side at +X).
+convention (docs/design.md §3): metres, +Y up, the character facing +Z (its left side at +X).
 
 Rotation tracks are *world deltas*: for humanoid bone b at key time t_k,
 

@@ -1,4 +1,4 @@
-"""three-vrm 3.5.5 loads a try-on export and steps its springs (Node.js; DESIGN §9).
+"""three-vrm 3.5.5 loads a try-on export and steps its springs (Node.js; docs/design.md §9).
 
 :func:`load_with_threevrm` runs ``threevrm_load.mjs``: three.js's GLTFLoader with
 ``@pixiv/three-vrm``'s ``VRMLoaderPlugin`` parses the file (meta, humanoid, expressions,

@@ -1,4 +1,4 @@
-"""Hair sources for the try-on (DESIGN §9): stand-alone hair meshes as plain numpy data.
+"""Hair sources for the try-on (docs/design.md §9): stand-alone hair meshes as plain numpy data.
 
 Public names: :class:`HairMesh`, :class:`AvatarOrigin`, :class:`HairError`,
 :func:`load_hair` (OBJ + MakeHuman ``.mhmat``/``.mhclo``, glTF/GLB/VRM), :func:`hair_from_avatar`

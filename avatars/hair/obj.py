@@ -8,7 +8,7 @@ split vertices as a GPU needs; ``HairMesh.weld`` keeps the ``v`` index to join t
 UVs become glTF's v-down convention (v' = 1 − v).
 
 MakeHuman assets (a ``.mhclo`` beside the OBJ, or a ``# basemesh hm08`` header) are in
-decimetres (MakeHuman's base mesh unit; DESIGN §8). The ``.mhclo`` ``x_scale``/``y_scale``/
+decimetres (MakeHuman's base mesh unit; docs/design.md §8). The ``.mhclo`` ``x_scale``/``y_scale``/
 ``z_scale`` lines give the distance of two base-mesh vertices along each axis — the head
 the style was made for — and are read as a scale reference; nothing else of the fitting
 data is used (the base mesh is not available).

@@ -1,4 +1,4 @@
-"""Hairstyle try-on (DESIGN §9): fit a hair mesh onto an avatar's head and rig it.
+"""Hairstyle try-on (docs/design.md §9): fit a hair mesh onto an avatar's head and rig it.
 
 ``try_on(avatar, hair, TryOnSettings())`` -> :class:`TryOnResult` whose ``avatar`` is an
 ordinary :class:`avatars.Avatar` with the hair mesh, joints, skin and springs added; the
@@ -19,7 +19,7 @@ on disk), :mod:`.geometry` (closest points, winding numbers, the radial envelope
 :mod:`.errors` (:class:`TryOnError` and its kinds). Its measures on the standard head turn
 are :mod:`solver.eval.tryon_quality`; its benchmark :mod:`avatars.eval.fit_bench`; the
 three-vrm check of its export :mod:`avatars.eval.threevrm_load`. Background and numbers:
-avatars/tryon/NOTES.md.
+docs/history/tryon-notes.md.
 
 The public names are imported lazily (PEP 562): ``import avatars.tryon.errors`` (what the
 runtime's :class:`runtime.tryon.StyleError` needs) loads neither scipy nor trimesh.

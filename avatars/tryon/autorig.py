@@ -1,4 +1,4 @@
-"""Auto-rig: spring chains along chosen strands (DESIGN §9, seed articles).
+"""Auto-rig: spring chains along chosen strands (docs/design.md §9, seed articles).
 
 - *Strands and choice* (:mod:`avatars.tryon.choice`): an attached guide with the fragments
   joined to it; for a sheet the guides give several chains, its flow lines instead
@@ -52,7 +52,7 @@ MAX_CURVE_POINTS = 32
 #: where the hair leaves the scalp and carry wide pieces whose vertices blend between chains:
 #: while tuning (with an earlier weighting) root stiffness 1.2 / 2.0 / 3.0 / 4.0 gave bob01
 #: p99 edge stretch 25 / 16 / 10 / 6.7 % on the standard head turn for tip swings of
-#: 37 / 25 / 17 / 11 mm; 3.0 keeps visible motion (avatars/tryon/NOTES.md).
+#: 37 / 25 / 17 / 11 mm; 3.0 keeps visible motion (docs/history/tryon-notes.md).
 STIFFNESS = (3.0, 0.6)
 DRAG = 0.4
 GRAVITY = (0.1, 0.3)

@@ -1,4 +1,4 @@
-"""Which strands of a fitted hair carry spring chains (avatars/tryon/NOTES.md, the seed articles).
+"""Which strands of a fitted hair carry spring chains (docs/history/tryon-notes.md, the seed articles).
 
 - *Strands*: an attached guide, continued by the fragments joined to it (the longest line of
   descent): :func:`strands`, :func:`strand_curve`; or, for a piece that leaves the head as a

@@ -1,4 +1,4 @@
-"""Fit a hair mesh onto the target head: crown, scale, alignment, push-out (DESIGN §9).
+"""Fit a hair mesh onto the target head: crown, scale, alignment, push-out (docs/design.md §9).
 
 1. Units (:func:`avatars.hair.detect_units`): the file's coordinates become metres.
 2. Placement (:func:`avatars.tryon.placement.place`): the crown and size of the head the

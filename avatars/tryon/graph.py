@@ -1,4 +1,4 @@
-"""The connectivity graph of a hair mesh, for the guide analysis (DESIGN §9, seed articles).
+"""The connectivity graph of a hair mesh, for the guide analysis (docs/design.md §9, seed articles).
 
 Vertices split only by UV seams or normals (same ``HairMesh.weld`` key), and vertices at the
 same position, are welded into one graph node; the rendered mesh keeps its own vertices.

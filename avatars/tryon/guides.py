@@ -1,4 +1,4 @@
-"""Candidate guide curves from the hair's surface graph (DESIGN §9, the seed articles).
+"""Candidate guide curves from the hair's surface graph (docs/design.md §9, the seed articles).
 
 Per connected piece of the welded graph (:mod:`avatars.tryon.graph`): from a root candidate
 (the piece's highest node), Dijkstra's shortest surface paths reach every node; the

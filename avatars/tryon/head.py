@@ -5,7 +5,7 @@ three vertices are mostly (≥ 50 % of their weight) skinned to the head or to i
 descendants that are not spring joints, at the rest pose. Meshes of the avatar's own hair
 (:func:`own_hair_instances`) are left out when they are to be hidden.
 
-A *scalp triangle* is a head triangle a hair root may attach to (DESIGN §9): all three
+A *scalp triangle* is a head triangle a hair root may attach to (docs/design.md §9): all three
 vertices skinned to the head bone alone (weight ≥ 1 − 1e-6) and moved by no morph target,
 so a point at fixed barycentric weights follows the skinned triangle exactly whenever the
 head moves; facing outward (normal · direction from the head centre > 0.2); and above the

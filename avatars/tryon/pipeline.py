@@ -1,6 +1,6 @@
 """The try-on pipeline: hair mesh → fit → guides → scalp → join → rig → weights → avatar.
 
-:func:`try_on` runs every step (DESIGN §9) and returns a :class:`TryOnResult`: an ordinary
+:func:`try_on` runs every step (docs/design.md §9) and returns a :class:`TryOnResult`: an ordinary
 :class:`avatars.Avatar` with the hair mesh, joints, skin and springs added (what
 ``ChainSet.from_avatar`` runs like any rigged VRM hair), and the reports — the fit, the
 guides (candidates, attached, joined, rejected, vertices missed), the chains.

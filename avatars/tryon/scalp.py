@@ -1,4 +1,4 @@
-"""Scalp attachment: a guide root on a skinned scalp triangle (DESIGN §9, seed articles).
+"""Scalp attachment: a guide root on a skinned scalp triangle (docs/design.md §9, seed articles).
 
 A root is matched to the closest scalp triangle (:attr:`HeadModel.scalp`); when that is
 farther than the limit, the attachment is rejected rather than stretched to the head. An

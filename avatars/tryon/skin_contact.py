@@ -3,7 +3,7 @@
 The spring contact keeps the chain links out of the colliders, but a fitted hair's
 vertices between chains, or farther from their chain than its hit radius, were not tested:
 during the standard head turn ponytail01 (default avatar) passed 8.3 mm into a shoulder
-capsule, long01 44 mm, bob01 (Godette) 5 mm into the head mesh (avatars/tryon/NOTES.md). The
+capsule, long01 44 mm, bob01 (Godette) 5 mm into the head mesh (docs/history/tryon-notes.md). The
 hair mesh instance therefore gets a contact correction applied after skinning (renderer and
 CPU measure alike):
 

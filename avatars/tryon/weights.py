@@ -1,4 +1,4 @@
-"""Skin weights of the visible hair mesh over the head and the try-on chains (DESIGN §9).
+"""Skin weights of the visible hair mesh over the head and the try-on chains (docs/design.md §9).
 
 Computed per welded graph node (vertices split by UV seams get the same weights, so seams
 never open), then copied to the render vertices. Three ingredients:

@@ -2,7 +2,7 @@
 
 A sink takes finished frames: ``send(rgba, t_ns)`` with ``rgba`` (H, W, 4) uint8 sRGB,
 straight alpha, row 0 = top (what :meth:`render.Renderer.read_rgba` returns) and ``t_ns``
-the frame's time in integer nanoseconds (monotonic clock, DESIGN §3). Sinks never keep a
+the frame's time in integer nanoseconds (monotonic clock, docs/design.md §3). Sinks never keep a
 reference to ``rgba`` past ``send`` unless they copied it, so callers may reuse the array.
 The runtime may feed several sinks with the same frame.
 

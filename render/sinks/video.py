@@ -4,7 +4,7 @@ Frames are converted to yuv420p here (:func:`rgba_to_i420`: ITU-R BT.601, limite
 ffmpeg's own conversion; chroma of each 2×2 block's mean colour) and piped to ffmpeg
 as raw yuv420p: 1.5 instead of 4 bytes per pixel through the pipe, and no conversion in the
 encoder's process (the conversion costs 1.7 ms of CPU per 1280×720 frame here, on the writer thread; ffmpeg's own
-rgba input ~4-5 ms more than yuv420p input; runtime/NOTES.md, issue 20).
+rgba input ~4-5 ms more than yuv420p input; docs/history/runtime-notes.md, issue 20).
 
 H.264 in yuv420p has no alpha: transparent pixels come out black (use a solid background or
 :class:`render.sinks.png.PngSequenceSink` to keep alpha). Width and height must be even.

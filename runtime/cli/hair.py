@@ -1,4 +1,4 @@
-"""``swaycam hair``: hairstyle try-on (DESIGN §9) from the command line.
+"""``swaycam hair``: hairstyle try-on (docs/design.md §9) from the command line.
 
     swaycam hair fit HAIR --avatar AVATAR --out OUT.vrm [--json]   fit, rig, export VRM 1.0
     swaycam hair fit --own --avatar AVATAR --out OUT.vrm          re-rig the avatar's own hair

@@ -16,7 +16,7 @@ GL objects, FDs and threads must stay flat and the memory grow less than --rss-l
 exit code 1 otherwise.
 
     swaycam soak --duration 120                 the CI run (2 minutes)
-    swaycam soak --duration 3600 --json         the hour-long run (its figures: runtime/NOTES.md)"""
+    swaycam soak --duration 3600 --json         the hour-long run (its figures: docs/history/runtime-notes.md)"""
 
 
 def add_parser(sub) -> None:

@@ -1,7 +1,7 @@
 """The hair-quality table (issue: seed articles' measurement table): runs, Markdown, JSON, plots.
 
 For every avatar and solver: :func:`solver.eval.measure.standard_run` on the standard head turn
-(DESIGN §4.5), plus the frame-rate consistency check of the product loop
+(docs/design.md §4.5), plus the frame-rate consistency check of the product loop
 (:func:`runtime.replay.check_fps` on the head-turn track). With body motion clips
 (``motions``, ``swaycam metrics --motion``), a row per avatar, solver and clip: the head
 still, the body playing the clip (a loop repeated to at least 4 s, a one-shot or sequence
@@ -51,7 +51,7 @@ QUALITY_COLUMNS = (
     ("tip_swing_mm", "tip swing (mm)", "{:.1f}"), ("tip_rest_arc_mm", "tip off rest arc at end (mm)", "{:.2f}"),
     ("fps_identical", "fps check", "{}"),
 )
-#: The try-on's attachment report (DESIGN §9): candidate guides, attached to the scalp,
+#: The try-on's attachment report (docs/design.md §9): candidate guides, attached to the scalp,
 #: joined to an attached guide, rejected.
 TRYON_COLUMNS = (
     ("guides", "guides", "{}"), ("attached", "attached", "{}"), ("joined", "joined", "{}"),

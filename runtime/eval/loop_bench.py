@@ -259,7 +259,7 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
 def delay_table(source: str, *, delays_ms=(0, 10, 20, 33.3, 40, 50), camera_fps: float = 30.0,
                 render_fps: float = 30.0, tracker_ms: float = 12.0, frames: int = 225,
                 model_path=None, phases: int = 8) -> list[dict]:
-    """The pose filter's interpolation delay against extrapolation (DESIGN §2, live latency
+    """The pose filter's interpolation delay against extrapolation (docs/design.md §2, live latency
     rule), on the clip's frames tracked once and fed as a live camera would: frame k captured
     at k / ``camera_fps`` s (the clip's poses resampled to that rate by frame order), its
     observation pushed ``tracker_ms`` later; the filter sampled at ``render_fps``.

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..errors import SettingsError
 
-#: Tracked expressions a triggered one overrides (DESIGN §5's emotion presets).
+#: Tracked expressions a triggered one overrides (docs/design.md §5's emotion presets).
 EMOTIONS = ("happy", "angry", "sad", "relaxed", "surprised")
 #: Fade used when a request does not give one, milliseconds.
 DEFAULT_FADE_MS = 150.0

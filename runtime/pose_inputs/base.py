@@ -1,6 +1,6 @@
 """The pose-input protocol: what the loop and the session ask of every head pose input.
 
-One explicit protocol (DESIGN §7), implemented in full by :class:`~.track.TrackInput`,
+One explicit protocol (docs/design.md §7), implemented in full by :class:`~.track.TrackInput`,
 :class:`~.offline.OfflineTracking`, :class:`~.live.LiveInput` and the kiosk wrapper
 :class:`~.idle.IdlePose`; nobody probes an input for optional capabilities.
 

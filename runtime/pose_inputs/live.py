@@ -2,7 +2,7 @@
 
 :class:`LiveInput` tracks on its own thread (the newest frame wins; tracking never blocks
 rendering) into a :class:`tracking.PoseFilter` that the loop samples with a small delay
-(DESIGN §2, live latency rule). A file goes through :class:`PlayedAsCamera` first, which
+(docs/design.md §2, live latency rule). A file goes through :class:`PlayedAsCamera` first, which
 delivers it the way a webcam would.
 """
 

@@ -1,7 +1,7 @@
 """``--source`` -> a pose input for the loop (see :mod:`runtime.pose_inputs`).
 
     (none)            webcam 0 when one exists, else the built-in head-turn track
-    turn-test         the standard head-turn test (DESIGN §4.5): 4 s of motion, 8 s still
+    turn-test         the standard head-turn test (docs/design.md §4.5): 4 s of motion, 8 s still
     0, 1, /dev/videoN a webcam (live)
     FILE.jsonl        a recorded pose track (avatar frame)
     video/GIF/image/folder

@@ -1,7 +1,7 @@
 """Pose tracks as loop input: a recorded ``.jsonl`` track or the built-in head-turn track.
 
 :class:`TrackInput` answers ``sample(t_ns, out)`` from a :class:`tracking.PoseTrack`
-(deterministic); :func:`head_turn_track` is the standard head-turn test (DESIGN §4.5,
+(deterministic); :func:`head_turn_track` is the standard head-turn test (docs/design.md §4.5,
 :mod:`avatars.clips.head_turn`) as an avatar-frame track, the ``turn-test`` source.
 """
 
@@ -68,7 +68,7 @@ TURN_TEST = "turn-test"
 
 
 def head_turn_track(rate_hz: int = RATE_HZ) -> PoseTrack:
-    """The standard head-turn test (DESIGN §4.5) as an avatar-frame pose track sampled at
+    """The standard head-turn test (docs/design.md §4.5) as an avatar-frame pose track sampled at
     ``rate_hz`` (12 s: 4 s of motion, 8 s still)."""
     return synthetic_track(head_turn_rotation, duration_s=HEAD_TURN_DURATION_S, rate_hz=rate_hz,
                            source="synthetic:head_turn")

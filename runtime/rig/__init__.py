@@ -1,4 +1,4 @@
-"""One avatar's animated state (DESIGN §2): what drives the body, how it is posed, the hair.
+"""One avatar's animated state (docs/design.md §2): what drives the body, how it is posed, the hair.
 
 - :class:`AvatarRig` (:mod:`.rig`): per 120 Hz substep the drive, the posing of what the
   solver reads and one solver step; per drawn frame the whole-skeleton pose with the hair;
@@ -8,7 +8,7 @@
   between the drives and the posing (:mod:`.constraint_kernels`: their formulas);
   :mod:`.kernels`: the compiled drive, constraints, posing and forward kinematics (numba);
 - :mod:`.hair_params`: the ``[hair]`` settings -> the solver's per-spring overrides;
-- body motion (DESIGN §10): :mod:`.retarget` (a clip onto this avatar, world space),
+- body motion (docs/design.md §10): :mod:`.retarget` (a clip onto this avatar, world space),
   :mod:`.motion` (the program, the timeline, cross-fades, the idle; its options in
   :mod:`.motion_options`) and
   :mod:`.motion_kernels` (sampling, the tracked head on top, constraints, posing; compiled).

@@ -2,7 +2,7 @@
 order, with which world matrices — built once as data, run compiled
 (:mod:`runtime.rig.constraint_kernels` has the formulas).
 
-Where they run (DESIGN §10: body drive (and clips) -> node constraints -> posing -> hair):
+Where they run (docs/design.md §10: body drive (and clips) -> node constraints -> posing -> hair):
 
 - per 120 Hz substep, inside the one compiled posing call
   (:func:`runtime.rig.kernels.drive_and_pose_kernel`): after the drives wrote their rows of

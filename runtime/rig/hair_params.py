@@ -8,7 +8,7 @@
     [hair.springs."boneGroup0/*"]   # springs whose name matches the pattern (fnmatch);
     k = 90.0                        # the first matching pattern wins, then the [hair] values
 
-Unset values keep the avatar's own parameters mapped from its VRM file (DESIGN §4.3).
+Unset values keep the avatar's own parameters mapped from its VRM file (docs/design.md §4.3).
 ``swaycam inspect`` lists the spring names. Values are checked: finite, not negative, and
 at most :data:`LIMITS` (k ≤ 1e7 1/s², c ≤ 1e4 1/s, |gravity| components ≤ 1000 m/s²,
 hit_radius ≤ 1 m); the solver also refuses a k that its c cannot keep stable at 120 Hz

@@ -5,7 +5,7 @@ Entry points (the Python side is :mod:`runtime.rig.drive` and :mod:`runtime.rig.
 
 - :func:`drive_and_pose_kernel` — per 120 Hz substep: the head drive writes the driven
   nodes' local TRS, the node constraints the solver's targets depend on write theirs
-  (DESIGN §10: drive -> constraints -> posing), then the pose plan writes the world matrices
+  (docs/design.md §10: drive -> constraints -> posing), then the pose plan writes the world matrices
   of the solver's targets;
 - :func:`drive_and_fk_kernel` — per drawn frame: the head drive, every node constraint, then
   every node's world matrix (whole-skeleton FK, parents first);
@@ -27,7 +27,7 @@ Data (all C-contiguous, float64 unless said; the layouts are the constants below
   order, each step writing its destination's rotation into ``trs``;
 - ``fk`` (N, 3) int64 (node, parent, slot; parents first) and ``base`` (N, 12): the base
   local matrices, for whole-skeleton FK ``W[n] = W[parent] · (L(slot) or base[n])``;
-- ``world`` (N, 4, 4): world matrices, column vectors (DESIGN §3); rows written whole,
+- ``world`` (N, 4, 4): world matrices, column vectors (docs/design.md §3); rows written whole,
   bottom row (0, 0, 0, 1).
 
 3x4 matrices travel as 12-tuples (row-major) and quaternions as 4-tuples, in registers
@@ -120,7 +120,7 @@ def hips_lean(translation, hp):
     return quat_rotate(hp[hi], hp[hi + 1], hp[hi + 2], hp[hi + 3], lx, ly, lz)
 
 
-# ============================================================== head drive (DESIGN §2 "head pose at t_n")
+# ============================================================== head drive (docs/design.md §2 "head pose at t_n")
 @njit(inline="always", cache=True)
 def head_drive(rotation, translation, use_t, hp, hs, trs):
     """Write the neck/head local rotations and the hips translation (module doc of

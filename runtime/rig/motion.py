@@ -1,4 +1,4 @@
-"""Body motion playback for one rig (DESIGN §10): a program of retargeted clips on a
+"""Body motion playback for one rig (docs/design.md §10): a program of retargeted clips on a
 timeline sampled at the substep times, cross-fades, the generated idle, authored hair.
 
 The timeline is loop time (integer ns, the same clock as the pose inputs): clip A plays
@@ -17,7 +17,7 @@ An event's time is a pure function of the timeline (never of a frame time), and 
 taken at the first substep (or drawn frame) at or after it; the check is one integer
 comparison per substep.
 
-Authored hair (DESIGN §10 "authored motion wins"): the hair joints a playing clip animates
+Authored hair (docs/design.md §10 "authored motion wins"): the hair joints a playing clip animates
 (clip A's, and clip B's while it fades out) belong to the clip: the rig hands them over
 (:meth:`solver.chains.ChainSet.set_authored`) and rebuilds its pose plan — an event, not a
 substep's work. When the next clip does not animate them, they cross-fade like every

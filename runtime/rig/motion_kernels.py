@@ -26,7 +26,7 @@ w = smoothstep((t − t_fade)/fade) of A over B; rotations slerp(B, A, w), trans
 lerp — hair (authored) slots too: an outgoing clip's hair eases to the rest pose over the
 fade, and the solver takes it back there (:mod:`runtime.rig.motion`).
 
-Head on top (DESIGN §10 "tracked neck/head on top"), with q the tracked rotation,
+Head on top (docs/design.md §10 "tracked neck/head on top"), with q the tracked rotation,
 d = slerp(I, q, neck_share), c_n, c_h the clip's normalized neck and head rotations
 (n = R0_parent · L · R0_bone⁻¹):
 
@@ -226,7 +226,7 @@ def head_on_top(rotation, translation, use_t, hp, hs, layer, trs):
 @njit(cache=True, _nrt=False)
 def motion_drive_kernel(t_ns, tl, tf, fa, ia, fb, ib, buf, rotation, translation, gaze, bd, hp, hs, trs, all_rows):
     """The driven rows of a substep (``all_rows`` False: the substep's slots) or a drawn frame
-    (True), DESIGN §10: the clips, the tracked head on top, the eyes, a network body on top.
+    (True), docs/design.md §10: the clips, the tracked head on top, the eyes, a network body on top.
     The node constraints and the posing follow in
     :func:`runtime.rig.kernels.constrain_and_pose_kernel` / ``constrain_and_fk_kernel`` (two
     calls: one call with every array would pass CPython's 19-argument tuple free list, and

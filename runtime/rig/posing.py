@@ -1,5 +1,5 @@
 """Posing the skeleton from a driven set: the solver's world matrices per substep, the whole
-skeleton per drawn frame (DESIGN §2, §7 "update only what the simulation reads", §10).
+skeleton per drawn frame (docs/design.md §2, §7 "update only what the simulation reads", §10).
 
 Terms:
 
@@ -16,7 +16,7 @@ Terms:
   joints hanging from the body, authored joints).
 
 A :class:`PosePlan` writes exactly the targets (and the driven nodes above them), each as one
-3x4 product (column vectors, DESIGN §3). With a the nearest driven strict ancestor of a node
+3x4 product (column vectors, docs/design.md §3). With a the nearest driven strict ancestor of a node
 (W_a = I when there is none) and L the base local matrices:
 
     target n (not driven):  W_n = W_a · R_{a→n},            R_{a→n} = L_{c1} ··· L_n

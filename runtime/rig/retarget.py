@@ -1,4 +1,4 @@
-"""World-space retargeting of a :class:`avatars.clips.Clip` onto one avatar (DESIGN §10).
+"""World-space retargeting of a :class:`avatars.clips.Clip` onto one avatar (docs/design.md §10).
 
 From the clip's rest pose to the avatar's rest pose, in world space, so any humanoid plays
 any clip whatever its bones' local axes (VRM 1.0 T-pose, VRM 0.x turned to face +Z by the

@@ -1,10 +1,10 @@
 """One avatar's animated state for the loop: head pose -> body pose -> hair -> draw pose.
 
 Per 120 Hz substep (:meth:`AvatarRig.substep`), one compiled call poses only what the solver
-reads (DESIGN §7 "update only what the simulation reads"): the head drive
+reads (docs/design.md §7 "update only what the simulation reads"): the head drive
 (:mod:`runtime.rig.drive`) writes the driven nodes' local TRS sampled at t_n, the node
 constraints the solver's targets depend on write their destinations' rotations
-(:class:`runtime.rig.constraints.ConstraintPlan`, DESIGN §10), and the pose plan
+(:class:`runtime.rig.constraints.ConstraintPlan`, docs/design.md §10), and the pose plan
 (:class:`runtime.rig.posing.PosePlan`) writes the world matrices of the solver's targets
 (:meth:`solver.chains.ChainSet.world_reads`: anchors, centre nodes, colliders, joints hanging
 from the body, authored joints); then the hair solver (:class:`solver.chains.ChainSet`)
@@ -17,7 +17,7 @@ The driven set is data (:class:`runtime.rig.posing.DrivenPose`): without body mo
 drive's hips, neck and head and every node constraint's destination, with the lowered T-pose
 arms baked into the base pose. With body motion (``motion=``, :mod:`runtime.rig.motion`) every
 humanoid bone and every node a clip of the program animates (authored hair) joins it too, and
-one compiled call per substep runs, in the order of DESIGN §10:
+one compiled call per substep runs, in the order of docs/design.md §10:
 
     clip sample (A, and B cross-fading out)  ->  tracked neck/head on top  ->
     node constraints (VRMC_node_constraint; those the solver's reads depend on)  ->
@@ -342,7 +342,7 @@ class AvatarRig:
 
     def expression_values(self, sample: PoseSample) -> dict[str, float]:
         """VRM expression weights from the sample's blendshapes (presets + perfect sync), or
-        the playing clip's expression tracks when it carries any (DESIGN §10)."""
+        the playing clip's expression tracks when it carries any (docs/design.md §10)."""
         c, self._expr_cache = self._expr_cache, None
         if c is not None and c[0] == sample.t_ns and c[1] is sample:
             return c[2]          # computed by draw_pose for this very frame

@@ -1,4 +1,4 @@
-"""Live hairstyle try-on (issue 14; DESIGN §9: fitting never blocks the render loop).
+"""Live hairstyle try-on (issue 14; docs/design.md §9: fitting never blocks the render loop).
 
 :mod:`.styles` — the hair folder (:class:`HairStyles`), the avatar styles are tried on
 (:class:`BaseAvatar`), one fit through the disk cache (:func:`fit_style`); the errors are

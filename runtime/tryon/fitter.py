@@ -3,7 +3,7 @@
 A fit is ~0.2-2 s of numpy/scipy work, much of it in C calls that hold the GIL for tens of
 milliseconds at a time (einsum, unique, sparse factorisations). Run on a thread of the render
 process it stretched live frames to 120-150 ms at 30 fps (measured: ``swaycam bench tryon``,
-runtime/NOTES.md); run here, in a child process, the render thread never waits for it.
+docs/history/runtime-notes.md); run here, in a child process, the render thread never waits for it.
 
 :class:`Fitter` (the session side) starts ``python -m runtime.tryon.child`` on its first
 fit, with this checkout first on its path, and keeps it for the next ones. Requests and

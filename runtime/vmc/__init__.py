@@ -1,4 +1,4 @@
-"""The VMC protocol (OSC over UDP; protocol.vmc.info) — DESIGN §11.
+"""The VMC protocol (OSC over UDP; protocol.vmc.info) — docs/design.md §11.
 
 - :mod:`.sender`: :class:`VmcSender`, swaycam as a Performer (``--vmc-send HOST:PORT``):
   one bundle per sent frame with the root, every humanoid bone (normalized, local, Unity

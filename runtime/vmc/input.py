@@ -1,5 +1,5 @@
 """VMC as a pose input (:class:`runtime.pose_inputs.PoseInput`): a network performer drives
-the avatar — body, head, expressions — and the hair runs on top at 120 Hz (DESIGN §11).
+the avatar — body, head, expressions — and the hair runs on top at 120 Hz (docs/design.md §11).
 
 Marionette (the default on 39539): :class:`VmcInput` keeps a *record buffer*: every state the
 receiver delivers (coalesced, at most one per frame, :meth:`runtime.vmc.receiver.VmcReceiver.take`)

@@ -1,6 +1,6 @@
 """VMC Marionette / Assistant receiver: a UDP socket and a thread that turn untrusted OSC
 datagrams into the newest *state* (bones, root, blend values, the sender's status), stamped
-on arrival with the run's clock (DESIGN §11: bounded names, finite values, counted drops).
+on arrival with the run's clock (docs/design.md §11: bounded names, finite values, counted drops).
 
 What is taken (VMC protocol spec; extra arguments are ignored, as the spec says):
 

@@ -1,5 +1,5 @@
 """VMC Performer: our avatar's pose and expressions to Marionettes (VSeeFace, VMagicMirror,
-XR Animator, Warudo, ...) over UDP, one bundle per sent frame (DESIGN §11).
+XR Animator, Warudo, ...) over UDP, one bundle per sent frame (docs/design.md §11).
 
 Per sent frame (every ``divisor``-th drawn frame), one OSC bundle with, in order (VMC
 protocol spec, "Marionette" section, exact type tags):

@@ -1,4 +1,4 @@
-"""Evaluation of the solver, apart from the solver itself (DESIGN §4.5).
+"""Evaluation of the solver, apart from the solver itself (docs/design.md §4.5).
 
 - :mod:`.posing`: animated world matrices for one turning bone (tests, calibration, benches);
 - :mod:`.measure`, :mod:`.quality`, :mod:`.hair_mesh`: the hair-quality run on the standard

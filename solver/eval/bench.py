@@ -5,7 +5,7 @@ Sets: Godette (the real VRM 0.x avatar, if the shared assets are present: :mod:`
 default and layered avatars (when the generator is available), and synthetic hair caps of 64, 256 and
 1024 joints with 16 colliders (:func:`solver.eval.synthetic.hair_cap_avatar`). The head follows
 ``motion`` (t seconds -> xyzw rotation relative to rest; the runtime passes the standard
-head turn of DESIGN §4.5) so contact and motion are realistic. World matrices for every
+head turn of docs/design.md §4.5) so contact and motion are realistic. World matrices for every
 substep are computed before timing: only :meth:`ChainSet.step` is timed, one call per
 sample with ``time.perf_counter_ns`` (the timer's own cost, ~0.05-0.1 µs, is included).
 
@@ -208,7 +208,7 @@ def run_solver_bench(*, json_out: bool = False, motion: Motion | None = None,
     Args:
         json_out: print the result as JSON (else a table) to ``stream`` (stdout).
         motion: head rotation relative to rest, t seconds -> (4,) xyzw; default: the standard
-            head turn (:func:`avatars.clips.head_turn.head_turn_rotation`, DESIGN §4.5).
+            head turn (:func:`avatars.clips.head_turn.head_turn_rotation`, docs/design.md §4.5).
         sets: (name, avatar factory) pairs; :func:`default_sets` when None.
         samples: timed substeps per set (frames: half as many).
         solver: "rest-shape", "legacy" or "vrm".

@@ -69,7 +69,7 @@ def trajectory_rms(avatar: Avatar, motion: Motion, *, seconds: float = 12.0, map
         seconds: run length (the standard head turn is 12 s).
         mapping: the VRM -> (k, c, g) mapping under test.
         collisions: include colliders (off by default: the mapping is about the spring
-            dynamics; the two contact models differ on purpose, DESIGN §4.4).
+            dynamics; the two contact models differ on purpose, docs/design.md §4.4).
 
     Returns:
         :class:`CalibrationResult` in metres.

@@ -1,6 +1,6 @@
 """Hair mesh detection: the skinned vertices whose dominant skin weight belongs to a spring joint.
 
-Seed articles' measurement (DESIGN §4.5): edges of hair triangles, with rest lengths from
+Seed articles' measurement (docs/design.md §4.5): edges of hair triangles, with rest lengths from
 the rest pose; used by :mod:`solver.eval.quality` for stretch, penetration and settling.
 """
 

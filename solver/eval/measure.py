@@ -1,9 +1,9 @@
-"""The standard hair-quality run (DESIGN §4.5) of one avatar and one solver.
+"""The standard hair-quality run (docs/design.md §4.5) of one avatar and one solver.
 
 4 s of head motion then 8 s still (the motion is passed in: the standard head-turn of
 ``avatars.clips.head_turn``, or any rotation function), physics at 120 Hz, the mesh sampled at
 30 Hz. The head subtree turns about the head origin (:class:`solver.eval.posing.SubtreePoser`),
-so the attachment frames move exactly as the DESIGN defines the test.
+so the attachment frames move exactly as docs/design.md §4.5 defines the test.
 
 Measured (metres inside, reported in mm / %):
 

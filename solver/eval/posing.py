@@ -3,7 +3,7 @@
 The runtime has its own forward kinematics; this helper produces the same input for the
 solver when only one bone moves: the rest pose with a world-space rotation applied to a
 node's subtree about that node's origin. For the head that is exactly the standard head
-turn of DESIGN §4.5 ("the head's world rotation is R applied to its rest world rotation"),
+turn of docs/design.md §4.5 ("the head's world rotation is R applied to its rest world rotation"),
 with every hair joint at its rest local rotation. An optional root transform places (e.g.
 scales or translates) the whole avatar.
 """

@@ -1,4 +1,4 @@
-"""Hair quality measures of the seed articles (DESIGN §4.5), on plain arrays.
+"""Hair quality measures of the seed articles (docs/design.md §4.5), on plain arrays.
 
 These are measurement code, kept independent of the solver's own contact code so that the
 metrics check the solver rather than repeat it:

@@ -7,7 +7,7 @@
   collides with - the synthetic 64/256/1024-joint sets of the solver benchmark.
 
 All nodes have identity rest rotations and unit scale; positions are metres, +Y up, the
-avatar faces +Z (DESIGN §3).
+avatar faces +Z (docs/design.md §3).
 """
 
 from __future__ import annotations

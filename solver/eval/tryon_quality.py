@@ -1,6 +1,6 @@
 """Measures of a fitted, rigged hair (:mod:`avatars.tryon`) on the standard head turn.
 
-:func:`run_hair` steps the chain set through the standard head turn (DESIGN §4.5: 4 s of
+:func:`run_hair` steps the chain set through the standard head turn (docs/design.md §4.5: 4 s of
 motion, 8 s still, physics at 120 Hz, the mesh sampled at 30 Hz; the head subtree turns
 about the head, :class:`solver.eval.posing.SubtreePoser`) and measures, on the given mesh
 parts, with CPU skinning identical to the shader (:mod:`avatars.skinning`):
@@ -133,7 +133,7 @@ def run_hair(avatar: Avatar, parts: list[MeshPart], *, solver: str = "rest-shape
         springs: names of the springs whose colliders count and whose tips settle (all
             when None).
         chain_options: more options of :meth:`ChainSet.from_avatar` (e.g. collisions=False).
-        sample_hz: mesh samples per second (a divisor of 120: 30 as DESIGN §4.5, 120 for
+        sample_hz: mesh samples per second (a divisor of 120: 30 as docs/design.md §4.5, 120 for
             every substep, as a 120 fps render draws them).
     """
     if RATE_HZ % int(sample_hz):

@@ -1,6 +1,6 @@
 """The compiled (numba) solver kernels: one call per substep, no allocation.
 
-- :mod:`.step`: the substep, reset and overlap entry points (DESIGN §4.1-§4.4);
+- :mod:`.step`: the substep, reset and overlap entry points (docs/design.md §4.1-§4.4);
 - :mod:`.pose`: tails -> joint frames and local rotations for drawing;
 - inlined pieces: :mod:`.spring` (the per-link spring step), :mod:`.contact` (contact
   geometry), :mod:`.resolve` (per-link contact resolution), :mod:`.relax` (chain relaxation

@@ -1,6 +1,6 @@
 """Contact geometry for the numba kernels: closest points, the contact test of one link
 against one collider, the turn that pushes a link out, and the overlap depth used at build
-time (DESIGN §4.4). ``cache=True``; nothing allocates.
+time (docs/design.md §4.4). ``cache=True``; nothing allocates.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, segment_wise):
     Returns (nx, ny, nz, depth, u, hit, root_inside): the unit direction n in which the
     contact point must move, the separation still needed along it (metres), and the link
     parameter u of that point (1 = the tail). Outside shapes use the closest points of the
-    link p(u) and the capsule axis q(v), u, v in [0, 1] (DESIGN §4.4); when the root o itself
+    link p(u) and the capsule axis q(v), u, v in [0, 1] (docs/design.md §4.4); when the root o itself
     overlaps (it cannot move) or ``segment_wise`` is off, the tail alone is tested (u = 1).
     Inside shapes and planes are convex, so keeping the tail inside / above keeps the whole
     link there. ``al`` (metres) is the overlap this pair had in the authored rest pose,

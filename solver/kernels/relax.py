@@ -1,7 +1,7 @@
 """Rest-shape chain relaxation after a contact (numba): :func:`_relax` and its subtree
 turns. The contact projection turns one link about its root and kinks its neighbours; the
 relaxation spreads the push over the chain (bend limit, then lengths and contact again), see
-solver/NOTES.md "Chain relaxation after contact". Called by :func:`solver.kernels.step.step_kernel`.
+docs/history/solver-notes.md "Chain relaxation after contact". Called by :func:`solver.kernels.step.step_kernel`.
 """
 
 from __future__ import annotations

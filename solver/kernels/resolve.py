@@ -3,7 +3,7 @@
 The broad phase (:func:`_candidates`: the collider pairs a link can reach), the exact
 skips of the projection (:func:`_skips`) and whether any candidate is in reach at all
 (:func:`_in_reach`), the repeated contact projection with the bounce-free velocity rule
-(:func:`_resolve`, DESIGN §4.4),
+(:func:`_resolve`, docs/design.md §4.4),
 radial velocity removal (:func:`_no_radial`) and what is left unresolved
 (:func:`_residual`). The geometry of one link against one collider is
 :func:`solver.kernels.contact.contact`; the step that calls these is :func:`solver.kernels.step.step_kernel`.
@@ -117,7 +117,7 @@ def _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length, rh
 @njit(inline="always", cache=True)
 def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s, maxit,
              segment_wise, u_min):
-    """Contact projection of link o-h against its candidate references (DESIGN §4.4): up to
+    """Contact projection of link o-h against its candidate references (docs/design.md §4.4): up to
     ``maxit`` passes, each turning the link about its root out of every collider it overlaps
     (:func:`rotate_out_q`); after each non-zero correction with unit direction m the inward
     part of the velocity is removed (bounce-free). Outside spheres and capsules that no point
@@ -203,7 +203,7 @@ def _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh,
 @njit(inline="always", cache=True)
 def _inward(vx, vy, vz, mx, my, mz, length):
     """Velocity after a correction m (a displacement) of a link of ``length``: the part of
-    the velocity against m is removed (the bounce-free rule of DESIGN §4.4; the correction
+    the velocity against m is removed (the bounce-free rule of docs/design.md §4.4; the correction
     itself never becomes velocity). Corrections below 1e-6 of the length remove only that
     fraction of it, so the velocity does not jump with round-off-sized corrections."""
     mn = math.sqrt(mx * mx + my * my + mz * mz)

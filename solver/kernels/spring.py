@@ -2,7 +2,7 @@
 
 :func:`joint_frame` (a joint's frame with its rest local rotation), :func:`link_root`
 (where link i starts and how long it is), :func:`spring_tail` (the
-DESIGN §4.1 rest-shape / §4.2 legacy spring step with its length projection) and
+docs/design.md §4.1 rest-shape / §4.2 legacy spring step with its length projection) and
 :func:`store_link` (the link's new state and its per-substep scratch). The step kernel
 runs them in two loops over a chain: a short one for links that need no contact work (most
 of them) and the full one, with the contact projection, from the first link that does; the
@@ -65,7 +65,7 @@ def link_root(world, st, rst, scr, segi, i, s, s0, lhx, lhy, lhz):
 
 @njit(inline="always", cache=True)
 def spring_tail(st, par, rst, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length):
-    """New tail of link i after one spring step of h seconds (DESIGN §4.1 / §4.2).
+    """New tail of link i after one spring step of h seconds (docs/design.md §4.1 / §4.2).
 
     Rest-shape: the restoring target is the saved rest arc carried by the anchor frame
     ``ma`` (a = M_H b) with the gravity preload; legacy: the rest offset p carried by the

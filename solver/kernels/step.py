@@ -4,7 +4,7 @@ Entry points (all take ``world`` (N, 4, 4) float64 animated world matrices of th
 hair joints at their rest local rotations, and the packed buffers ``F`` float64 / ``I``
 int64 described in :mod:`solver.layout`):
 
-- :func:`step_kernel` advances one substep of h = F[G_H] seconds (DESIGN §4.1-§4.4);
+- :func:`step_kernel` advances one substep of h = F[G_H] seconds (docs/design.md §4.1-§4.4);
 - :func:`reset_kernel` puts every tail at rest under ``world`` with zero velocity;
 - :func:`step_many_kernel` runs several substeps in one call.
 
@@ -208,7 +208,7 @@ def reset_kernel(world, F, I):
 # ============================================================== step
 @njit(cache=True, _nrt=False)
 def step_kernel(world, F, I):
-    """Advance every chain by one substep (DESIGN §4.1 rest-shape, §4.2 legacy, or the VRM
+    """Advance every chain by one substep (docs/design.md §4.1 rest-shape, §4.2 legacy, or the VRM
     Verlet of three-vrm/UniVRM), with colliders sampled from ``world``.
 
     Returns 1 when an automatic reset (teleport) happened instead of a step, else 0.
@@ -367,11 +367,11 @@ def step_kernel(world, F, I):
                             hx, hy, hz = ox + dx * (length / dn), oy + dy * (length / dn), oz + dz * (length / dn)
                 vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
             else:
-                # ---- DESIGN §4.1 / §4.2 spring step, then contact (§4.4)
+                # ---- docs/design.md §4.1 / §4.2 spring step, then contact (§4.4)
                 if not stepped:
                     hx, hy, hz = spring_tail(st, par, rst, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz,
                                              length)
-                # velocity rebuilt from the length-projected position (DESIGN §4.4)
+                # velocity rebuilt from the length-projected position (docs/design.md §4.4)
                 vx, vy, vz = (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h
                 if n_cand > 0:
                     v0x, v0y, v0z = vx, vy, vz

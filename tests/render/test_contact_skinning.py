@@ -2,7 +2,7 @@
 (:func:`avatars.skinning.skin_instance`, :mod:`avatars.contact`) that the try-on measures use.
 
 long01 on the generated default avatar, in the standard head turn while its back sheet
-passes into the right shoulder capsule (t = 2.3 s, avatars/tryon/NOTES.md; ponytail01 at
+passes into the right shoulder capsule (t = 2.3 s, docs/history/tryon-notes.md; ponytail01 at
 2.47 s was used until its weights, pipeline version 2, kept it out of the capsule without the
 correction): the shader's ``v_world`` (transform feedback,
 as tests/render/test_skinning_matches_cpu.py) agrees with the corrected CPU positions within

@@ -2,7 +2,7 @@
 solvers, toggling compare mode and an extra video output; after the 30 s warm-up, GL
 objects, file descriptors and threads are the same at every sample of an avatar and RSS
 (after a full collection) grows by at most RSS_GROWTH_LIMIT_MB per avatar. The hour-long
-run's figures are in runtime/NOTES.md."""
+run's figures are in docs/history/runtime-notes.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Colliders and bounce-free contact (DESIGN §4.4) on synthetic strands."""
+"""Colliders and bounce-free contact (docs/design.md §4.4) on synthetic strands."""
 
 from __future__ import annotations
 

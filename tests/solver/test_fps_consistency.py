@@ -1,4 +1,4 @@
-"""Frame-rate consistency (DESIGN §2): the same pose track through the fixed-step driver at
+"""Frame-rate consistency (docs/design.md §2): the same pose track through the fixed-step driver at
 24/30/60/120/144 fps and with jittered frame times gives bit-identical tails and velocities
 at every common substep."""
 

@@ -1,4 +1,4 @@
-"""Rest-shape solver (DESIGN §4.1) on real avatars: roots, rest stability, tentacles, settling."""
+"""Rest-shape solver (docs/design.md §4.1) on real avatars: roots, rest stability, tentacles, settling."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Parameters in place (ChainSet.set_params / set_overrides / get_params) and the motion state
 taken over across a solver switch (ChainSet.copy_state_from, from_avatar(state_from=...)).
 
-Continuity is measured on the standard head turn (DESIGN §4.5): the largest tail
+Continuity is measured on the standard head turn (docs/design.md §4.5): the largest tail
 displacement across the substep right after the change is compared with the largest tail
 displacement of the neighbouring substeps (one substep's travel). Rebuilding the chain set
 (what the runtime did before: the hair snaps to rest) fails that by a factor 5-13.

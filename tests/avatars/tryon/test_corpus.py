@@ -122,7 +122,7 @@ def corpus_measured(corpus_fitted):
     return get
 
 
-#: Known misses (avatars/tryon/NOTES.md, "Where it falls short"): wide curtains that end above
+#: Known misses (docs/history/tryon-notes.md, "Where it falls short"): wide curtains that end above
 #: the body anchor's reach, carried by one chain (proc_long) or layers blended between chains
 #: (proc_layered), sweep their far sides into the shoulder capsules during the turn on the
 #: default avatar (71 vertices up to 45 mm, 15 up to 43 mm; the per-vertex contact pushes at

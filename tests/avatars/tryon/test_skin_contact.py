@@ -3,7 +3,7 @@ attached to the hair mesh, moves nothing at rest, matches the fit's head envelop
 the skinned hair vertices out of the head mesh and the colliders during the standard head
 turn, sampled at 30 Hz (every test of test_pipeline.py's fixture) and at 120 Hz.
 
-Without it (avatars/tryon/NOTES.md, before): ponytail01 on the default avatar 6 vertices up to
+Without it (docs/history/tryon-notes.md, before): ponytail01 on the default avatar 6 vertices up to
 8.3 mm into the right shoulder capsule, long01 (default) 161 up to 44 mm into colliders and 7
 up to 5 mm into the head mesh, bob01 on Godette 14 up to 5 mm into the head mesh. long01's
 back sheet still swept its far side up to 42.5 mm into the right shoulder capsule with the

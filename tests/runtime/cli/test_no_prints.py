@@ -1,4 +1,4 @@
-"""``logging``, never ``print``, outside the CLI (DESIGN §7): only runtime/cli/ writes to the
+"""``logging``, never ``print``, outside the CLI (docs/design.md §7): only runtime/cli/ writes to the
 console. Library code reports through return values, exceptions and loggers."""
 
 from __future__ import annotations

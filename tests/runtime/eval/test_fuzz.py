@@ -2,7 +2,7 @@
 1.0, a plain glTF, .vrma, OBJ hair) loaded, rigged, stepped 30 substeps of a fast head
 turn, posed and skinned — each a clean load or a clear error (AvatarError, ClipError,
 HairError, RigError), never another exception, a NaN/inf or a hang over 10 s. The long run
-(10,000 mutants) is ``swaycam fuzz --count 10000`` (runtime/NOTES.md has its counts)."""
+(10,000 mutants) is ``swaycam fuzz --count 10000`` (docs/history/runtime-notes.md has its counts)."""
 
 from __future__ import annotations
 

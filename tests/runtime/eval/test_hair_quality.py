@@ -14,7 +14,7 @@ from runtime.eval.hair_quality import markdown, write_report
 from solver.eval.measure import standard_run
 
 EXACT_MM = 1e-9       # roots are carried exactly (round-off only)
-SETTLED_MM = 0.001    # DESIGN §4.5 target for the last 2 s
+SETTLED_MM = 0.001    # docs/design.md §4.5 target for the last 2 s
 
 
 @pytest.fixture(scope="module")

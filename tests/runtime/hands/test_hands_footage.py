@@ -1,6 +1,6 @@
 """--hands on footage: our renderer draws Godette waving (the shared Goodbye.vrma), MediaPipe's
 pose landmarker tracks the rendered arms, and the solved avatar's wrists point where the
-tracked ones do (the issue's done-when; the angle is stated in runtime/NOTES.md)."""
+tracked ones do (the issue's done-when; the angle is stated in docs/history/runtime-notes.md)."""
 
 import math
 import subprocess

@@ -1,4 +1,4 @@
-"""The built-in ``turn-test`` pose input: the standard head turn (DESIGN §4.5) as a track."""
+"""The built-in ``turn-test`` pose input: the standard head turn (docs/design.md §4.5) as a track."""
 
 import math
 

@@ -1,6 +1,6 @@
 """Node constraints in the rig (runtime/rig/constraints.py, constraint_kernels.py): each kind
 against hand-computed cases, weights 0 / 0.5 / 1, dependency order, the spec's pseudocode in
-numpy on random poses, and the rig's substep and drawn frame (DESIGN §10: drive ->
+numpy on random poses, and the rig's substep and drawn frame (docs/design.md §10: drive ->
 constraints -> posing -> hair)."""
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ def _reference_body(avatar, drive, static, sample) -> np.ndarray:
 def test_rig_substep_and_draw_pose_with_constraints(constrained):
     """Over the standard head turn (with a lean): the world matrices the solver receives at
     every read index, and the drawn frame everywhere, equal numpy FK of the head drive then
-    the constraints (in the README's pseudocode) — DESIGN §10's order; and the constraints do
+    the constraints (in the README's pseudocode) — docs/design.md §10's order; and the constraints do
     move what the solver reads (the hood's anchor turns with half the neck)."""
     rig = AvatarRig(constrained)
     reads = rig.chains.world_reads()
@@ -343,7 +343,7 @@ def test_rebuild_plans_follows_the_read_set(constrained):
 
 @pytest.mark.parametrize("program", ["idle", "walk"])
 def test_constraints_run_after_a_clip_in_the_substep_and_the_drawn_frame(constrained, program):
-    """DESIGN §10 with body motion: clip -> head on top -> constraints -> posing. At every
+    """docs/design.md §10 with body motion: clip -> head on top -> constraints -> posing. At every
     substep the world matrices the solver reads equal the drawn frame's at the same time (the
     substep evaluates only the constraints and clip rows its reads need — a missing row would
     show here), and the constrained nodes move with the clip."""

@@ -1,4 +1,4 @@
-"""The 120 Hz path allocates nothing with a clip playing (issue 15; DESIGN §7): the substep
+"""The 120 Hz path allocates nothing with a clip playing (issue 15; docs/design.md §7): the substep
 (pose-track sample, clip sample and cross-fade, the head on top, posing, solver step) and
 the drawn frame's pose, measured like :mod:`tests.runtime.rig.test_rig_allocation` — over a
 looping clip, a cross-fade between two clips, and the generated idle."""

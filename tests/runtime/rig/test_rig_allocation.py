@@ -1,4 +1,4 @@
-"""The 120 Hz path allocates nothing (DESIGN §7): pose input sample -> head drive -> posing
+"""The 120 Hz path allocates nothing (docs/design.md §7): pose input sample -> head drive -> posing
 -> ChainSet.step, measured with tracemalloc over 1,000 substeps of the standard head turn.
 
 What is asserted, for each avatar:

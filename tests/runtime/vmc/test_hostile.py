@@ -1,4 +1,4 @@
-"""Untrusted VMC input (DESIGN §11): malformed OSC, wrong types, too few arguments, NaN/inf,
+"""Untrusted VMC input (docs/design.md §11): malformed OSC, wrong types, too few arguments, NaN/inf,
 unknown bones, 10,000 distinct blend names and a flood of 10,000 packets per second are
 dropped and counted, never raised; the loop keeps its frame rate under the flood (measured).
 Real UDP on 127.0.0.1."""

@@ -1,4 +1,4 @@
-"""VRM parameters -> (k, c, g) (DESIGN §4.3): the 120 Hz solver against the 60 fps Verlet
+"""VRM parameters -> (k, c, g) (docs/design.md §4.3): the 120 Hz solver against the 60 fps Verlet
 reference on the standard head turn (trajectory RMS at the common 60 fps times)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hair quality measures on tiny hand-made inputs with known answers (DESIGN §4.5)."""
+"""Hair quality measures on tiny hand-made inputs with known answers (docs/design.md §4.5)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ our implementation of the three-vrm/UniVRM Verlet; on strands whose root does no
 between frames it must give three-vrm's tails to round-off, collisions included. (Where a
 joint's root moves, three-vrm measures the link length against its child's position from the
 previous frame, so its lengths drift by up to ~2 % during motion; ours stay exact. That
-difference is measured in solver/NOTES.md, not asserted here.)
+difference is measured in docs/history/solver-notes.md, not asserted here.)
 """
 
 from __future__ import annotations
