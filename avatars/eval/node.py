@@ -21,6 +21,7 @@ tests that need the reference skip.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -91,8 +92,14 @@ class NpmFolder:
             if shutil.which(tool) is None:
                 raise ReferenceUnavailable(f"{tool} is not on PATH; {self.purpose} needs Node.js and npm")
         d.mkdir(parents=True, exist_ok=True)
-        r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent",
-                            *self.packages], capture_output=True, text=True, check=False)
+        # one install at a time per folder across processes (parallel test workers, a bench
+        # beside the tests): the second waits for the first, then finds the folder installed
+        with open(d / ".swaycam-install.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if self.installed(d):
+                return d
+            r = subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--silent",
+                                *self.packages], capture_output=True, text=True, check=False)
         if r.returncode != 0 or not self.installed(d):
             raise ReferenceUnavailable(f"npm install {' '.join(self.packages)} into {d} failed: "
                                        f"{r.stderr.strip()[-800:]}")

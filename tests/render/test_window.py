@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,17 +27,16 @@ def display():
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
         pytest.skip("no DISPLAY and no Xvfb: the window backend cannot be tested here")
-    n = next((k for k in range(90, 120) if not Path(f"/tmp/.X11-unix/X{k}").exists()), None)
-    if n is None:
-        pytest.skip("no free X display number for Xvfb")
-    proc = subprocess.Popen([xvfb, f":{n}", "-screen", "0", "800x600x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Xvfb picks a free display number itself and writes it to -displayfd: no race with other
+    # test processes (parallel workers) starting an Xvfb at the same moment
+    proc = subprocess.Popen([xvfb, "-displayfd", "1", "-screen", "0", "800x600x24", "-nolisten", "tcp"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
-        while not Path(f"/tmp/.X11-unix/X{n}").exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.skip("Xvfb did not start")
-            time.sleep(0.05)
+        ready, _, _ = select.select([proc.stdout], [], [], 20.0)
+        line = proc.stdout.readline().decode().strip() if ready else ""
+        if not line.isdigit():
+            pytest.fail(f"Xvfb did not start (exit code {proc.poll()}, said {line!r})")
+        n = int(line)
         yield f":{n}"
     finally:
         proc.terminate()
