@@ -20,9 +20,13 @@ def _current_docs() -> list[Path]:
 
 
 def _sources() -> list[Path]:
-    skip = {".git", ".venv", "__pycache__", "node_modules", "history"}
-    return [p for p in ROOT.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file()
-            and not skip.intersection(p.relative_to(ROOT).parts) and not p.name.endswith(".egg-info")]
+    """Source and doc files of the repository's own folders (not .venv, caches or history)."""
+    roots = [ROOT / name for name in PACKAGES if name != "docs"] + [ROOT / "docs"]
+    files = list(ROOT.glob("*.md"))
+    for root in roots:
+        files += [p for p in root.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file()
+                  and not {"__pycache__", "node_modules", "history"}.intersection(p.relative_to(ROOT).parts)]
+    return files
 
 
 def _exists(token: str) -> bool:
