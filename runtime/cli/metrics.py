@@ -72,11 +72,12 @@ def _hair_config(path) -> dict:
     """The ``[hair]`` table of the TOML file ``path`` (CommandError naming the file when it
     cannot be read or the table is not valid)."""
     import tomllib
+    from pathlib import Path
 
     from ..rig.hair_params import parse_hair, parse_links
 
     try:
-        hair = tomllib.loads(path.read_text()).get("hair") or {}
+        hair = tomllib.loads(Path(path).read_text()).get("hair") or {}
         parse_hair(hair)
         parse_links(hair)
     except (OSError, tomllib.TOMLDecodeError, ValueError) as exc:
