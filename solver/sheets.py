@@ -16,8 +16,9 @@ Per spring (:class:`LinkSetting`, the first matching pattern wins; a link takes 
 of its first spring):
 
 - ``rate`` r, 1/s: the *sheet stiffness*: a link's error (distance minus rest distance)
-  decays as e^(−r t) — a first-order pull with no overshoot, and the same share of the
-  tails' separating velocity along the link is removed; r = 0 is no pull (only the caps);
+  decays as e^(−r t) — a first-order pull with no overshoot, and the tails' relative
+  velocity against the pull decays at the same rate (bounce-free); r = 0 is no pull (only
+  the caps, which hold positions, not velocities);
 - ``stretch`` and ``squish``, 1 (fractions of the rest distance): the caps, as VRChat
   PhysBones' *max stretch* / *max squish*: a link is never longer than (1 + stretch) d0 nor
   shorter than (1 − squish) d0 after its pass (a hard limit; every binding is counted,
