@@ -237,3 +237,21 @@ def test_the_phase_measure_reads_the_phase_of_two_swings():
     # relative swing of two 10 mm sinusoids 60° apart: 10 mm rms amplitude ratio 2 sin(30°) / √2
     np.testing.assert_allclose(res.shear_mm[0], 10.0 * 2 * math.sin(math.radians(30.0)) / math.sqrt(2), rtol=1e-9)
     assert res.shear_mm[1] == 0.0
+
+
+def test_the_config_links_springs_and_names_bad_values(generated_layered):
+    from runtime.errors import SettingsError
+    from runtime.rig import AvatarRig
+    from runtime.rig.hair_params import parse_hair, parse_links
+
+    hair = {"link_stretch": 0.1, "springs": {"Inner*": {"link": True, "link_rate": 20}, "Bang*": {"k": 90.0}}}
+    assert parse_links(hair) == {"Inner*": LinkSetting(link=True, rate=20.0, stretch=0.1),
+                                 "*": LinkSetting(stretch=0.1)}
+    assert parse_hair(hair)["Bang*"].k == 90.0         # the spring parameters are read as before
+    assert AvatarRig(generated_layered, hair=hair).chains.link_count == 9 * 5
+    with pytest.raises(SettingsError, match=r"hair\.springs\.Inner\*\.link: 3"):
+        parse_links({"springs": {"Inner*": {"link": 3}}})
+    with pytest.raises(SettingsError, match=r"hair\.link_squish: 2 is above 1"):
+        parse_links({"link_squish": 2})
+    with pytest.raises(SettingsError, match="unknown hair setting 'linkk'"):
+        parse_hair({"springs": {"Inner*": {"linkk": True}}})
