@@ -6,9 +6,7 @@ sideways link, with what rest distance, rate and caps (the substep side is
 Where links come from:
 
 - the try-on auto-rig's sheets (:attr:`avatars.model.Avatar.spring_links`: chains that carry
-  one connected hair sheet, with their joint pairs): on by default; chains of one sheet
-  (``Spring.sheet``) that no spring link pairs (their hair shares no mesh edge, as in
-  long01) are linked to their neighbours in the sheet as a group (:func:`group_links`);
+  one connected hair sheet, with their joint pairs): on by default;
 - authored avatars: per spring, ``[hair.springs."Pattern"] link = true`` (or a group name,
   ``link = "inner"``; ``true`` makes the pattern itself the group): the springs of one group
   are linked to their neighbours, :func:`group_links` (nearby roots, similar rest direction);
@@ -189,12 +187,8 @@ def build_links(avatar, chains, tails: np.ndarray, links: Links = None, sheets: 
             continue
         for i, j in sl.joints:
             add(ka, kb, i - 1, j - 1)    # joint i >= 1 is the tail of segment i - 1
-    # chains of one connected sheet (Spring.sheet) whose hair shares no mesh edge (so the
-    # try-on wrote no link for them): linked to their neighbours within the sheet
+    # configured groups of authored springs
     groups: dict[str, list[int]] = {}
-    for k, c in enumerate(chains):
-        if c.spring.sheet >= 0 and setting[k][1].link is None:
-            groups.setdefault(f"\0sheet {c.spring.sheet}", []).append(k)
     for k, (pattern, st) in enumerate(setting):
         if st.link is True or isinstance(st.link, str):
             groups.setdefault(pattern if st.link is True else str(st.link), []).append(k)
@@ -207,8 +201,6 @@ def build_links(avatar, chains, tails: np.ndarray, links: Links = None, sheets: 
         dirs /= np.maximum(np.linalg.norm(dirs, axis=1, keepdims=True), 1e-12)
         for i, j in group_links(roots, dirs):
             ka, kb = members[i], members[j]
-            if (min(ka, kb), max(ka, kb)) in seg_pairs:
-                continue            # already linked joint by joint (the try-on's own pairs)
             for jj in range(min(len(chains[ka].links), len(chains[kb].links))):
                 add(ka, kb, jj, jj)
     a, b, rate, stretch, squish, pairs = [], [], [], [], [], []
