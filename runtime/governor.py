@@ -1,0 +1,233 @@
+"""The quality governor of live runs (issue 32): when frames miss their budget it steps the
+run's quality down a ladder ordered by what costs the viewer least, and back up when the
+load goes.
+
+The ladder (built by the session from what the run has; :class:`Rung`):
+
+1. ``tracker``: MediaPipe on every other camera frame (:attr:`tracking.live.LiveTracking.stride`);
+   the pose filter interpolates across the gap, the frame lock draws two frames per pose;
+2. ``detail``: coarser reduced meshes (:data:`COARSE_PIXEL_ERROR` pixels instead of
+   :data:`render.detail.PIXEL_ERROR`; only the index buffers change);
+3. ``scale``: the render scale of a window (the window scales the smaller framebuffer up);
+   only when no output reads pixels (a virtual camera's or a file's size is a promise);
+4. ``outlines``: MToon outlines off (where they were on);
+5. ``rate``: the window's output rate halved; only when the window is the only output (a
+   virtual camera's or a recording's rate is a promise).
+
+Rules (the frame's *work* is its wall time from its start to its hand-over to the outputs,
+without the wait for its tick; a dropped output period counts as a missed frame):
+
+- step **down** one rung when :attr:`GovernorOptions.misses` of the last
+  :attr:`GovernorOptions.window` frames missed the budget (the frame period);
+- step **up** one rung after :attr:`GovernorOptions.calm` calm frames in a row: frames that
+  would have met :attr:`GovernorOptions.headroom` of the budget with the rung undone, i.e.
+  their work times the rung's measured cost ratio (the work's median over the last
+  ``misses`` frames before the step over the median of half a window after its hold, between 1 and :data:`MAX_RATIO`: a ratio, not a
+  difference, because a saving measured under load shrinks with the load);
+- after any change, :attr:`GovernorOptions.hold` frames with no decision, not counted (the
+  windows start over after them), so one burst gives one step, not several;
+- ``pin`` fixes the level (``"full"``: never step; a rung's name: that rung and every one
+  before it, whatever the load); ``"auto"`` lets the governor step.
+
+Every change is logged once (``log.warning`` for a step down, ``log.info`` up), kept in
+:attr:`QualityGovernor.steps` and reported by :meth:`QualityGovernor.status` (``GET /status``
+under ``quality``, the HUD, the panel). The solver never sees any of it: substeps stay on
+their fixed 120 Hz grid of loop time whatever a rung changes (docs/design.md §2).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: The rungs in the order they are taken (the module doc).
+RUNG_ORDER = ("tracker", "detail", "scale", "outlines", "rate")
+#: ``pin`` values besides the rungs' names.
+PINS = ("auto", "full")
+#: The reduced meshes of the ``detail`` rung: largest surface displacement in output pixels.
+COARSE_PIXEL_ERROR = 2.0
+#: Largest cost ratio a rung is credited with (a step measured during a burst).
+MAX_RATIO = 2.0
+#: The ``scale`` rung's render scale of a window.
+WINDOW_SCALE = 0.75
+
+
+@dataclass(frozen=True)
+class GovernorOptions:
+    """Settings of :class:`QualityGovernor` (frames are output frames).
+
+    Attributes:
+        pin: "auto", "full" or a rung name (:data:`RUNG_ORDER`; module doc).
+        window, misses: step down when ``misses`` of the last ``window`` frames missed.
+        calm: calm frames in a row before a step up.
+        hold: frames without a decision after any change.
+        headroom: share of the budget a calm frame's predicted work stays under (0..1].
+    """
+
+    pin: str = "auto"
+    window: int = 30
+    misses: int = 10
+    calm: int = 60
+    hold: int = 20
+    headroom: float = 0.85
+
+    def __post_init__(self):
+        if self.pin not in PINS + RUNG_ORDER:
+            raise ValueError(f"quality {self.pin!r}: one of {', '.join(PINS + RUNG_ORDER)}")
+        if not 1 <= self.misses <= self.window:
+            raise ValueError(f"governor misses {self.misses}: outside 1..window ({self.window})")
+        if self.calm < 1 or self.hold < 0 or not 0.0 < self.headroom <= 1.0:
+            raise ValueError(f"governor calm {self.calm} (>= 1), hold {self.hold} (>= 0), "
+                             f"headroom {self.headroom} (0..1]")
+
+
+@dataclass
+class Rung:
+    """One step of the ladder: ``apply(True)`` takes it, ``apply(False)`` undoes it (render
+    thread, between frames). ``what``: the user's words for it (logs, HUD)."""
+
+    name: str
+    what: str
+    apply: Callable[[bool], None]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One change of level: at output ``frame``, from ``level_from`` to ``level_to``, the rung
+    ``rung`` taken (``down``) or undone; ``work_ms``: the work's median over the window before."""
+
+    frame: int
+    level_from: int
+    level_to: int
+    rung: str
+    down: bool
+    work_ms: float
+
+    def as_dict(self) -> dict:
+        return {"frame": self.frame, "from": self.level_from, "to": self.level_to, "rung": self.rung,
+                "down": self.down, "work_ms": round(self.work_ms, 2)}
+
+
+class QualityGovernor:
+    """Watches each frame's work against ``budget_ms`` and steps through ``rungs`` (module doc).
+
+    Args:
+        rungs: the ladder (in :data:`RUNG_ORDER` order; rungs the run cannot take left out).
+        budget_ms: the frame budget (the output frame period), ms.
+        options: :class:`GovernorOptions`.
+
+    :meth:`frame` is called by the render thread once per output frame; :meth:`status` from
+    any thread.
+
+    Raises:
+        ValueError: a pin naming a rung this run does not have (the message lists them).
+    """
+
+    def __init__(self, rungs: list[Rung], budget_ms: float, options: GovernorOptions = GovernorOptions()):
+        self.rungs = list(rungs)
+        self.budget_ms = float(budget_ms)
+        self.options = options
+        self.level = 0
+        self.frames = 0
+        self.steps: list[Step] = []
+        self._lock = threading.Lock()
+        self._missed: deque[bool] = deque(maxlen=options.window)
+        self._work: deque[float] = deque(maxlen=options.window)
+        self._calm = 0
+        self._hold = 0
+        #: per level taken: the work's median before the step (to measure its saving after the hold)
+        self._before: dict[int, float] = {}
+        self._ratio: dict[int, float] = {}
+        self._measure_at: int | None = None
+        if options.pin not in PINS:
+            names = [r.name for r in self.rungs]
+            if options.pin not in names:
+                raise ValueError(f"quality {options.pin!r}: this run has no such step (its steps: "
+                                 f"{', '.join(names) or 'none'})")
+            for _ in range(names.index(options.pin) + 1):
+                self._change(+1, work_ms=0.0)
+
+    @property
+    def pinned(self) -> bool:
+        return self.options.pin != "auto"
+
+    def frame(self, work_ms: float, *, dropped: int = 0) -> Step | None:
+        """One output frame whose work took ``work_ms`` (``dropped`` output periods went without
+        a frame before it). Returns the step taken now, or None."""
+        self.frames += 1
+        o = self.options
+        missed = dropped > 0 or work_ms > self.budget_ms
+        if self.pinned:
+            return None
+        if self._hold > 0:                # the frames of the hold count for nothing
+            self._hold -= 1
+            return None
+        self._missed.append(missed)
+        self._work.append(float(work_ms))
+        if self._measure_at is not None and len(self._work) >= o.window // 2:
+            lvl = self._measure_at     # the saving of the rung last taken, once its effect shows
+            after = float(np.median(self._work))
+            self._ratio[lvl] = min(MAX_RATIO, max(1.0, self._before[lvl] / after)) if after > 0 else MAX_RATIO
+            self._measure_at = None
+        if sum(self._missed) >= o.misses and self.level < len(self.rungs):
+            recent = list(self._work)[-o.misses:]        # the load that made it step
+            return self._change(+1, work_ms=float(np.median(recent)))
+        if self.level > 0:
+            predicted = work_ms * self._ratio.get(self.level, 1.0)
+            self._calm = self._calm + 1 if not missed and predicted <= o.headroom * self.budget_ms else 0
+            if self._calm >= o.calm:
+                return self._change(-1, work_ms=float(np.median(self._work)))
+        return None
+
+    def _change(self, direction: int, *, work_ms: float) -> Step:
+        with self._lock:
+            old = self.level
+            rung = self.rungs[old if direction > 0 else old - 1]
+            rung.apply(direction > 0)
+            self.level = old + direction
+            step = Step(self.frames, old, self.level, rung.name, direction > 0, work_ms)
+            self.steps.append(step)
+        if direction > 0:
+            self._before[self.level] = work_ms
+            self._measure_at = self.level
+        elif self._measure_at == old:
+            self._measure_at = None
+        self._missed.clear()
+        self._work.clear()
+        self._calm = 0
+        self._hold = self.options.hold
+        if self.pinned:
+            log.info("quality pinned: %s", rung.what)
+        elif direction > 0:
+            log.warning("quality down (frame %d, work %.1f ms > budget %.1f ms): %s", self.frames, work_ms,
+                        self.budget_ms, rung.what)
+        else:
+            log.info("quality up (frame %d, work %.1f ms): %s undone", self.frames, work_ms, rung.what)
+        return step
+
+    def active(self) -> list[str]:
+        """Names of the rungs taken now, in order."""
+        return [r.name for r in self.rungs[: self.level]]
+
+    def text(self) -> str:
+        """The HUD's line: ``full`` or the rungs taken (``tracker 1/2, detail``)."""
+        names = self.active()
+        return "full" if not names else ", ".join(names) + (" (pinned)" if self.pinned else "")
+
+    def status(self) -> dict:
+        """``GET /status``'s ``quality``: level, rungs taken and available, pin, budget, steps."""
+        with self._lock:
+            return {"level": self.level, "active": self.active(), "available": [r.name for r in self.rungs],
+                    "pin": self.options.pin, "budget_ms": round(self.budget_ms, 2),
+                    "steps": [s.as_dict() for s in self.steps[-20:]], "step_count": len(self.steps)}
+
+
+__all__ = ["COARSE_PIXEL_ERROR", "GovernorOptions", "MAX_RATIO", "PINS", "QualityGovernor", "RUNG_ORDER", "Rung", "Step",
+           "WINDOW_SCALE"]

@@ -1,0 +1,131 @@
+"""The quality governor on a synthetic frame-time source (deterministic): steps down under
+load in the ladder's order, one step per burst (hold), back up when the load goes
+(hysteresis), never while pinned."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from runtime.governor import GovernorOptions, MAX_RATIO, QualityGovernor, Rung
+
+BUDGET_MS = 33.3
+
+
+class Ladder:
+    """Rungs whose state the synthetic cost model reads: each rung taken multiplies the
+    frame's work by ``0.8`` (what it saves)."""
+
+    def __init__(self, names=("tracker", "detail", "outlines")):
+        self.on: dict[str, bool] = {n: False for n in names}
+        self.calls: list[tuple[str, bool]] = []
+        self.rungs = [Rung(n, f"{n} reduced", self._setter(n)) for n in names]
+
+    def _setter(self, name):
+        def apply(on: bool):
+            self.on[name] = on
+            self.calls.append((name, on))
+        return apply
+
+    def work(self, base_ms: float) -> float:
+        return base_ms * 0.8 ** sum(self.on.values())
+
+
+def drive(gov: QualityGovernor, ladder: Ladder, base_ms, frames: int) -> list:
+    steps = []
+    for _ in range(frames):
+        s = gov.frame(ladder.work(base_ms))
+        if s is not None:
+            steps.append(s)
+    return steps
+
+
+def test_steps_down_under_load_and_back_up_when_it_goes(caplog):
+    ladder = Ladder()
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    with caplog.at_level(logging.INFO, logger="runtime.governor"):
+        assert drive(gov, ladder, 25.0, 300) == []            # idle: never a step
+        down = drive(gov, ladder, 45.0, 400)                  # load: 45 -> 36 -> 28.8 ms
+        # every frame misses at 45 ms: the 10th miss steps down (frame 300 + 10)
+        assert [(s.rung, s.down, s.frame) for s in down] == [("tracker", True, 310), ("detail", True, 340)]
+        assert gov.level == 2 and ladder.on == {"tracker": True, "detail": True, "outlines": False}
+        up = drive(gov, ladder, 20.0, 400)                    # load gone: 20 -> 16 ms, calm
+        assert [(s.rung, s.down) for s in up] == [("detail", False), ("tracker", False)]
+        assert gov.level == 0 and not any(ladder.on.values())
+    # the first step up: 60 calm frames (701..760: frame 700 was the last loaded one)
+    assert up[0].frame == 700 + 60
+    assert up[1].frame - up[0].frame == 20 + 60
+    logged = [r.getMessage() for r in caplog.records]
+    assert len(logged) == 4                                   # every step logged once
+    assert logged[0].startswith("quality down (frame 310, work 45.0 ms > budget 33.3 ms): tracker reduced")
+    assert gov.status()["step_count"] == 4 and gov.status()["active"] == []
+
+
+def test_hold_gives_one_step_per_burst():
+    ladder = Ladder()
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    steps = drive(gov, ladder, 60.0, 60)     # far over budget every frame
+    # 10 misses -> step at frame 10; hold 20 frames (11..30); 10 misses again -> frame 40
+    assert [s.frame for s in steps] == [10, 40]
+
+
+def test_scattered_misses_below_the_threshold_never_step():
+    ladder = Ladder()
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    for k in range(600):                      # 9 of every 30 frames late
+        assert gov.frame(40.0 if k % 30 < 9 else 20.0) is None
+    assert gov.level == 0
+
+
+def test_drops_count_as_misses():
+    gov = QualityGovernor(Ladder().rungs, BUDGET_MS)
+    got = [gov.frame(10.0, dropped=1) for _ in range(10)]
+    assert got[-1] is not None and got[-1].rung == "tracker" and all(s is None for s in got[:-1])
+
+
+def test_no_step_up_while_the_rung_is_still_needed():
+    """The rung measured at 40/32 = 1.25; then work 30 ms at level 1: 30 x 1.25 = 37.5 ms
+    would miss, so no step up although no frame misses now."""
+    ladder = Ladder()
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    drive(gov, ladder, 40.0, 60)              # down to level 1 (32 ms: met)
+    assert gov.level == 1
+    assert drive(gov, ladder, 30.0 / 0.8, 600) == []     # 30 ms now: met, but not with the rung undone
+    assert gov._ratio[1] == pytest.approx(1.0 / 0.8)
+
+
+def test_cost_ratio_is_capped():
+    ladder = Ladder(("tracker",))
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    for _ in range(10):
+        gov.frame(100.0)
+    for _ in range(20 + 15):      # the hold, then half a window measured
+        gov.frame(10.0)           # a burst that ended just as the step was taken
+    assert gov._ratio[1] == MAX_RATIO
+
+
+def test_top_of_the_ladder_stays():
+    ladder = Ladder(("tracker",))
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    steps = drive(gov, ladder, 80.0, 300)
+    assert [s.rung for s in steps] == ["tracker"] and gov.level == 1
+
+
+def test_pin_fixes_the_level():
+    ladder = Ladder()
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS, GovernorOptions(pin="detail"))
+    assert ladder.on == {"tracker": True, "detail": True, "outlines": False}
+    assert drive(gov, ladder, 80.0, 200) == [] and drive(gov, ladder, 5.0, 200) == []
+    assert gov.level == 2 and gov.text() == "tracker, detail (pinned)"
+    full = QualityGovernor(Ladder().rungs, BUDGET_MS, GovernorOptions(pin="full"))
+    assert drive(full, Ladder(), 80.0, 200) == [] and full.text() == "full"
+
+
+def test_bad_settings_name_the_choices():
+    with pytest.raises(ValueError, match="quality 'low': one of auto, full, tracker, detail, scale, outlines, rate"):
+        GovernorOptions(pin="low")
+    with pytest.raises(ValueError, match=r"this run has no such step \(its steps: tracker, detail\)"):
+        QualityGovernor(Ladder(("tracker", "detail")).rungs, BUDGET_MS, GovernorOptions(pin="rate"))
+    with pytest.raises(ValueError, match="misses 40: outside 1..window"):
+        GovernorOptions(misses=40)
