@@ -212,6 +212,19 @@ class QualityGovernor:
             log.info("quality up (frame %d, work %.1f ms): %s undone", self.frames, work_ms, rung.what)
         return step
 
+    def retire(self, name: str) -> None:
+        """Take the rung ``name`` off the ladder (no-op if it is not on it): undone first when
+        taken, with every rung above it (each logged as a step up); the others stay."""
+        names = [r.name for r in self.rungs]
+        if name not in names:
+            return
+        k = names.index(name)
+        while self.level > k:
+            self._change(-1, work_ms=float(np.median(self._work)) if self._work else 0.0)
+        with self._lock:
+            del self.rungs[k]
+        log.info("quality step %r retired (an output now needs it)", name)
+
     def active(self) -> list[str]:
         """Names of the rungs taken now, in order."""
         return [r.name for r in self.rungs[: self.level]]

@@ -129,3 +129,15 @@ def test_bad_settings_name_the_choices():
         QualityGovernor(Ladder(("tracker", "detail")).rungs, BUDGET_MS, GovernorOptions(pin="rate"))
     with pytest.raises(ValueError, match="misses 40: outside 1..window"):
         GovernorOptions(misses=40)
+
+
+def test_retire_undoes_a_rung_and_those_above_it():
+    ladder = Ladder(("tracker", "detail", "outlines"))
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS, GovernorOptions())
+    drive(gov, ladder, 100.0, 200)
+    assert gov.level == 3
+    gov.retire("detail")
+    assert gov.level == 1 and ladder.on == {"tracker": True, "detail": False, "outlines": False}
+    assert [r.name for r in gov.rungs] == ["tracker", "outlines"]
+    gov.retire("rate")                            # not on the ladder: nothing
+    assert gov.level == 1
