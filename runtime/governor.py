@@ -25,7 +25,9 @@ without the wait for its tick; a dropped output period counts as a missed frame)
   ``misses`` frames before the step over the median of half a window after its hold, between 1 and :data:`MAX_RATIO`: a ratio, not a
   difference, because a saving measured under load shrinks with the load);
 - after any change, :attr:`GovernorOptions.hold` frames with no decision, not counted (the
-  windows start over after them), so one burst gives one step, not several;
+  windows start over after them), so one burst gives one step, not several; so do the first
+  :attr:`GovernorOptions.warmup` frames of a run (compiling, first uploads, the tracker's
+  first frames);
 - ``pin`` fixes the level (``"full"``: never step; a rung's name: that rung and every one
   before it, whatever the load); ``"auto"`` lets the governor step.
 
@@ -69,6 +71,7 @@ class GovernorOptions:
         calm: calm frames in a row before a step up.
         hold: frames without a decision after any change.
         headroom: share of the budget a calm frame's predicted work stays under (0..1].
+        warmup: frames at the start of a run not counted.
     """
 
     pin: str = "auto"
@@ -77,13 +80,14 @@ class GovernorOptions:
     calm: int = 60
     hold: int = 20
     headroom: float = 0.85
+    warmup: int = 30
 
     def __post_init__(self):
         if self.pin not in PINS + RUNG_ORDER:
             raise ValueError(f"quality {self.pin!r}: one of {', '.join(PINS + RUNG_ORDER)}")
         if not 1 <= self.misses <= self.window:
             raise ValueError(f"governor misses {self.misses}: outside 1..window ({self.window})")
-        if self.calm < 1 or self.hold < 0 or not 0.0 < self.headroom <= 1.0:
+        if self.calm < 1 or self.hold < 0 or self.warmup < 0 or not 0.0 < self.headroom <= 1.0:
             raise ValueError(f"governor calm {self.calm} (>= 1), hold {self.hold} (>= 0), "
                              f"headroom {self.headroom} (0..1]")
 
@@ -141,7 +145,7 @@ class QualityGovernor:
         self._missed: deque[bool] = deque(maxlen=options.window)
         self._work: deque[float] = deque(maxlen=options.window)
         self._calm = 0
-        self._hold = 0
+        self._hold = options.warmup
         #: per level taken: the work's median before the step (to measure its saving after the hold)
         self._before: dict[int, float] = {}
         self._ratio: dict[int, float] = {}
@@ -153,6 +157,7 @@ class QualityGovernor:
                                  f"{', '.join(names) or 'none'})")
             for _ in range(names.index(options.pin) + 1):
                 self._change(+1, work_ms=0.0)
+        self._hold = options.warmup
 
     @property
     def pinned(self) -> bool:

@@ -11,6 +11,8 @@ import pytest
 from runtime.governor import GovernorOptions, MAX_RATIO, QualityGovernor, Rung
 
 BUDGET_MS = 33.3
+#: no warm-up frames: the frame numbers below count from the first
+COLD = GovernorOptions(warmup=0)
 
 
 class Ladder:
@@ -43,7 +45,7 @@ def drive(gov: QualityGovernor, ladder: Ladder, base_ms, frames: int) -> list:
 
 def test_steps_down_under_load_and_back_up_when_it_goes(caplog):
     ladder = Ladder()
-    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS, COLD)
     with caplog.at_level(logging.INFO, logger="runtime.governor"):
         assert drive(gov, ladder, 25.0, 300) == []            # idle: never a step
         down = drive(gov, ladder, 45.0, 400)                  # load: 45 -> 36 -> 28.8 ms
@@ -64,7 +66,7 @@ def test_steps_down_under_load_and_back_up_when_it_goes(caplog):
 
 def test_hold_gives_one_step_per_burst():
     ladder = Ladder()
-    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS, COLD)
     steps = drive(gov, ladder, 60.0, 60)     # far over budget every frame
     # 10 misses -> step at frame 10; hold 20 frames (11..30); 10 misses again -> frame 40
     assert [s.frame for s in steps] == [10, 40]
@@ -72,14 +74,14 @@ def test_hold_gives_one_step_per_burst():
 
 def test_scattered_misses_below_the_threshold_never_step():
     ladder = Ladder()
-    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS, COLD)
     for k in range(600):                      # 9 of every 30 frames late
         assert gov.frame(40.0 if k % 30 < 9 else 20.0) is None
     assert gov.level == 0
 
 
 def test_drops_count_as_misses():
-    gov = QualityGovernor(Ladder().rungs, BUDGET_MS)
+    gov = QualityGovernor(Ladder().rungs, BUDGET_MS, COLD)
     got = [gov.frame(10.0, dropped=1) for _ in range(10)]
     assert got[-1] is not None and got[-1].rung == "tracker" and all(s is None for s in got[:-1])
 
@@ -88,7 +90,7 @@ def test_no_step_up_while_the_rung_is_still_needed():
     """The rung measured at 40/32 = 1.25; then work 30 ms at level 1: 30 x 1.25 = 37.5 ms
     would miss, so no step up although no frame misses now."""
     ladder = Ladder()
-    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS, COLD)
     drive(gov, ladder, 40.0, 60)              # down to level 1 (32 ms: met)
     assert gov.level == 1
     assert drive(gov, ladder, 30.0 / 0.8, 600) == []     # 30 ms now: met, but not with the rung undone
@@ -97,7 +99,7 @@ def test_no_step_up_while_the_rung_is_still_needed():
 
 def test_cost_ratio_is_capped():
     ladder = Ladder(("tracker",))
-    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS, COLD)
     for _ in range(10):
         gov.frame(100.0)
     for _ in range(20 + 15):      # the hold, then half a window measured
@@ -107,7 +109,7 @@ def test_cost_ratio_is_capped():
 
 def test_top_of_the_ladder_stays():
     ladder = Ladder(("tracker",))
-    gov = QualityGovernor(ladder.rungs, BUDGET_MS)
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS, COLD)
     steps = drive(gov, ladder, 80.0, 300)
     assert [s.rung for s in steps] == ["tracker"] and gov.level == 1
 
@@ -141,3 +143,11 @@ def test_retire_undoes_a_rung_and_those_above_it():
     assert [r.name for r in gov.rungs] == ["tracker", "outlines"]
     gov.retire("rate")                            # not on the ladder: nothing
     assert gov.level == 1
+
+
+def test_warmup_frames_count_for_nothing():
+    ladder = Ladder()
+    gov = QualityGovernor(ladder.rungs, BUDGET_MS)          # 30 warm-up frames
+    assert drive(gov, ladder, 120.0, 30) == []              # compiling, first uploads
+    steps = drive(gov, ladder, 45.0, 10)
+    assert [(s.rung, s.frame) for s in steps] == [("tracker", 40)]
