@@ -19,11 +19,15 @@ without the wait for its tick; a dropped output period counts as a missed frame)
 
 - step **down** one rung when :attr:`GovernorOptions.misses` of the last
   :attr:`GovernorOptions.window` frames missed the budget (the frame period);
-- step **up** one rung after :attr:`GovernorOptions.calm` calm frames in a row: frames that
-  would have met :attr:`GovernorOptions.headroom` of the budget with the rung undone, i.e.
-  their work times the rung's measured cost ratio (the work's median over the last
-  ``misses`` frames before the step over the median of half a window after its hold, between 1 and :data:`MAX_RATIO`: a ratio, not a
-  difference, because a saving measured under load shrinks with the load);
+- step **up** one rung after :attr:`GovernorOptions.calm` frames in a row that met the budget,
+  all but one in :data:`CALM_SLACK` of them calm (their work under
+  :attr:`GovernorOptions.headroom` of the budget). A step up is a probe: when the same rung
+  has to be taken again soon after (within the hold and two windows), the calm stretch that
+  rung needs doubles (up to :data:`MAX_BACKOFF` times), so a load that needs the rung costs a
+  short burst of misses ever more rarely instead of a flip-flop; a rung that stayed undone
+  longer starts again from one stretch. (A cost measured from the frames around a step was
+  tried first: under a load that comes and goes, the frames before and after a step do not
+  see the same load, and the measured cost held the quality down after the load had gone.)
 - after any change, :attr:`GovernorOptions.hold` frames with no decision, not counted (the
   windows start over after them), so one burst gives one step, not several; so do the first
   :attr:`GovernorOptions.warmup` frames of a run (compiling, first uploads, the tracker's
@@ -55,8 +59,11 @@ RUNG_ORDER = ("tracker", "detail", "scale", "outlines", "rate")
 PINS = ("auto", "full")
 #: The reduced meshes of the ``detail`` rung: largest surface displacement in output pixels.
 COARSE_PIXEL_ERROR = 2.0
-#: Largest cost ratio a rung is credited with (a step measured during a burst).
-MAX_RATIO = 2.0
+#: One frame in this many of a calm stretch may be predicted to miss with the rung undone
+#: (one frame's hiccup on a shared machine does not hold the quality down; a miss does).
+CALM_SLACK = 20
+#: Most times the calm stretch of a rung that failed its probes grows.
+MAX_BACKOFF = 8
 #: The ``scale`` rung's render scale of a window.
 WINDOW_SCALE = 0.75
 
@@ -72,6 +79,7 @@ class GovernorOptions:
         hold: frames without a decision after any change.
         headroom: share of the budget a calm frame's predicted work stays under (0..1].
         warmup: frames at the start of a run not counted.
+        budget_ms: the frame budget, ms (None: the output frame period).
     """
 
     pin: str = "auto"
@@ -81,6 +89,7 @@ class GovernorOptions:
     hold: int = 20
     headroom: float = 0.85
     warmup: int = 30
+    budget_ms: float | None = None
 
     def __post_init__(self):
         if self.pin not in PINS + RUNG_ORDER:
@@ -136,7 +145,7 @@ class QualityGovernor:
 
     def __init__(self, rungs: list[Rung], budget_ms: float, options: GovernorOptions = GovernorOptions()):
         self.rungs = list(rungs)
-        self.budget_ms = float(budget_ms)
+        self.budget_ms = float(budget_ms if options.budget_ms is None else options.budget_ms)
         self.options = options
         self.level = 0
         self.frames = 0
@@ -144,12 +153,11 @@ class QualityGovernor:
         self._lock = threading.Lock()
         self._missed: deque[bool] = deque(maxlen=options.window)
         self._work: deque[float] = deque(maxlen=options.window)
-        self._calm = 0
+        self._calm: deque[bool] = deque(maxlen=options.calm * MAX_BACKOFF)
         self._hold = options.warmup
-        #: per level taken: the work's median before the step (to measure its saving after the hold)
-        self._before: dict[int, float] = {}
-        self._ratio: dict[int, float] = {}
-        self._measure_at: int | None = None
+        #: per rung: how many calm stretches its step up needs (probes failed), the frame it was last undone
+        self.backoff: dict[str, int] = {}
+        self._undone_at: dict[str, int] = {}
         if options.pin not in PINS:
             names = [r.name for r in self.rungs]
             if options.pin not in names:
@@ -176,19 +184,19 @@ class QualityGovernor:
             return None
         self._missed.append(missed)
         self._work.append(float(work_ms))
-        if self._measure_at is not None and len(self._work) >= o.window // 2:
-            lvl = self._measure_at     # the saving of the rung last taken, once its effect shows
-            after = float(np.median(self._work))
-            self._ratio[lvl] = min(MAX_RATIO, max(1.0, self._before[lvl] / after)) if after > 0 else MAX_RATIO
-            self._measure_at = None
         if sum(self._missed) >= o.misses and self.level < len(self.rungs):
             recent = list(self._work)[-o.misses:]        # the load that made it step
             return self._change(+1, work_ms=float(np.median(recent)))
         if self.level > 0:
-            predicted = work_ms * self._ratio.get(self.level, 1.0)
-            self._calm = self._calm + 1 if not missed and predicted <= o.headroom * self.budget_ms else 0
-            if self._calm >= o.calm:
-                return self._change(-1, work_ms=float(np.median(self._work)))
+            if missed:
+                self._calm.clear()      # a frame that misses now starts the count over
+            else:
+                self._calm.append(work_ms <= o.headroom * self.budget_ms)
+            need = o.calm * self.backoff.get(self.rungs[self.level - 1].name, 1)
+            if len(self._calm) >= need:
+                last = list(self._calm)[-need:]
+                if last.count(False) <= need // CALM_SLACK:
+                    return self._change(-1, work_ms=float(np.median(self._work)))
         return None
 
     def _change(self, direction: int, *, work_ms: float) -> Step:
@@ -199,14 +207,16 @@ class QualityGovernor:
             self.level = old + direction
             step = Step(self.frames, old, self.level, rung.name, direction > 0, work_ms)
             self.steps.append(step)
-        if direction > 0:
-            self._before[self.level] = work_ms
-            self._measure_at = self.level
-        elif self._measure_at == old:
-            self._measure_at = None
+        o = self.options
+        if direction < 0:
+            self._undone_at[rung.name] = self.frames
+        elif not self.pinned:
+            undone = self._undone_at.get(rung.name)
+            failed = undone is not None and self.frames - undone <= o.hold + 2 * o.window
+            self.backoff[rung.name] = min(MAX_BACKOFF, 2 * self.backoff.get(rung.name, 1)) if failed else 1
         self._missed.clear()
         self._work.clear()
-        self._calm = 0
+        self._calm.clear()
         self._hold = self.options.hold
         if self.pinned:
             log.info("quality pinned: %s", rung.what)
@@ -243,9 +253,10 @@ class QualityGovernor:
         """``GET /status``'s ``quality``: level, rungs taken and available, pin, budget, steps."""
         with self._lock:
             return {"level": self.level, "active": self.active(), "available": [r.name for r in self.rungs],
+                    "backoff": {k: v for k, v in self.backoff.items() if v > 1},
                     "pin": self.options.pin, "budget_ms": round(self.budget_ms, 2),
                     "steps": [s.as_dict() for s in self.steps[-20:]], "step_count": len(self.steps)}
 
 
-__all__ = ["COARSE_PIXEL_ERROR", "GovernorOptions", "MAX_RATIO", "PINS", "QualityGovernor", "RUNG_ORDER", "Rung", "Step",
+__all__ = ["CALM_SLACK", "COARSE_PIXEL_ERROR", "GovernorOptions", "MAX_BACKOFF", "PINS", "QualityGovernor", "RUNG_ORDER", "Rung", "Step",
            "WINDOW_SCALE"]
