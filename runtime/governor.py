@@ -221,8 +221,9 @@ class QualityGovernor:
         if self.pinned:
             log.info("quality pinned: %s", rung.what)
         elif direction > 0:
-            log.warning("quality down (frame %d, work %.1f ms > budget %.1f ms): %s", self.frames, work_ms,
-                        self.budget_ms, rung.what)
+            log.warning("quality down (frame %d: %d of %d frames missed the %.1f ms budget or were dropped, "
+                        "median work %.1f ms): %s", self.frames, self.options.misses, self.options.window,
+                        self.budget_ms, work_ms, rung.what)
         else:
             log.info("quality up (frame %d, work %.1f ms): %s undone", self.frames, work_ms, rung.what)
         return step

@@ -150,8 +150,8 @@ def add_parser(sub) -> None:
                     help="live: rounds of the live modes, interleaved (A B A B: a burst of load lands on every mode "
                     "alike); medians over the rounds (default 1)")
     lp.add_argument("--live-mode", action="append", choices=tuple(LIVE_MODES), metavar="MODE",
-                    help="live: a mode to run, repeatable (" + "; ".join(f"{k}: {v[0]}" for k, v in LIVE_MODES.items())
-                    + "; default: " + ", ".join(DEFAULT_LIVE_MODES) + ")")
+                    help="live: a mode to run, repeatable (default: " + ", ".join(DEFAULT_LIVE_MODES) + "). "
+                    + "; ".join(f"{k}: {v[0]}" for k, v in LIVE_MODES.items()))
     lp.add_argument("--live-seconds", type=positive(600), default=None, metavar="S",
                     help="live: seconds per run (default: the clip's length)")
 

@@ -64,8 +64,8 @@ def add_parser(sub) -> None:
                    "window's render scale, outlines, a window's rate, and back up when the load goes), full "
                    "(never steps), or a step pinned (it and every step before it)")
     p.add_argument("--tracker-nice", type=int, choices=range(-20, 20), metavar="N",
-                   help="live: the tracking thread's nice value above the process's (default 0; negative needs "
-                   "CAP_SYS_NICE or RLIMIT_NICE)")
+                   help="live: the tracking thread's nice value above the process's, default 0 (a negative value "
+                   "needs CAP_SYS_NICE or RLIMIT_NICE, else it is logged and ignored)")
     p.add_argument("--config", type=existing_file, metavar="FILE.toml",
                    help="TOML settings file (command-line options win)")
     p.add_argument("--record", metavar="POSES.jsonl", help="record the tracked head poses")
