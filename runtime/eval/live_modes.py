@@ -15,6 +15,9 @@ LIVE_MODES = {
     "full": ("default without the quality governor (quality full)", {"quality": "full"}),
     "pbo-full": ("frames follow poses, PBO readback, without the quality governor",
                  {"immediate": False, "quality": "full"}),
+    "pin-tracker": ("default with the tracker step pinned (quality tracker: every other camera frame)",
+                    {"quality": "tracker"}),
+    "pin-detail": ("default with the tracker and detail steps pinned (quality detail)", {"quality": "detail"}),
 }
 #: What ``bench loop`` runs live without ``--live-mode``.
 DEFAULT_LIVE_MODES = ("default", "before", "pbo", "clock", "extrapolate")
