@@ -1,0 +1,184 @@
+"""The audit's static page: ``OUT/index.html`` (no script or style from elsewhere).
+
+A headline as the seed articles' ("12 of 12 styles fitted · saved audit": guides summed,
+the attached-or-joined share, vertices missed), then one table row per entry
+(:mod:`.rows`): the columns of :data:`COLUMNS`, the front and back thumbnails, and the
+command that opens the entry live. The page's own script sorts by any column (click a
+heading; again for the other direction; empty values last either way), filters to styles
+with rejected guides (a checkbox) and by a search over style and avatar names, and says how
+many rows are shown. Rows carry their values in ``data-*`` attributes (the tests read them).
+Stretch columns are coloured against the issue's bars (:mod:`runtime.eval.matrix.goals`:
+head turn p99 <= 8 %, worst <= 35 %; body clips p99 <= 15 %, worst <= 60 %).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+
+from .rows import totals
+
+#: (row key, heading, format, goal bound or None).
+COLUMNS = (
+    ("style", "style", "{}", None), ("source", "source", "{}", None), ("avatar_name", "avatar", "{}", None),
+    ("candidates", "candidates", "{}", None), ("attached", "attached", "{}", None), ("joined", "joined", "{}", None),
+    ("rejected", "rejected", "{}", None), ("attached_pct", "attached or joined %", "{:.2f}", None),
+    ("vertices_missed", "vertices missed", "{}", None), ("chains", "chains", "{}", None),
+    ("turn_p99_pct", "head turn p99 stretch %", "{:.2f}", 8.0),
+    ("turn_worst_pct", "head turn worst edge %", "{:.1f}", 35.0),
+    ("clip_p99_pct", "fast clip p99 stretch %", "{:.2f}", 15.0),
+    ("clip_worst_pct", "fast clip worst edge %", "{:.1f}", 60.0),
+    ("head_depth_mm", "inside the head (mm)", "{:.2f}", 1.0),
+    ("collider_depth_mm", "inside colliders beyond rest (mm)", "{:.2f}", 1.0),
+    ("fit_s", "fit (s)", "{:.2f}", None),
+)
+
+_CSS = """
+body { font: 13px/1.4 system-ui, sans-serif; margin: 16px; color: #1d2330; }
+h1 { font-size: 20px; margin-bottom: 4px; } p.lead { margin-top: 0; color: #3a4150; }
+.controls { display: flex; gap: 16px; align-items: center; margin: 10px 0; flex-wrap: wrap; }
+table { border-collapse: collapse; } th, td { border: 1px solid #d4d8e0; padding: 2px 6px; vertical-align: middle; }
+th { background: #eef1f6; font-weight: 600; cursor: pointer; user-select: none; position: sticky; top: 0; }
+th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; } td.met { background: #d9f2dc; }
+td.missed { background: #f8d3d0; font-weight: 600; } tr.refused td, tr.error td { background: #fbe3e1; }
+tr.rigid td { background: #eceef2; color: #5a6070; } td.thumb { padding: 0; } td.thumb img { display: block; }
+code { font-size: 11px; white-space: nowrap; } .err { font-size: 11px; max-width: 360px; }
+"""
+
+_SCRIPT = """
+(function () {
+  const table = document.getElementById('audit');
+  const body = table.tBodies[0];
+  const heads = Array.from(table.tHead.rows[0].cells);
+  const rejected = document.getElementById('only-rejected');
+  const search = document.getElementById('search');
+  const shown = document.getElementById('shown');
+  function value(tr, key) {
+    const v = tr.dataset[key];
+    if (v === undefined || v === '') return null;
+    const n = Number(v);
+    return Number.isNaN(n) ? v.toLowerCase() : n;
+  }
+  function sortBy(th) {
+    const key = th.dataset.key;
+    const dir = th.getAttribute('aria-sort') === 'ascending' ? -1 : 1;
+    heads.forEach(h => h.removeAttribute('aria-sort'));
+    th.setAttribute('aria-sort', dir === 1 ? 'ascending' : 'descending');
+    const rows = Array.from(body.rows);
+    rows.sort((a, b) => {
+      const x = value(a, key), y = value(b, key);
+      if (x === null || y === null) return (x === null) - (y === null);
+      return (x < y ? -1 : x > y ? 1 : 0) * dir;
+    });
+    rows.forEach(r => body.appendChild(r));
+  }
+  function filter() {
+    const q = search.value.trim().toLowerCase();
+    let n = 0;
+    for (const tr of body.rows) {
+      const ok = (!rejected.checked || Number(tr.dataset.rejected || 0) > 0)
+        && (!q || (tr.dataset.style + ' ' + tr.dataset.avatar_name).toLowerCase().includes(q));
+      tr.hidden = !ok;
+      n += ok;
+    }
+    shown.textContent = n + ' of ' + body.rows.length + ' rows shown';
+  }
+  heads.forEach(th => { if (th.dataset.key) th.addEventListener('click', () => sortBy(th)); });
+  rejected.addEventListener('change', filter);
+  search.addEventListener('input', filter);
+  filter();
+})();
+"""
+
+
+def _fmt(value, fmt: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    try:
+        return fmt.format(value)
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def _td(row: dict, key: str, fmt: str, bound) -> str:
+    v = row.get(key)
+    classes = []
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        classes.append("num")
+        if bound is not None:
+            classes.append("met" if v <= bound else "missed")
+    cls = f' class="{" ".join(classes)}"' if classes else ""
+    return f"<td{cls}>{html.escape(_fmt(v, fmt))}</td>"
+
+
+def _data(row: dict) -> str:
+    keys = [c[0] for c in COLUMNS] + ["status"]
+    parts = []
+    for k in keys:
+        v = row.get(k)
+        text = "" if v is None or (isinstance(v, float) and math.isnan(v)) else (repr(v) if isinstance(v, float)
+                                                                                 else str(v))
+        parts.append(f'data-{k}="{html.escape(text, quote=True)}"')
+    return " ".join(parts)
+
+
+def _thumb(row: dict, view: str) -> str:
+    src = (row.get("thumbs") or {}).get(view)
+    if not src:
+        return "<td class='thumb'></td>"
+    alt = f"{row['style']} on {row['avatar_name']}, {view}"
+    return (f"<td class='thumb'><img src='{html.escape(src, quote=True)}' width='100' height='120' "
+            f"alt='{html.escape(alt, quote=True)}' class='{view}'></td>")
+
+
+def headline(t: dict) -> str:
+    """The headline text of :func:`rows.totals`."""
+    pct = _fmt(t["attached_pct"], "{:.2f}")
+    return (f"{t['fitted']} of {t['entries']} style × avatar fits · saved audit — {t['styles']} styles × "
+            f"{t['avatars']} avatars; {t['candidates']:,} candidate guides, {t['attached'] + t['joined']:,} attached "
+            f"or joined ({pct} %; {t['joined']:,} joined), {t['rejected']:,} rejected in {t['with_rejected']} fits; "
+            f"{t['vertices_missed']:,} vertices missed in {t['fits_missing_vertices']} fits; {t['measured']} measured, "
+            f"{t['rigid']} rigid (no chain), {t['refused']} refused, {t['errors']} failed")
+
+
+def write_page(out: str | Path, rows: list[dict], *, clip: str | None, settings: dict, compute_s: float | None = None
+               ) -> Path:
+    """Write ``out/index.html`` (module doc) for ``rows`` and return its path. ``compute_s``: the
+    cells' measuring seconds summed (said on the page)."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    t = totals(rows)
+    clip_text = html.escape(clip.rpartition("#")[2] if clip else "none")
+    h = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+         f"<title>swaycam hair audit</title><style>{_CSS}</style></head><body>",
+         "<h1>swaycam hair audit</h1>",
+         f"<p class='lead' id='headline'>{html.escape(headline(t))}.</p>",
+         f"<p>Head turn: the standard 4 s turn then {settings['settle_s']:g} s still; fast clip: {clip_text} "
+         f"(motion {_fmt(settings.get('duration_s'), '{:g} s') if settings.get('duration_s') else 'as swaycam metrics'}"
+         f"); solver rest-shape; fps identity at {', '.join(f'{r:g}' for r in settings['rates'])} fps. "
+         "Green/red: the issue's bars (head turn p99 ≤ 8 %, worst ≤ 35 %; body clip p99 ≤ 15 %, worst ≤ 60 %; "
+         "≤ 1 mm inside the head or a collider). Thumbnails: at rest, front and back. "
+         f"<span id='summary-json' hidden>{html.escape(json.dumps(t))}</span>"
+         + (f"The cells took {compute_s / 60:.1f} cell-minutes to measure." if compute_s else "") + "</p>",
+         "<div class='controls'><label><input type='checkbox' id='only-rejected'> only styles with rejected "
+         "guides</label><label>search <input type='search' id='search' placeholder='style or avatar'></label>"
+         "<span id='shown'></span></div>",
+         "<table id='audit'><thead><tr>"
+         + "".join(f"<th data-key='{k}'>{html.escape(name)}</th>" for k, name, _, _ in COLUMNS)
+         + "<th>front</th><th>back</th><th>open it live</th></tr></thead><tbody>"]
+    for r in rows:
+        cells = "".join(_td(r, k, f, b) for k, _, f, b in COLUMNS)
+        cmd = (f"<code class='live'>{html.escape(r['command'])}</code>"
+               f"<details><summary>fit report</summary><code>{html.escape(r['fit_command'])}</code></details>")
+        if r["error"]:
+            cmd += f"<div class='err'>{html.escape(r['status'])}: {html.escape(r['error'])}</div>"
+        h.append(f"<tr class='{html.escape(r['status'])}' {_data(r)}>{cells}{_thumb(r, 'front')}{_thumb(r, 'back')}"
+                 f"<td>{cmd}</td></tr>")
+    h.append(f"</tbody></table><script>{_SCRIPT}</script></body></html>")
+    index = folder / "index.html"
+    index.write_text("\n".join(h))
+    return index
