@@ -20,19 +20,26 @@ from pathlib import Path
 
 from .rows import totals
 
-#: (row key, heading, format, goal bound or None).
+#: (row key, heading, title (the heading's tooltip), format, goal bound or None).
 COLUMNS = (
-    ("style", "style", "{}", None), ("source", "source", "{}", None), ("avatar_name", "avatar", "{}", None),
-    ("candidates", "candidates", "{}", None), ("attached", "attached", "{}", None), ("joined", "joined", "{}", None),
-    ("rejected", "rejected", "{}", None), ("attached_pct", "attached or joined %", "{:.2f}", None),
-    ("vertices_missed", "vertices missed", "{}", None), ("chains", "chains", "{}", None),
-    ("turn_p99_pct", "head turn p99 stretch %", "{:.2f}", 8.0),
-    ("turn_worst_pct", "head turn worst edge %", "{:.1f}", 35.0),
-    ("clip_p99_pct", "fast clip p99 stretch %", "{:.2f}", 15.0),
-    ("clip_worst_pct", "fast clip worst edge %", "{:.1f}", 60.0),
-    ("head_depth_mm", "inside the head (mm)", "{:.2f}", 1.0),
-    ("collider_depth_mm", "inside colliders beyond rest (mm)", "{:.2f}", 1.0),
-    ("fit_s", "fit (s)", "{:.2f}", None),
+    ("style", "style", "style name (its folder in the source column)", "{}", None),
+    ("source", "source", "shared assets, the procedural corpus, or a hair folder", "{}", None),
+    ("avatar_name", "avatar", "the avatar the style is fitted on", "{}", None),
+    ("candidates", "guides", "candidate guides traced along the hair's surface", "{}", None),
+    ("attached", "attached", "guides whose root reached a scalp triangle", "{}", None),
+    ("joined", "joined", "guides joined to an attached guide", "{}", None),
+    ("rejected", "rejected", "guides neither attached nor joined", "{}", None),
+    ("attached_pct", "att. %", "attached or joined, % of the candidates", "{:.1f}", None),
+    ("vertices_missed", "missed", "hair vertices in pieces that gave no guide (held on the head)", "{}", None),
+    ("chains", "chains", "spring chains rigged", "{}", None),
+    ("turn_p99_pct", "turn p99 %", "head turn: p99 edge stretch of the drawn hair, %", "{:.2f}", 8.0),
+    ("turn_worst_pct", "turn worst %", "head turn: worst edge stretch, %", "{:.1f}", 35.0),
+    ("clip_p99_pct", "clip p99 %", "fast clip: p99 edge stretch, %", "{:.2f}", 15.0),
+    ("clip_worst_pct", "clip worst %", "fast clip: worst edge stretch, %", "{:.1f}", 60.0),
+    ("head_depth_mm", "head mm", "head turn: deepest drawn hair vertex inside the head mesh, mm", "{:.2f}", 1.0),
+    ("collider_depth_mm", "colliders mm", "deepest drawn hair vertex inside a collider beyond the rest pose's, mm "
+     "(both motions)", "{:.2f}", 1.0),
+    ("fit_s", "fit s", "the fit's own wall time, seconds", "{:.2f}", None),
 )
 
 _CSS = """
@@ -45,7 +52,7 @@ th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]:
 td.num { text-align: right; font-variant-numeric: tabular-nums; } td.met { background: #d9f2dc; }
 td.missed { background: #f8d3d0; font-weight: 600; } tr.refused td, tr.error td { background: #fbe3e1; }
 tr.rigid td { background: #eceef2; color: #5a6070; } td.thumb { padding: 0; } td.thumb img { display: block; }
-code { font-size: 11px; white-space: nowrap; } .err { font-size: 11px; max-width: 360px; }
+code { font-size: 11px; overflow-wrap: anywhere; } td.cmd { min-width: 250px; max-width: 340px; } .err { font-size: 11px; max-width: 360px; }
 """
 
 _SCRIPT = """
@@ -168,16 +175,17 @@ def write_page(out: str | Path, rows: list[dict], *, clip: str | None, settings:
          "guides</label><label>search <input type='search' id='search' placeholder='style or avatar'></label>"
          "<span id='shown'></span></div>",
          "<table id='audit'><thead><tr>"
-         + "".join(f"<th data-key='{k}'>{html.escape(name)}</th>" for k, name, _, _ in COLUMNS)
+         + "".join(f"<th data-key='{k}' title='{html.escape(title, quote=True)}'>{html.escape(name)}</th>"
+                  for k, name, title, _, _ in COLUMNS)
          + "<th>front</th><th>back</th><th>open it live</th></tr></thead><tbody>"]
     for r in rows:
-        cells = "".join(_td(r, k, f, b) for k, _, f, b in COLUMNS)
+        cells = "".join(_td(r, k, f, b) for k, _, _, f, b in COLUMNS)
         cmd = (f"<code class='live'>{html.escape(r['command'])}</code>"
                f"<details><summary>fit report</summary><code>{html.escape(r['fit_command'])}</code></details>")
         if r["error"]:
             cmd += f"<div class='err'>{html.escape(r['status'])}: {html.escape(r['error'])}</div>"
         h.append(f"<tr class='{html.escape(r['status'])}' {_data(r)}>{cells}{_thumb(r, 'front')}{_thumb(r, 'back')}"
-                 f"<td>{cmd}</td></tr>")
+                 f"<td class='cmd'>{cmd}</td></tr>")
     h.append(f"</tbody></table><script>{_SCRIPT}</script></body></html>")
     index = folder / "index.html"
     index.write_text("\n".join(h))

@@ -45,10 +45,10 @@ def live_command(entry: Entry, default_folders: list[Path]) -> str:
 
 
 def fit_command(entry: Entry) -> str:
-    """The ``swaycam hair fit --json`` whose guide counts the row shows."""
-    avatar = entry.avatar if entry.avatar in ("default", "layered") else str(entry.avatar_path)
+    """The ``swaycam hair fit --json`` whose guide counts the row shows (its ``--avatar`` takes
+    a file: the generated layered avatar's cached file; none for the default avatar)."""
     args = ["swaycam", "hair", "fit", str(entry.style_path.resolve()), "--json"]
-    return shlex.join(args + ([] if avatar == "default" else ["--avatar", avatar]))
+    return shlex.join(args + ([] if entry.avatar == "default" else ["--avatar", str(entry.avatar_path)]))
 
 
 def audit_row(entry: Entry, record: dict, turn: dict | None, clip: dict | None, *, thumbs: dict[str, str],
