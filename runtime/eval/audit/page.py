@@ -42,17 +42,20 @@ COLUMNS = (
     ("fit_s", "fit s", "the fit's own wall time, seconds", "{:.2f}", None),
 )
 
+#: Thumbnails as shown in the table, CSS pixels (each links to its full-size PNG).
+THUMB_SHOWN = (80, 96)
+
 _CSS = """
-body { font: 13px/1.4 system-ui, sans-serif; margin: 16px; color: #1d2330; }
+body { font: 12px/1.35 system-ui, sans-serif; margin: 12px; color: #1d2330; }
 h1 { font-size: 20px; margin-bottom: 4px; } p.lead { margin-top: 0; color: #3a4150; }
 .controls { display: flex; gap: 16px; align-items: center; margin: 10px 0; flex-wrap: wrap; }
-table { border-collapse: collapse; } th, td { border: 1px solid #d4d8e0; padding: 2px 6px; vertical-align: middle; }
+table { border-collapse: collapse; } th, td { border: 1px solid #d4d8e0; padding: 2px 4px; vertical-align: middle; }
 th { background: #eef1f6; font-weight: 600; cursor: pointer; user-select: none; position: sticky; top: 0; }
 th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; } td.met { background: #d9f2dc; }
 td.missed { background: #f8d3d0; font-weight: 600; } tr.refused td, tr.error td { background: #fbe3e1; }
 tr.rigid td { background: #eceef2; color: #5a6070; } td.thumb { padding: 0; } td.thumb img { display: block; }
-code { font-size: 11px; overflow-wrap: anywhere; } td.cmd { min-width: 250px; max-width: 340px; } .err { font-size: 11px; max-width: 360px; }
+code { font-size: 10px; overflow-wrap: anywhere; } td.cmd { min-width: 220px; max-width: 300px; } .err { font-size: 11px; max-width: 360px; }
 """
 
 _SCRIPT = """
@@ -137,8 +140,9 @@ def _thumb(row: dict, view: str) -> str:
     if not src:
         return "<td class='thumb'></td>"
     alt = f"{row['style']} on {row['avatar_name']}, {view}"
-    return (f"<td class='thumb'><img src='{html.escape(src, quote=True)}' width='100' height='120' "
-            f"alt='{html.escape(alt, quote=True)}' class='{view}'></td>")
+    src = html.escape(src, quote=True)
+    return (f"<td class='thumb'><a href='{src}'><img src='{src}' width='{THUMB_SHOWN[0]}' height='{THUMB_SHOWN[1]}' "
+            f"alt='{html.escape(alt, quote=True)}' class='{view}'></a></td>")
 
 
 def headline(t: dict) -> str:
