@@ -34,6 +34,8 @@ COLUMNS = (
     ("chains", "chains", "spring chains rigged", "{}", None),
     ("turn_p99_pct", "turn p99 %", "head turn: p99 edge stretch of the drawn hair, %", "{:.2f}", 8.0),
     ("turn_worst_pct", "turn worst %", "head turn: worst edge stretch, %", "{:.1f}", 35.0),
+    ("turn_swing_mm", "swing mm", "head turn: largest tip distance from its rest arc, mm (0: the hair does not "
+     "move)", "{:.0f}", None),
     ("clip_p99_pct", "clip p99 %", "fast clip: p99 edge stretch, %", "{:.2f}", 15.0),
     ("clip_worst_pct", "clip worst %", "fast clip: worst edge stretch, %", "{:.1f}", 60.0),
     ("head_depth_mm", "head mm", "head turn: deepest drawn hair vertex inside the head mesh, mm", "{:.2f}", 1.0),

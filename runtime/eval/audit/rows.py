@@ -12,7 +12,9 @@ Columns (None where not measured):
   ``hair_vertices``, ``method`` (how it was placed), ``fit_s`` (the fit's own seconds);
 - stretch: ``turn_p99_pct``, ``turn_worst_pct`` (the head turn), ``clip_p99_pct``,
   ``clip_worst_pct`` (the fast clip) — the matrix's ``stretch_p99_pct`` /
-  ``stretch_worst_pct``;
+  ``stretch_worst_pct``; ``turn_swing_mm``: the largest tip distance from its rest arc during
+  the head turn (the matrix's ``tip_swing_mm``: 0 stretch with no swing is hair that does not
+  move);
 - penetration: ``head_inside`` and ``head_depth_mm`` (drawn hair vertices inside the head
   mesh during the head turn, and the deepest, mm), ``collider_depth_mm`` (the deepest drawn
   vertex inside a collider beyond the rest pose's, mm, over both cells), ``scalp_drift_mm``;
@@ -61,7 +63,7 @@ def audit_row(entry: Entry, record: dict, turn: dict | None, clip: dict | None, 
            "clip_key": entry.clip.key if entry.clip is not None else None,
            "clip": entry.clip.clip if entry.clip is not None else None}
     for k in ("candidates", "attached", "joined", "rejected", "attached_pct", "vertices_missed", "chains", "joints",
-              "hair_vertices", "method", "fit_s", "turn_p99_pct", "turn_worst_pct", "clip_p99_pct", "clip_worst_pct",
+              "hair_vertices", "method", "fit_s", "turn_p99_pct", "turn_worst_pct", "turn_swing_mm", "clip_p99_pct", "clip_worst_pct",
               "head_inside", "head_depth_mm", "collider_depth_mm", "scalp_drift_mm", "fps_identity"):
         row[k] = None
     if record.get("status") != "ok":
@@ -83,6 +85,7 @@ def audit_row(entry: Entry, record: dict, turn: dict | None, clip: dict | None, 
         row.update(status="error", error="not measured yet (an interrupted audit: run it again)")
     if turn is not None and turn["status"] == "ok":
         row.update(turn_p99_pct=turn["stretch_p99_pct"], turn_worst_pct=turn["stretch_worst_pct"],
+                   turn_swing_mm=turn["tip_swing_mm"],
                    head_inside=turn["head_inside"], head_depth_mm=turn["head_depth_mm"],
                    scalp_drift_mm=turn["scalp_drift_mm"])
     if clip is not None and clip["status"] == "ok":

@@ -121,6 +121,7 @@ def test_the_stretch_columns_are_the_matrix_rows(audit):
         assert turn["clip"] == "turn-test" and clip["clip"].endswith("#Sprint_Loop")
         assert (row["turn_p99_pct"], row["turn_worst_pct"]) == (turn["stretch_p99_pct"], turn["stretch_worst_pct"])
         assert (row["clip_p99_pct"], row["clip_worst_pct"]) == (clip["stretch_p99_pct"], clip["stretch_worst_pct"])
+        assert row["turn_swing_mm"] == turn["tip_swing_mm"] and row["turn_swing_mm"] > 0
         assert row["head_depth_mm"] == turn["head_depth_mm"] and row["head_inside"] == turn["head_inside"]
         assert row["collider_depth_mm"] == max(turn["vertex_max_depth_beyond_rest_mm"],
                                                clip["vertex_max_depth_beyond_rest_mm"])
