@@ -105,7 +105,9 @@ def refused(message: str) -> dict:
 
 def fit_entry(entry: Entry, store: FitStore, avatar=None) -> tuple[dict, object | None]:
     """The entry's record, from ``store`` or fitted now (then stored) -> (record, the
-    :class:`~avatars.tryon.TryOnResult` when it was fitted or loaded here, else None)."""
+    :class:`~avatars.tryon.TryOnResult` when it was fitted or loaded here, else None).
+    ``avatar``: a callable returning the loaded avatar of ``entry.avatar_path``, called only
+    when the entry is fitted (None: loaded here)."""
     from avatars import AvatarError
 
     from ...errors import StyleError
@@ -115,7 +117,7 @@ def fit_entry(entry: Entry, store: FitStore, avatar=None) -> tuple[dict, object 
     if got is not None:
         return got, None
     try:
-        result, hit = fit_result(entry, avatar)
+        result, hit = fit_result(entry, avatar() if avatar is not None else None)
     except (StyleError, AvatarError, OSError) as exc:
         record, result = refused(str(exc)), None
     else:

@@ -61,15 +61,14 @@ def _fits_and_thumbs(entries: list[Entry], out: Path, thumbnails: bool) -> tuple
     store = FitStore(out / "fits")
     avatars: dict[str, object] = {}
 
-    def avatar(e: Entry):
+    def avatar(e: Entry):                   # loaded when a fit or a thumbnail needs it, once per file
         if str(e.avatar_path) not in avatars:
-            avatars.clear()                 # entries come style by style: keep one avatar per path at most
             avatars[str(e.avatar_path)] = load_avatar(e.avatar_path)
         return avatars[str(e.avatar_path)]
 
     records, results = [], []
     for e in entries:
-        record, result = fit_entry(e, store, avatar(e))
+        record, result = fit_entry(e, store, lambda e=e: avatar(e))
         records.append(record)
         results.append(result)
     thumbs: dict[int, dict[str, str]] = {}
