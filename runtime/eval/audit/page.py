@@ -32,6 +32,8 @@ COLUMNS = (
     ("attached_pct", "att. %", "attached or joined, % of the candidates", "{:.1f}", None),
     ("vertices_missed", "missed", "hair vertices in pieces that gave no guide (held on the head)", "{}", None),
     ("chains", "chains", "spring chains rigged", "{}", None),
+    ("turn_edges", "edges", "hair mesh edges the stretch is measured on: between vertices whose dominant skin "
+     "weight is a spring joint (0: no stretch measure, shown –)", "{}", None),
     ("turn_p99_pct", "turn p99 %", "head turn: p99 edge stretch of the drawn hair, %", "{:.2f}", 8.0),
     ("turn_worst_pct", "turn worst %", "head turn: worst edge stretch, %", "{:.1f}", 35.0),
     ("turn_swing_mm", "swing mm", "head turn: largest tip distance from its rest arc, mm (0: the hair does not "

@@ -14,7 +14,9 @@ Columns (None where not measured):
   ``clip_worst_pct`` (the fast clip) — the matrix's ``stretch_p99_pct`` /
   ``stretch_worst_pct``; ``turn_swing_mm``: the largest tip distance from its rest arc during
   the head turn (the matrix's ``tip_swing_mm``: 0 stretch with no swing is hair that does not
-  move);
+  move); ``turn_edges``: the hair mesh edges the stretch is measured on (edges between vertices
+  whose dominant skin weight is a spring joint, :func:`solver.eval.hair_mesh.find_hair`); with
+  none, a cell's stretch is no measure and stays empty (the matrix row says 0);
 - penetration: ``head_inside`` and ``head_depth_mm`` (drawn hair vertices inside the head
   mesh during the head turn, and the deepest, mm), ``collider_depth_mm`` (the deepest drawn
   vertex inside a collider beyond the rest pose's, mm, over both cells), ``scalp_drift_mm``;
@@ -63,7 +65,7 @@ def audit_row(entry: Entry, record: dict, turn: dict | None, clip: dict | None, 
            "clip_key": entry.clip.key if entry.clip is not None else None,
            "clip": entry.clip.clip if entry.clip is not None else None}
     for k in ("candidates", "attached", "joined", "rejected", "attached_pct", "vertices_missed", "chains", "joints",
-              "hair_vertices", "method", "fit_s", "turn_p99_pct", "turn_worst_pct", "turn_swing_mm", "clip_p99_pct", "clip_worst_pct",
+              "hair_vertices", "method", "fit_s", "turn_edges", "turn_p99_pct", "turn_worst_pct", "turn_swing_mm", "clip_p99_pct", "clip_worst_pct",
               "head_inside", "head_depth_mm", "collider_depth_mm", "scalp_drift_mm", "fps_identity"):
         row[k] = None
     if record.get("status") != "ok":
@@ -84,11 +86,11 @@ def audit_row(entry: Entry, record: dict, turn: dict | None, clip: dict | None, 
     elif len(cells) < 1 + (entry.clip is not None):
         row.update(status="error", error="not measured yet (an interrupted audit: run it again)")
     if turn is not None and turn["status"] == "ok":
-        row.update(turn_p99_pct=turn["stretch_p99_pct"], turn_worst_pct=turn["stretch_worst_pct"],
-                   turn_swing_mm=turn["tip_swing_mm"],
-                   head_inside=turn["head_inside"], head_depth_mm=turn["head_depth_mm"],
-                   scalp_drift_mm=turn["scalp_drift_mm"])
-    if clip is not None and clip["status"] == "ok":
+        row.update(turn_edges=turn["hair_edges"], turn_swing_mm=turn["tip_swing_mm"], head_inside=turn["head_inside"],
+                   head_depth_mm=turn["head_depth_mm"], scalp_drift_mm=turn["scalp_drift_mm"])
+        if turn["hair_edges"]:
+            row.update(turn_p99_pct=turn["stretch_p99_pct"], turn_worst_pct=turn["stretch_worst_pct"])
+    if clip is not None and clip["status"] == "ok" and clip["hair_edges"]:
         row.update(clip_p99_pct=clip["stretch_p99_pct"], clip_worst_pct=clip["stretch_worst_pct"])
     ok = [r for r in cells if r["status"] == "ok"]
     row["collider_depth_mm"] = _max(*(r["vertex_max_depth_beyond_rest_mm"] for r in ok))

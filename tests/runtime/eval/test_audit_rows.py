@@ -32,7 +32,7 @@ def _record(candidates=10, attached=7, joined=2, rejected=1, missed=3, chains=4)
 
 
 def _cell(status="ok", p99=4.0, worst=20.0, depth=0.0, fps=0.0, error=None, **extra) -> dict:
-    return {"status": status, "error": error, "stretch_p99_pct": p99, "stretch_worst_pct": worst,
+    return {"status": status, "error": error, "hair_edges": 120, "stretch_p99_pct": p99, "stretch_worst_pct": worst,
             "tip_swing_mm": 30.0, "head_inside": 0, "head_depth_mm": 0.0, "scalp_drift_mm": 0.0,
             "vertex_max_depth_beyond_rest_mm": depth, "fps_identity": fps, **extra}
 
@@ -64,6 +64,9 @@ def test_refused_rigid_failed_and_unmeasured_rows():
     assert waiting["status"] == "error" and "interrupted" in waiting["error"]
     head_only = _row(_entry(clip=False), _record(), _cell(), None)
     assert head_only["status"] == "ok" and head_only["clip_p99_pct"] is None
+    unmeasured = _row(_entry(), _record(), _cell(p99=0.0, worst=0.0, hair_edges=0), _cell(p99=0.0, hair_edges=0))
+    assert unmeasured["status"] == "ok" and unmeasured["turn_edges"] == 0
+    assert (unmeasured["turn_p99_pct"], unmeasured["turn_worst_pct"], unmeasured["clip_p99_pct"]) == (None,) * 3
     t = totals([refused, rigid, failed, waiting, head_only])
     assert (t["entries"], t["fitted"], t["refused"], t["rigid"], t["errors"], t["measured"]) == (5, 4, 1, 1, 2, 1)
     assert (t["candidates"], t["attached"], t["joined"], t["rejected"]) == (40, 28, 8, 4)
