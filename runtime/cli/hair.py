@@ -85,8 +85,7 @@ OUT/thumbs, the rows in OUT/audit.json.
 
 
 def _add_audit(hs) -> None:
-    from .args import add_command, add_json_option, count, number
-    from .matrix import _rates
+    from .args import add_command, add_json_option, count, frame_rates, number
 
     a = add_command(hs, "audit", run_audit, help="every style x avatar fitted, measured and drawn: a static page",
                     description=_AUDIT)
@@ -98,7 +97,7 @@ def _add_audit(hs) -> None:
     a.add_argument("--style", action="append", metavar="NAME", help="only this style; repeatable (default: all)")
     a.add_argument("--clip", metavar="CLIP", help="the fast body clip: FILE#Name, or none (default "
                    "assets:anim/ual/AnimationLibrary_Godot_Standard.gltf#Sprint_Loop)")
-    a.add_argument("--rates", type=_rates, metavar="FPS,...", help="render rates of the fps identity (default 30,120)")
+    a.add_argument("--rates", type=frame_rates, metavar="FPS,...", help="render rates of the fps identity (default 30,120)")
     a.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True), metavar="S",
                    help="seconds of motion (default as swaycam metrics: the 4 s head turn, the clip repeated to 4 s)")
     a.add_argument("--settle", type=number(2.0, 3600.0), metavar="S", help="seconds still after the motion (default 8)")

@@ -1,7 +1,8 @@
 """``swaycam hair audit`` on a small audit: two styles (a procedural crop with a stray strip
 and a speck added, from a hair folder of the test's own, and the corpus' braid) on the default
 avatar with short motions. Its counts against ``swaycam hair fit --json`` of the same style,
-its stretch against the matrix's own rows, a second run taken whole from the folder, the
+its stretch against the matrix's own rows, a second run taken whole from the folder (and a lost
+cell and thumbnail made again alone), the
 thumbnails (real PNGs, the hair visible front and back), the page's sort, filter and search
 in a real headless Chromium, and the row's command opening the style live."""
 
@@ -142,6 +143,18 @@ def test_a_second_run_takes_everything_from_the_folder(audit):
     assert again["thumbs_drawn"] == 0 and again["rows"] == first["rows"]
     assert (out / "matrix" / "results.parquet").read_bytes() == before
     assert {p.name: p.stat().st_mtime_ns for p in (out / "thumbs").glob("*.png")} == thumbs
+
+
+def test_a_lost_cell_and_thumbnail_are_made_again_alone(audit):
+    hair, out, _, first = audit
+    row = first["rows"][0]
+    (out / "matrix" / "cells" / f"{row['clip_key']}.json").unlink()
+    (out / row["thumbs"]["back"]).unlink()
+    rc, again = _json(_audit_argv(hair, out))
+    assert rc == 0
+    assert (again["matrix"]["cached"], again["matrix"]["computed"]) == (2 * len(STYLES) - 1, 1)
+    assert again["thumbs_drawn"] == 1 and (out / row["thumbs"]["back"]).is_file()
+    assert again["rows"] == first["rows"]                  # the same numbers measured again
 
 
 def test_thumbnails_are_pngs_with_the_hair_visible_front_and_back(audit):
