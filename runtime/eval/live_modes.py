@@ -18,6 +18,8 @@ LIVE_MODES = {
     "pin-tracker": ("default with the tracker step pinned (quality tracker: every other camera frame)",
                     {"quality": "tracker"}),
     "pin-detail": ("default with the tracker and detail steps pinned (quality detail)", {"quality": "detail"}),
+    "tracker-nice": ("default with the tracking thread 5 nice levels above the process's (tracker_nice -5; "
+                     "needs CAP_SYS_NICE or RLIMIT_NICE)", {"tracker_nice": -5}),
 }
 #: What ``bench loop`` runs live without ``--live-mode``.
 DEFAULT_LIVE_MODES = ("default", "before", "pbo", "clock", "extrapolate")
