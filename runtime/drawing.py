@@ -64,6 +64,8 @@ class FrameDrawer:
         self.pacing = pacing
         self.frames = 0
         self._pane_camera = None
+        #: the quality governor's line for the HUD (``RunQuality.text``), or None
+        self.quality = None
 
     # ------------------------------------------------------------------ setup
     def panes(self) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
@@ -136,6 +138,8 @@ class FrameDrawer:
             extra = (("rate", self.pacing),) + extra
         if lat is not None:
             extra += (("latency", f"{lat:.0f} ms p50, {s.latency_ms.pct(95):.0f} ms p95"),)
+        if self.quality is not None:
+            extra += (("quality", self.quality()),)
         vmc = s.watched().get("vmc")
         if vmc is not None:
             extra += (("vmc", f"{vmc['states']} states, {vmc['dropped']} dropped"),)

@@ -121,6 +121,8 @@ class Session:
         self.service = None
         #: VMC Performer (``--vmc-send``): the drawn frames sent out, or None
         self.vmc_sender = None
+        #: the quality governor of a live run (:class:`runtime.quality.RunQuality`), None offline
+        self.quality = None
         self._window = False
         self._faces_seen = 0
         self._stop = threading.Event()
@@ -183,6 +185,8 @@ class Session:
             for o in specs:
                 if o.kind in ("video", "png"):
                     self.say(f"writing {o.kind} to {o.target}")
+            if self.live:
+                self._open_quality()
             # offline every substep runs (no debt dropped); live, the cap keeps a stall from spiralling
             self.loop = Loop(rig, self.pose_input, max_substeps=cfg.max_substeps if self.live else NO_CAP,
                              metrics=self.metrics, clock=self.clock, draw=self._draw)
@@ -194,6 +198,19 @@ class Session:
             stack.callback(self.tryon.close)      # first to close: a fit in flight is dropped
             self._stack = stack.pop_all()
         return self
+
+    def _open_quality(self) -> None:
+        """The live run's quality governor (``quality``; offline runs never adapt)."""
+        from .governor import GovernorOptions
+        from .quality import RunQuality
+
+        try:
+            self.quality = RunQuality(self.renderer, self.outputs, self.pose_input, fps=self.fps,
+                                      window=self._window, options=GovernorOptions(pin=self.cfg.quality))
+        except ValueError as exc:
+            raise RunError(f"quality: {exc}") from None
+        self.metrics.watch("quality", self.quality.status)
+        self.drawer.quality = self.quality.text
 
     def _check_outputs(self) -> list[OutputSpec]:
         from render.platform import has_display
@@ -298,7 +315,8 @@ class Session:
                         self.say(f"live: {KEY_HELP}" if not self.cfg.kiosk else "kiosk mode: q/esc quits")
                     run_live(self.clock, self.fps, self.duration_ns, draw=whole(self._live_frame),
                              between=whole(self._between_frames), stop=self._stop, dropped=self._dropped_frames,
-                             arrivals=self.pose_input.arrivals if self.cfg.frame_lock else None)
+                             arrivals=self.pose_input.arrivals if self.cfg.frame_lock else None,
+                             divisor=self._rate_divisor)
                 else:
                     run_offline(self.clock, self.fps, self.duration_ns, draw=whole(self.loop.frame),
                                 between=whole(self._between_frames), stop=self._stop, progress=self.progress,
@@ -316,14 +334,26 @@ class Session:
 
     def _dropped_frames(self, n: int) -> None:
         self.metrics.drop(frames=n)
+        if self.quality is not None:
+            self.quality.dropped(n)
+
+    def _rate_divisor(self) -> int:
+        return 1 if self.quality is None else self.quality.divisor
 
     def _live_frame(self, t_ns: int) -> bool:
         """One live frame; False once the source has ended (and no duration was asked for).
-        Raises the tracking thread's error."""
+        Raises the tracking thread's error. The frame's work (its start to its hand-over to
+        the outputs) goes to the quality governor."""
         st = self.pose_input.status()
         if st.error is not None:
             raise st.error
+        q = self.quality
+        if q is not None:
+            q.before_frame()
+        w0 = self.clock.wall_ns()
         self.loop.frame(t_ns, latency_from_ns=st.newest_capture_ns)
+        if q is not None:
+            q.frame((self.clock.wall_ns() - w0) / 1e6)
         self.tryon.frame_drawn()          # the try-on worker's Python steps run while this thread sleeps
         self.render_idle.frame_drawn()    # so do the service's (an avatar load, many spring patterns)
         return not (st.finished and self.duration_ns is None)

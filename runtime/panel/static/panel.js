@@ -54,6 +54,9 @@ async function pollStatus() {
     chip("st-tracker", s.tracker_ms_p50 == null ? "tracker –" : `tracker ${s.tracker_ms_p50.toFixed(1)} ms`);
     chip("st-face", s.face_found ? "face found" : "no face", s.face_found ? "ok" : "bad");
     chip("st-substeps", s.substeps_per_frame == null ? "substeps –" : `${s.substeps_per_frame.toFixed(2)} substeps`);
+    const q = s.quality;
+    chip("st-quality", q == null ? "quality –" : q.active.length ? `quality: ${q.active.join(", ")}` + (q.pin !== "auto" ? " (pinned)" : "")
+      : "quality full", q && q.active.length ? "bad" : null);
     document.body.dataset.solver = s.solver;
     // the server's truth: a change made elsewhere (a window key, another client, a hairstyle
     // fitted meanwhile) refreshes the pickers it touches
