@@ -45,6 +45,27 @@ class Controls(Protocol):
     def pick_style(self, index: int) -> None:
         """Hairstyle number ``index`` (1-based) of the hair folder; 0: the avatar's own hair."""
 
+    def restart_clip(self) -> None:
+        """The clip playing now from its start."""
+
+    def next_framing(self) -> None:
+        """The next framing: bust, full body, hair close-up, back view (the orbit is reset)."""
+
+    def reset_view(self) -> None:
+        """Back to the framing: no orbit, zoom or pan."""
+
+    def next_inspect(self) -> None:
+        """A fitted style's next inspection view: mesh, mesh + guides, guides only."""
+
+    def toggle_roots(self) -> None:
+        """The inspection views' suggested roots on / off."""
+
+    def orbit(self, dx: float, dy: float, *, pan: bool = False) -> None:
+        """A mouse drag of (dx, dy) window pixels (x right, y down): orbit, or pan."""
+
+    def zoom(self, notches: float) -> None:
+        """Wheel notches (> 0: closer)."""
+
     def expression_hotkey(self, key: str) -> bool:
         """Toggle the expression ``key`` is the hotkey of; False when it is none's."""
 

@@ -19,6 +19,7 @@ import numpy as np
 from avatars import Avatar
 
 from .loop import FrameInfo
+from .view import View
 from .rig import AvatarRig
 from .telemetry import Telemetry
 
@@ -42,10 +43,11 @@ class FrameDrawer:
     Args:
         renderer: a :class:`render.Renderer` (its size is the output size).
         metrics: the run's telemetry, shown in the HUD.
-        framing: camera framing, "bust" or "full" (:class:`render.CameraOptions`).
+        framing: camera framing, "bust", "full", "hair" or "back" (:class:`render.CameraOptions`).
         overlays: draw springs, colliders and head axes.
         hud: draw fps, tracker latency, substeps and the solver top-left.
         pacing: the HUD's rate line (:func:`runtime.schedule.pacing_text`, short).
+        view: the viewer's state (orbit, framing, inspection; :class:`runtime.view.View`).
 
     Attributes:
         overlays, hud: toggled by the window keys.
@@ -53,17 +55,20 @@ class FrameDrawer:
     """
 
     def __init__(self, renderer, metrics: Telemetry, *, framing: str = "bust", overlays: bool = False,
-                 hud: bool = False, pacing: str | None = None):
+                 hud: bool = False, pacing: str | None = None, view: View | None = None):
         from render import CameraOptions
 
         self.renderer = renderer
         self.metrics = metrics
-        self.camera_options = CameraOptions(framing=framing)
+        #: the viewer's camera, framing and inspection view (runtime/view.py)
+        self.view = view if view is not None else View(framing=framing)
+        self.camera_options = CameraOptions(framing=self.view.framing)
         self.overlays = overlays
         self.hud = hud
         self.pacing = pacing
         self.frames = 0
         self._pane_camera = None
+        self._world = None
 
     # ------------------------------------------------------------------ setup
     def panes(self) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
@@ -93,6 +98,28 @@ class FrameDrawer:
         return Framing(camera, frame_camera(avatar, pw / ph, self.camera_options, world),
                        self.renderer.detail_for(avatar, camera))
 
+    def set_framing(self, name: str, world: np.ndarray | None = None) -> None:
+        """Frame with ``name`` ("bust", "full", "hair", "back") from now on (the orbit is reset).
+        Raises ValueError for another name."""
+        self.view.set_framing(name)
+        self.view.reset()
+        self.camera_options = replace(self.camera_options, framing=name)
+        self.reframe(world if world is not None else self._world)
+
+    def cameras(self, *, viewer: bool = True) -> tuple:
+        """(whole output camera, compare pane camera) of the viewer (moved by the orbit) or of
+        the outputs (``viewer`` False: the framing, unless the view follows)."""
+        r = self.renderer
+        if viewer or self.view.follow:
+            o = self.view.orbit
+            return o.apply(r.camera), (None if self._pane_camera is None else o.apply(self._pane_camera))
+        return r.camera, self._pane_camera
+
+    @property
+    def split(self) -> bool:
+        """The viewer sees another camera than the outputs (an orbit they do not follow)."""
+        return not self.view.follow and not self.view.orbit.is_identity
+
     def reframe(self, world: np.ndarray) -> None:
         """Frame the cameras (whole output and compare pane) on the avatar posed by ``world``."""
         from render import frame_camera
@@ -102,29 +129,48 @@ class FrameDrawer:
         self._pane_camera = frame_camera(self.renderer.avatar, pw / ph, self.camera_options, world)
 
     # ------------------------------------------------------------------ frame
-    def draw(self, info: FrameInfo, rig: AvatarRig, companion: AvatarRig | None = None) -> None:
+    def draw(self, info: FrameInfo, rig: AvatarRig, companion: AvatarRig | None = None, *,
+             viewer: bool = True) -> None:
         """Draw the frame ``info`` (from :meth:`runtime.loop.Loop.frame`) of ``rig``; with a
-        ``companion`` (compare mode, ``info.companion_worlds[0]``), the two side by side."""
-        from render import HudInfo, avatar_overlays
+        ``companion`` (compare mode, ``info.companion_worlds[0]``), the two side by side. With
+        the viewer's camera (the orbit), or the outputs' (``viewer`` False: :meth:`cameras`);
+        with the inspection view's guides and hidden hair (:class:`runtime.view.View`)."""
+        from render import HudInfo
 
         r = self.renderer
+        self._world = info.world
+        cam, pane_cam = self.cameras(viewer=viewer)
         hud = self._hud_info(info, rig) if self.hud else None
-        ov = avatar_overlays(rig.avatar, info.world) if self.overlays else None
+        ov, hide = self._overlays(rig.avatar, info.world)
         if companion is None:
-            r.draw(info.world, info.expressions, overlays=ov, hud=hud, time_s=info.time_s)
+            r.draw(info.world, info.expressions, overlays=ov, hud=hud, time_s=info.time_s, camera=cam, hide=hide)
         else:
             left, right = self.panes()
             cw = info.companion_worlds[0]
-            ov2 = avatar_overlays(companion.avatar, cw) if self.overlays else None
+            ov2, hide2 = self._overlays(companion.avatar, cw)
             # each pane labelled with its solver (on top of the HUD's lines when it is on)
             label_l = (("left", rig.solver),)
             hud_l = replace(hud, extra=label_l + hud.extra) if hud is not None else HudInfo(extra=label_l)
             hud_r = HudInfo(extra=(("right", companion.solver),))
-            r.draw(info.world, info.expressions, overlays=ov, hud=hud_l, camera=self._pane_camera, viewport=left,
-                   time_s=info.time_s)
-            r.draw(cw, info.expressions, overlays=ov2, hud=hud_r, camera=self._pane_camera, viewport=right,
-                   time_s=info.time_s)
+            r.draw(info.world, info.expressions, overlays=ov, hud=hud_l, camera=pane_cam, viewport=left,
+                   time_s=info.time_s, hide=hide)
+            r.draw(cw, info.expressions, overlays=ov2, hud=hud_r, camera=pane_cam, viewport=right,
+                   time_s=info.time_s, hide=hide2)
         self.frames += 1
+
+    def _overlays(self, avatar: Avatar, world: np.ndarray):
+        """(overlays or None, hidden mesh instances) of ``avatar`` posed by ``world``: the debug
+        lines when on, the inspection view's guides of a fitted style."""
+        from render import Overlays, avatar_overlays
+
+        from .tryon import guides_of
+
+        found = guides_of(avatar) if self.view.inspect != "mesh" else None
+        lines = self.view.guides(avatar, found, world)
+        ov = avatar_overlays(avatar, world) if self.overlays else None
+        if lines is not None:
+            ov = replace(ov, guides=lines) if ov is not None else Overlays(guides=lines)
+        return ov, self.view.hidden(found)
 
     def _hud_info(self, info: FrameInfo, rig: AvatarRig):
         from render import HudInfo

@@ -59,6 +59,7 @@ from .schedule import pacing_text, run_live, run_offline, sigterm_as_interrupt
 from .stage import Stage
 from .telemetry import Telemetry
 from .tryon import HairStyles, StyleSwitcher
+from .view import View
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +161,7 @@ class Session:
                                                            outlines=cfg.outlines, detail=cfg.detail))
             self.renderer.set_background(cfg.background)
             self.drawer = FrameDrawer(self.renderer, self.metrics, framing=cfg.framing,
+                                      view=View(framing=cfg.framing, inspect=cfg.inspect, roots=cfg.guide_roots),
                                       pacing=pacing_text(**pace, short=True),
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
             self.drawer.set_avatar(rig.avatar, rig.world)
@@ -341,19 +343,33 @@ class Session:
                 self.pose_input.recenter()
 
     def handle_events(self) -> None:
-        """Window events: close ends the run, keys go to :attr:`keys`."""
+        """Window events: close ends the run, keys go to :attr:`keys`, mouse drags orbit (pan
+        with the right or middle button or shift) and the wheel zooms (:attr:`controls`)."""
         for ev in self.context.poll_events():
             if ev.kind == "close":
                 self.stop()
             elif ev.kind == "key":
                 self.keys.press(ev.key)
+            elif ev.kind == "drag":        # window pixels -> output pixels (the window may be scaled)
+                s = self.renderer.size[1] / max(self.context.size[1], 1)
+                self.controls.orbit(ev.delta[0] * s, ev.delta[1] * s, pan=ev.button != 1 or "shift" in ev.mods)
+            elif ev.kind == "wheel":
+                self.controls.zoom(ev.delta[1])
 
     def _draw(self, info: FrameInfo) -> None:
         panel = self.panel
         info.expressions = panel.expressions(info.expressions)
-        self.drawer.draw(info, self.stage.rig, self.stage.companion)
         wall_ns = self.clock.wall_ns()
-        self.outputs.send(wall_ns)
+        if self.drawer.split and self.outputs.needs_pixels and getattr(self.renderer, "reader", None) is None:
+            # the viewer orbits and the stream does not follow: the outputs' frame first (its
+            # readback is queued), then the viewer's for the window and the panel preview
+            self.drawer.draw(info, self.stage.rig, self.stage.companion, viewer=False)
+            self.outputs.send_fed(wall_ns)
+            self.drawer.draw(info, self.stage.rig, self.stage.companion)
+            self.outputs.send_shown(wall_ns)
+        else:
+            self.drawer.draw(info, self.stage.rig, self.stage.companion)
+            self.outputs.send(wall_ns)
         panel.frame_drawn(self.renderer, wall_ns, self.loop.draw_sample)
         if self.vmc_sender is not None:
             st = self.pose_input.status()

@@ -1,0 +1,108 @@
+"""What the viewer looks at: the camera the user moves, the framing, the hair inspection view.
+
+One :class:`View` per session (render thread; the window's mouse and keys, the panel's and
+the service's ``POST /view`` change it between frames):
+
+- ``orbit`` (:class:`render.orbit.Orbit`): drags orbit (left button), pan (right or middle
+  button, or shift + left), the wheel zooms; ``reset`` goes back to the framing.
+- ``framing``: "bust", "full", "hair" (close-up on the hair's bounds) or "back"
+  (:data:`render.camera.FRAMINGS`).
+- ``follow``: the virtual camera and the video / PNG outputs follow the orbit too. Off by
+  default: the window and the panel preview are moved, the stream keeps its framing (a
+  streamer moving the preview must not move the stream).
+- ``inspect``: "mesh", "mesh+guides" or "guides" (:data:`render.inspection.INSPECT_MODES`)
+  and ``roots`` (show suggested roots), for a fitted style (its guides:
+  :func:`runtime.tryon.guides_of`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from render.camera import FRAMINGS
+from render.inspection import GuideLines, check_mode, next_mode
+from render.orbit import Orbit, metres_per_pixel
+
+
+@dataclass
+class View:
+    """The viewer's state (module doc)."""
+
+    framing: str = "bust"
+    orbit: Orbit = field(default_factory=Orbit)
+    follow: bool = False
+    inspect: str = "mesh"
+    roots: bool = False
+
+    def __post_init__(self):
+        self.set_framing(self.framing)
+        check_mode(self.inspect)
+
+    # ------------------------------------------------------------------ camera
+    def drag(self, dx: float, dy: float, *, pan: bool = False, camera=None, height: int = 720) -> None:
+        """A drag of (dx, dy) pixels: orbit, or with ``pan`` move the view (by the size of a
+        pixel at ``camera``'s target for an image ``height`` pixels high)."""
+        if pan:
+            mpp = metres_per_pixel(camera, height) if camera is not None else 0.001
+            self.orbit = self.orbit.panned(dx, dy, mpp / self.orbit.zoom)
+        else:
+            self.orbit = self.orbit.dragged(dx, dy)
+
+    def wheel(self, notches: float) -> None:
+        self.orbit = self.orbit.wheeled(notches)
+
+    def reset(self) -> None:
+        """Back to the framing (no orbit, zoom or pan)."""
+        self.orbit = Orbit()
+
+    def set_framing(self, name: str) -> None:
+        """Raises ValueError for a framing :func:`render.frame_camera` does not know."""
+        if name not in FRAMINGS:
+            raise ValueError(f"framing {name!r}: expected one of {', '.join(FRAMINGS)}")
+        self.framing = name
+
+    def next_framing(self) -> str:
+        self.framing = FRAMINGS[(FRAMINGS.index(self.framing) + 1) % len(FRAMINGS)]
+        return self.framing
+
+    # ------------------------------------------------------------------ inspection
+    def set_inspect(self, mode: str) -> None:
+        self.inspect = check_mode(mode)
+
+    def next_inspect(self) -> str:
+        self.inspect = next_mode(self.inspect)
+        return self.inspect
+
+    def guides(self, avatar, guides, world: np.ndarray) -> GuideLines | None:
+        """The guide lines to draw for the avatar posed by ``world`` (N, 4, 4), from its
+        ``guides`` = (GuideSet, hair instance) or None; None in the "mesh" view. The guides
+        (rest pose) move rigidly with the head: ``world[head] @ inv(rest_world[head])``."""
+        if self.inspect == "mesh" or guides is None:
+            return None
+        gs, _ = guides
+        lines = GuideLines(gs.points, gs.offsets, gs.state, gs.suggested_root if self.roots else None)
+        m = head_motion(avatar, world)
+        return lines if m is None else lines.moved(m)
+
+    def hidden(self, guides) -> tuple[int, ...]:
+        """Mesh instances not to draw: the hair's in the "guides" view."""
+        return (int(guides[1]),) if self.inspect == "guides" and guides is not None and guides[1] >= 0 else ()
+
+    def state(self) -> dict:
+        """{"framing", "orbit", "follow", "inspect", "roots"}: JSON-ready (GET /view)."""
+        return {"framing": self.framing, "orbit": self.orbit.to_dict(), "follow": self.follow, "inspect": self.inspect,
+                "roots": self.roots}
+
+
+def head_motion(avatar, world: np.ndarray) -> np.ndarray | None:
+    """(4, 4) the head's motion from rest, ``world[head] @ inv(rest_world[head])`` (None
+    without a head)."""
+    head = avatar.head_node()
+    if head < 0:
+        return None
+    return world[head] @ np.linalg.inv(avatar.skeleton.rest_world[head])
+
+
+__all__ = ["View", "head_motion"]
