@@ -138,10 +138,41 @@ def head_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.nda
     return c + [-0.1, -0.02, -0.1], c + [0.1, 0.23, 0.1]
 
 
+#: A primitive is hair (for :func:`hair_bounds`) when at least this share of its vertices is
+#: moved by a spring joint under the head (a weight of at least :data:`HAIR_WEIGHT`).
+HAIR_SHARE = 0.3
+HAIR_WEIGHT = 0.05
+
+
+def _hair_points(avatar: Avatar, world: np.ndarray, springy: set[int]) -> np.ndarray:
+    """World positions (linear blend skinning by ``world``) of every vertex of the primitives
+    that are hair (:data:`HAIR_SHARE`)."""
+    pts = []
+    for mi in avatar.mesh_instances:
+        if mi.skin < 0:
+            continue
+        mesh = avatar.meshes[mi.mesh]
+        skin = avatar.skins[mi.skin]
+        mats = world[skin.joints] @ skin.inverse_bind
+        keep = np.array([int(j) in springy for j in skin.joints], bool)
+        for p in mesh.primitives:
+            if p.joints is None or p.weights is None or p.vertex_count == 0:
+                continue
+            jn = np.clip(p.joints.astype(np.int64), 0, len(keep) - 1)
+            w = p.weights.astype(np.float64)
+            if (keep[jn] & (w >= HAIR_WEIGHT)).any(axis=1).mean() < HAIR_SHARE:
+                continue
+            m = np.einsum("vk,vkij->vij", w / np.maximum(w.sum(1, keepdims=True), 1e-12), mats[jn])
+            pts.append(np.einsum("nij,nj->ni", m[:, :3, :3], p.positions.astype(np.float64)) + m[:, :3, 3])
+    return np.concatenate(pts) if pts else np.zeros((0, 3))
+
+
 def hair_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(min (3,), max (3,)) world box of the hair: the head box (:func:`head_bounds`) grown by
-    every vertex moved mostly by a spring (hair) joint under the head, so a long style hanging
-    to the chest or a ponytail behind the head is inside it. The head box alone without springs."""
+    every vertex of the primitives that are hair — at least :data:`HAIR_SHARE` of their
+    vertices moved by a spring joint under the head — so a long style whose lower part
+    follows the chest, or a ponytail behind the head, is inside it. The head box alone
+    without such primitives."""
     world = avatar.skeleton.rest_world if world is None else world
     lo, hi = head_bounds(avatar, world)
     head = avatar.head_node()
@@ -154,7 +185,7 @@ def hair_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.nda
         for j in spring.joints:
             if j.node in under and j.node != head:
                 springy.update(sk.descendants(j.node))
-    hair = _skinned_points(avatar, world, lambda n: n in springy)
+    hair = _hair_points(avatar, world, springy)
     if len(hair) == 0:
         return lo, hi
     return np.minimum(lo, hair.min(axis=0)), np.maximum(hi, hair.max(axis=0))

@@ -5,8 +5,10 @@ turned into a :class:`GuideLines` by the runtime; render/ does not import the tr
 and are drawn as overlay lines over the avatar, without depth test so they show through the
 hair (:mod:`render.overlays`): cyan guides attached to the scalp, green fragments joined to
 an attached guide, orange rejected ones (the seed articles' colours), and with "show
-suggested roots" a magenta cross at each guide's suggested root. "Guides only" hides the
-hair's mesh instance (the head and body stay, so a root is seen on the scalp).
+suggested roots" a yellow cross at each guide's suggested root. "Guides only" hides the
+hair's mesh instance (the head and body stay, so a root is seen on the scalp) and draws the
+guides depth-tested against the body (:attr:`GuideLines.depth`): those behind the head are
+hidden by it, while over the mesh they show through the hair.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ INSPECT_MODES = ("mesh", "mesh+guides", "guides")
 STATE_COLORS = ((0.0, 0.85, 1.0, 1.0), (0.35, 1.0, 0.3, 1.0), (1.0, 0.35, 0.0, 1.0))
 ATTACHED_COLOR, JOINED_COLOR, REJECTED_COLOR = STATE_COLORS
 #: Suggested roots: crosses of this colour.
-ROOT_COLOR = (1.0, 0.1, 0.8, 1.0)
+ROOT_COLOR = (1.0, 0.9, 0.0, 1.0)
 
 
 def check_mode(mode: str) -> str:
@@ -46,20 +48,23 @@ class GuideLines:
         state: (G,) int 0 attached, 1 joined, 2 rejected (:data:`STATE_COLORS`).
         roots: (G, 3) suggested roots (world metres), or None not to draw them.
         root_size: half-size of a root's cross, metres.
+        depth: the curves drawn depth-tested against the mesh (the "guides" view), else
+            through it; the roots are always drawn through it (they lie on the scalp).
     """
 
     points: np.ndarray
     offsets: np.ndarray
     state: np.ndarray
     roots: np.ndarray | None = None
-    root_size: float = 0.004
+    root_size: float = 0.006
+    depth: bool = False
 
     def moved(self, transform: np.ndarray) -> "GuideLines":
         """The guides moved by the (4, 4) world ``transform`` (e.g. the head's motion from rest:
         ``world[head] @ inv(rest_world[head])``)."""
         m = np.asarray(transform, np.float64)
         mv = lambda p: None if p is None else np.asarray(p, np.float64) @ m[:3, :3].T + m[:3, 3]  # noqa: E731
-        return GuideLines(mv(self.points), self.offsets, self.state, mv(self.roots), self.root_size)
+        return GuideLines(mv(self.points), self.offsets, self.state, mv(self.roots), self.root_size, self.depth)
 
 
 def guide_segments(g: GuideLines) -> tuple[np.ndarray, np.ndarray]:

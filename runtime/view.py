@@ -82,7 +82,8 @@ class View:
         if self.inspect == "mesh" or guides is None:
             return None
         gs, _ = guides
-        lines = GuideLines(gs.points, gs.offsets, gs.state, gs.suggested_root if self.roots else None)
+        lines = GuideLines(gs.points, gs.offsets, gs.state, gs.suggested_root if self.roots else None,
+                           depth=self.inspect == "guides")
         m = head_motion(avatar, world)
         return lines if m is None else lines.moved(m)
 
