@@ -68,7 +68,9 @@ class FrameDrawer:
         self.pacing = pacing
         self.frames = 0
         self._pane_camera = None
-        self._world = None
+        self._frame_world = None            # the pose the cameras were framed on (None: rest)
+        self._viewer_key = None             # what the viewer's own framing was computed for
+        self._viewer_cams = (None, None)
 
     # ------------------------------------------------------------------ setup
     def panes(self) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
@@ -79,6 +81,7 @@ class FrameDrawer:
     def set_avatar(self, avatar: Avatar, world: np.ndarray, *, framing: Framing | None = None) -> None:
         """Upload ``avatar`` (replacing the drawn one) and frame it posed by ``world`` (N, 4, 4),
         or use ``framing`` (:meth:`framing`, computed beforehand off the render thread)."""
+        self._frame_world, self._viewer_key = world, None
         if framing is None:
             self.renderer.set_avatar(avatar)
             self.reframe(world)
@@ -98,32 +101,50 @@ class FrameDrawer:
         return Framing(camera, frame_camera(avatar, pw / ph, self.camera_options, world),
                        self.renderer.detail_for(avatar, camera))
 
-    def set_framing(self, name: str, world: np.ndarray | None = None) -> None:
-        """Frame with ``name`` ("bust", "full", "hair", "back") from now on (the orbit is reset).
-        Raises ValueError for another name."""
+    def set_framing(self, name: str) -> None:
+        """The viewer's framing ("bust", "full", "hair", "back") from now on, the orbit reset;
+        the outputs keep the run's framing unless the view follows. Raises ValueError for
+        another name."""
         self.view.set_framing(name)
         self.view.reset()
-        self.camera_options = replace(self.camera_options, framing=name)
-        self.reframe(world if world is not None else self._world)
+
+    def _viewer_base(self) -> tuple:
+        """(camera, pane camera) of the view's framing before the orbit: the outputs' when it
+        is theirs, else framed once per avatar, framing and size (render thread)."""
+        if self.view.framing == self.camera_options.framing or self.renderer.avatar is None:
+            return self.renderer.camera, self._pane_camera
+        key = (self.view.framing, self.renderer.size)
+        if self._viewer_key != key:
+            from render import frame_camera
+
+            opts = replace(self.camera_options, framing=self.view.framing)
+            w, h = self.renderer.size
+            _, (_, _, pw, ph) = self.panes()
+            av, world = self.renderer.avatar, self._frame_world
+            self._viewer_cams = (frame_camera(av, w / h, opts, world), frame_camera(av, pw / ph, opts, world))
+            self._viewer_key = key
+        return self._viewer_cams
 
     def cameras(self, *, viewer: bool = True) -> tuple:
-        """(whole output camera, compare pane camera) of the viewer (moved by the orbit) or of
-        the outputs (``viewer`` False: the framing, unless the view follows)."""
-        r = self.renderer
+        """(whole output camera, compare pane camera) of the viewer (its framing, moved by the
+        orbit) or of the outputs (``viewer`` False: the run's framing, unless the view follows)."""
         if viewer or self.view.follow:
             o = self.view.orbit
-            return o.apply(r.camera), (None if self._pane_camera is None else o.apply(self._pane_camera))
-        return r.camera, self._pane_camera
+            cam, pane = self._viewer_base()
+            return o.apply(cam), (None if pane is None else o.apply(pane))
+        return self.renderer.camera, self._pane_camera
 
     @property
     def split(self) -> bool:
-        """The viewer sees another camera than the outputs (an orbit they do not follow)."""
-        return not self.view.follow and not self.view.orbit.is_identity
+        """The viewer sees another camera than the outputs (an orbit or a framing they do not follow)."""
+        return not self.view.follow and (not self.view.orbit.is_identity
+                                         or self.view.framing != self.camera_options.framing)
 
     def reframe(self, world: np.ndarray) -> None:
         """Frame the cameras (whole output and compare pane) on the avatar posed by ``world``."""
         from render import frame_camera
 
+        self._frame_world, self._viewer_key = world, None
         self.renderer.reframe(self.camera_options, world=world)
         _, (_, _, pw, ph) = self.panes()
         self._pane_camera = frame_camera(self.renderer.avatar, pw / ph, self.camera_options, world)
@@ -138,7 +159,6 @@ class FrameDrawer:
         from render import HudInfo
 
         r = self.renderer
-        self._world = info.world
         cam, pane_cam = self.cameras(viewer=viewer)
         hud = self._hud_info(info, rig) if self.hud else None
         ov, hide = self._overlays(rig.avatar, info.world)

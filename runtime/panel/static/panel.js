@@ -59,9 +59,10 @@ async function pollStatus() {
     // fitted meanwhile) refreshes the pickers it touches
     const seen = state.seen || {};
     if (seen.avatar !== undefined && seen.avatar !== s.avatar) { loadAvatars(); loadHair(); loadExpressions(); }
-    if (seen.hairstyle !== undefined && seen.hairstyle !== s.hairstyle) { loadHairstyles(); loadHair(); }
+    if (seen.hairstyle !== undefined && seen.hairstyle !== s.hairstyle) { loadHairstyles(); loadHair(); loadView(); }
     if (seen.solver !== undefined && seen.solver !== s.solver) loadHair();
-    state.seen = { avatar: s.avatar, hairstyle: s.hairstyle, solver: s.solver };
+    if (seen.paused !== undefined && seen.paused !== s.paused) loadView();
+    state.seen = { avatar: s.avatar, hairstyle: s.hairstyle, solver: s.solver, paused: s.paused };
   }
   setTimeout(pollStatus, 1000);
 }
@@ -315,7 +316,76 @@ async function setBackground() {
 }
 
 // ---------------------------------------------------------------- wiring
+// ---------------------------------------------------------------- view and playback
+const STATES = ["attached", "joined", "rejected"];
+function showView(v) {
+  if (!v) return;
+  state.view = v;
+  $("framing").value = v.framing;
+  $("inspect").value = v.inspect;
+  $("roots").checked = v.roots;
+  $("follow").checked = v.follow;
+  $("compare").checked = v.compare;
+  $("pause").textContent = v.paused ? "Resume" : "Pause";
+  $("step").disabled = !v.paused;
+  const g = v.guides;
+  $("inspect").disabled = !g; $("roots").disabled = !g;
+  $("guides-download").hidden = !g;
+  $("guides-note").textContent = g
+    ? `${g.candidates} guides: ${STATES.map((s) => `${g[s]} ${s}`).join(", ")} (cyan attached to the scalp, green joined, orange rejected)`
+    : "the avatar's own hair: pick a hairstyle to inspect its guides";
+  $("playback-note").textContent = v.compare ? `left ${v.solvers[0]}, right ${v.solvers[1]}` : `solver ${v.solvers[0]}`;
+  document.body.dataset.yaw = String(v.orbit.yaw);
+}
+async function loadView() { showView(await api("GET", "/view")); }
+async function setView(change) { showView(await api("POST", "/view", change)); }
+async function playback(change) { showView(await api("POST", "/playback", change)); }
+
+// drags on the preview orbit the view (pan with shift or the right button); one request in
+// flight at a time, the moves in between are added up
+const drag = { on: false, x: 0, y: 0, dx: 0, dy: 0, pan: false, busy: false };
+async function flushDrag() {
+  if (drag.busy || (drag.dx === 0 && drag.dy === 0)) return;
+  const d = [drag.dx, drag.dy], pan = drag.pan;
+  drag.dx = 0; drag.dy = 0; drag.busy = true;
+  const body = { height: $("preview").clientHeight || 270 };
+  body[pan ? "pan" : "drag"] = d;
+  await setView(body);
+  drag.busy = false;
+  flushDrag();
+}
+function wirePreview() {
+  const img = $("preview");
+  img.draggable = false;
+  img.addEventListener("pointerdown", (ev) => {
+    drag.on = true; drag.x = ev.clientX; drag.y = ev.clientY; drag.pan = ev.shiftKey || ev.button === 2;
+    img.setPointerCapture(ev.pointerId); ev.preventDefault();
+  });
+  img.addEventListener("pointermove", (ev) => {
+    if (!drag.on) return;
+    drag.dx += ev.clientX - drag.x; drag.dy += ev.clientY - drag.y;
+    drag.x = ev.clientX; drag.y = ev.clientY;
+    flushDrag();
+  });
+  const end = () => { drag.on = false; flushDrag(); };
+  img.addEventListener("pointerup", end);
+  img.addEventListener("pointercancel", end);
+  img.addEventListener("contextmenu", (ev) => ev.preventDefault());
+  img.addEventListener("wheel", (ev) => { ev.preventDefault(); setView({ wheel: ev.deltaY < 0 ? 1 : -1 }); },
+                       { passive: false });
+}
+
 function wire() {
+  wirePreview();
+  $("framing").addEventListener("change", (ev) => setView({ framing: ev.target.value }));
+  $("inspect").addEventListener("change", (ev) => setView({ inspect: ev.target.value }));
+  $("roots").addEventListener("change", (ev) => setView({ roots: ev.target.checked }));
+  $("follow").addEventListener("change", (ev) => setView({ follow: ev.target.checked }));
+  $("view-reset").addEventListener("click", () => setView({ reset: true }));
+  $("pause").addEventListener("click", () => playback({ paused: !(state.view && state.view.paused) }));
+  $("step").addEventListener("click", () => playback({ steps: 1 }));
+  $("restart").addEventListener("click", async () => { await playback({ restart: true }); say("clip restarted"); });
+  $("compare").addEventListener("change", (ev) => playback({ compare: ev.target.checked }));
   $("avatar").addEventListener("change", async (ev) => {
     if (!ev.target.value) return;
     say("loading avatar…");
@@ -377,7 +447,8 @@ function wire() {
 async function main() {
   wire();
   $("preview").src = "/preview.mjpg";
-  await Promise.all([loadAvatars(), loadHairstyles(), loadClips(), loadHair(), loadExpressions(), loadOutputs()]);
+  await Promise.all([loadAvatars(), loadHairstyles(), loadClips(), loadHair(), loadExpressions(), loadOutputs(),
+                     loadView()]);
   document.body.dataset.ready = "1";
   pollStatus();
 }
