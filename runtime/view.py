@@ -17,6 +17,7 @@ the service's ``POST /view`` change it between frames):
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -77,15 +78,19 @@ class View:
 
     def guides(self, avatar, guides, world: np.ndarray) -> GuideLines | None:
         """The guide lines to draw for the avatar posed by ``world`` (N, 4, 4), from its
-        ``guides`` = (GuideSet, hair instance) or None; None in the "mesh" view. The guides
-        (rest pose) move rigidly with the head: ``world[head] @ inv(rest_world[head])``."""
+        ``guides`` = (GuideSet, hair instance) or None; None in the "mesh" view. Each guide
+        point follows the hair vertex nearest to it at rest (CPU skinning as the shader's:
+        :class:`GuideSkin`), so the guides swing with the simulated hair; the suggested roots
+        move rigidly with the head (they lie on the scalp)."""
         if self.inspect == "mesh" or guides is None:
             return None
-        gs, _ = guides
-        lines = GuideLines(gs.points, gs.offsets, gs.state, gs.suggested_root if self.roots else None,
-                           depth=self.inspect == "guides")
-        m = head_motion(avatar, world)
-        return lines if m is None else lines.moved(m)
+        gs, instance = guides
+        roots = None
+        if self.roots:
+            m = head_motion(avatar, world)
+            roots = gs.suggested_root if m is None else gs.suggested_root @ m[:3, :3].T + m[:3, 3]
+        return GuideLines(GuideSkin.of(avatar, gs, instance).points(world), gs.offsets, gs.state, roots,
+                          depth=self.inspect == "guides")
 
     def hidden(self, guides) -> tuple[int, ...]:
         """Mesh instances not to draw: the hair's in the "guides" view."""
@@ -97,6 +102,59 @@ class View:
                 "roots": self.roots}
 
 
+#: Hair vertices whose motion a guide point takes (the mean of their displacements).
+GUIDE_NEIGHBOURS = 6
+
+
+class GuideSkin:
+    """Guide points (rest pose, world metres) carried by the hair mesh: each point moves by
+    the mean displacement from rest of its :data:`GUIDE_NEIGHBOURS` nearest hair vertices,
+    skinned as the shader does (:func:`avatars.skinning.skin_positions`), so the guides swing
+    with the simulated hair. One per (avatar, guide set), kept while the avatar lives
+    (:meth:`of`)."""
+
+    _made: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+    def __init__(self, avatar, gs, instance: int):
+        from scipy.spatial import cKDTree
+
+        from avatars.skinning import joint_matrices, skin_positions
+
+        self.avatar, self.instance, self._gs = avatar, int(instance), gs
+        self._skin = skin_positions
+        mi = avatar.mesh_instances[self.instance] if 0 <= self.instance < len(avatar.mesh_instances) else None
+        self._prims = [] if mi is None else [p for p in avatar.meshes[mi.mesh].primitives if p.vertex_count]
+        self._jm = (lambda w: joint_matrices(avatar, mi.skin, w) if mi is not None and mi.skin >= 0 else None)
+        self._node = -1 if mi is None else mi.node
+        self._near = None
+        if not self._prims or not len(gs.points):
+            return
+        self._rest = self._all(avatar.skeleton.rest_world)
+        k = min(GUIDE_NEIGHBOURS, len(self._rest))
+        _, near = cKDTree(self._rest).query(gs.points, k=k)
+        self._near = np.asarray(near).reshape(len(gs.points), k)
+
+    def _all(self, world: np.ndarray) -> np.ndarray:
+        jm = self._jm(world)
+        node = world[self._node] if self._node >= 0 else None
+        return np.concatenate([self._skin(p, jm, node) for p in self._prims])
+
+    @classmethod
+    def of(cls, avatar, gs, instance: int) -> "GuideSkin":
+        got = cls._made.get(avatar)
+        if got is None or got._gs is not gs or got.instance != instance:
+            got = cls._made[avatar] = cls(avatar, gs, instance)
+        return got
+
+    def points(self, world: np.ndarray) -> np.ndarray:
+        """(T, 3) guide points of the avatar posed by ``world`` (N, 4, 4); the rest points
+        when the hair has no vertices."""
+        if self._near is None:
+            return self._gs.points
+        moved = self._all(world) - self._rest
+        return self._gs.points + moved[self._near].mean(axis=1)
+
+
 def head_motion(avatar, world: np.ndarray) -> np.ndarray | None:
     """(4, 4) the head's motion from rest, ``world[head] @ inv(rest_world[head])`` (None
     without a head)."""
@@ -106,4 +164,4 @@ def head_motion(avatar, world: np.ndarray) -> np.ndarray | None:
     return world[head] @ np.linalg.inv(avatar.skeleton.rest_world[head])
 
 
-__all__ = ["View", "head_motion"]
+__all__ = ["GuideSkin", "View", "head_motion"]
