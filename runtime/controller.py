@@ -21,6 +21,7 @@ from .commands import CommandQueue, RenderIdle, wait_for
 if TYPE_CHECKING:  # pragma: no cover
     from .panel.outputs_control import OutputControl
     from .run_controls import RunControls
+    from .settle import SettleMeter
     from .stage import Stage
     from .tryon import StyleSwitcher
 
@@ -37,6 +38,7 @@ class ControllerHost(Protocol):
     tryon: StyleSwitcher
     output_control: OutputControl
     controls: RunControls
+    settle: SettleMeter
 
     def live_status(self) -> dict:
         """The live metrics, whether the run is paused and whether the pose input has a face
@@ -221,7 +223,9 @@ class SessionController:
 
     def view(self) -> dict:
         """The viewer's state: {"framing", "orbit", "follow", "inspect", "roots", "guides" (the
-        drawn style's counts, or null), "paused", "compare", "solvers" [left, right]} (render thread)."""
+        drawn style's counts, or null), "paused", "compare", "settle" (the "move-then-settle"
+        clip's settle time: :meth:`runtime.settle.SettleMeter.state`, or null), "solvers" [left,
+        right]} (render thread)."""
         return self.host.commands.call(self._view_state)
 
     def _view_state(self) -> dict:
@@ -231,7 +235,7 @@ class SessionController:
         st = self.stage
         found = guides_of(st.rig.avatar)
         return {**c.drawer.view.state(), "guides": None if found is None else found[0].counts(),
-                "paused": c.clock.paused, "compare": st.compare,
+                "paused": c.clock.paused, "compare": st.compare, "settle": self.host.settle.state(),
                 "solvers": [st.rig.solver] + ([st.companion.solver] if st.companion is not None else [])}
 
     def set_view(self, change: dict) -> dict:

@@ -48,6 +48,9 @@ class Controls(Protocol):
     def restart_clip(self) -> None:
         """The clip playing now from its start."""
 
+    def move_then_settle(self) -> None:
+        """Play "move then settle": the head turn, then 8 s still (the settle time in the HUD)."""
+
     def next_framing(self) -> None:
         """The next framing: bust, full body, hair close-up, back view (the orbit is reset)."""
 

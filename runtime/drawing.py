@@ -67,6 +67,8 @@ class FrameDrawer:
         self.hud = hud
         self.pacing = pacing
         self.frames = 0
+        #: the HUD's settle line ("move then settle": runtime/settle.py), or None
+        self.settle: str | None = None
         self._pane_camera = None
         self._frame_world = None            # the pose the cameras were framed on (None: rest)
         self._viewer_key = None             # what the viewer's own framing was computed for
@@ -198,6 +200,8 @@ class FrameDrawer:
         s = self.metrics
         lat = s.latency_ms.pct(50)
         extra = (("solver", rig.solver),)
+        if self.settle:
+            extra += (("settle", self.settle),)
         if self.pacing:
             extra = (("rate", self.pacing),) + extra
         if lat is not None:

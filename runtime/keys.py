@@ -2,7 +2,8 @@
 to a :class:`runtime.controls.Controls` action.
 
     r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side ·
-    m next clip of the --motion file (then the idle) · k restart the clip · [ / ] previous / next
+    m next clip of the --motion file (then the idle) · k restart the clip · v "move then settle"
+    (the head turn then 8 s still, the settle time in the HUD) · [ / ] previous / next
     hairstyle of the hair folder · 1-9 hairstyle number N · 0 the avatar's own hair · f framing
     (bust, full, hair close-up, back) · x reset the view · g inspection view (mesh, mesh +
     guides, guides) · t suggested roots · space pause · p screenshot · q/esc quit
@@ -52,6 +53,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(("c",), "c", "compare solvers side by side", lambda c, k: c.toggle_compare()),
     Binding(("m",), "m", "next clip", lambda c, k: c.next_clip()),
     Binding(("k",), "k", "restart clip", lambda c, k: c.restart_clip()),
+    Binding(("v",), "v", "move then settle", lambda c, k: c.move_then_settle()),
     Binding(tuple(STYLE_CYCLE), "[ ]", "hairstyle", lambda c, k: c.cycle_style(STYLE_CYCLE[k])),
     Binding(tuple("123456789"), "1-9", "hairstyle N", lambda c, k: c.pick_style(int(k))),
     Binding(("0",), "0", "own hair", lambda c, k: c.pick_style(0)),

@@ -95,6 +95,17 @@ class RunControls:
         except MotionError as exc:
             self.say(f"motion: {exc}")
 
+    def move_then_settle(self) -> None:
+        from avatars import AvatarError
+
+        from .rig.errors import MotionError
+
+        try:
+            self.stage.set_motion(self.stage.load_motion("move-then-settle"))
+            self.say("motion: move-then-settle (the settle time is in the HUD, h)")
+        except (MotionError, AvatarError) as exc:
+            self.say(f"motion: {exc}")
+
     def next_framing(self) -> None:
         d = self.drawer
         d.set_framing(d.view.next_framing())

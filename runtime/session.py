@@ -59,6 +59,7 @@ from .schedule import pacing_text, run_live, run_offline, sigterm_as_interrupt
 from .stage import Stage
 from .telemetry import Telemetry
 from .tryon import HairStyles, StyleSwitcher
+from .settle import SettleMeter
 from .view import View
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,8 @@ class Session:
                                 self.output_control, now_ns=self._wall_ns)
         self.controller = SessionController(self)
         self.controls: RunControls | None = None
+        #: the settle time of the "move-then-settle" clip (runtime/settle.py)
+        self.settle = SettleMeter()
         self.keys: Keys | None = None
         self.output_specs: list[OutputSpec] = []
         self.pose_input: PoseInput | None = None
@@ -357,6 +360,8 @@ class Session:
                 self.controls.zoom(ev.delta[1])
 
     def _draw(self, info: FrameInfo) -> None:
+        self.settle.frame(self.stage.rig, self.loop.driver.last_time_ns)     # "move then settle"
+        self.drawer.settle = self.settle.text()
         panel = self.panel
         info.expressions = panel.expressions(info.expressions)
         wall_ns = self.clock.wall_ns()

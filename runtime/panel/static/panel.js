@@ -61,7 +61,7 @@ async function pollStatus() {
     if (seen.avatar !== undefined && seen.avatar !== s.avatar) { loadAvatars(); loadHair(); loadExpressions(); }
     if (seen.hairstyle !== undefined && seen.hairstyle !== s.hairstyle) { loadHairstyles(); loadHair(); loadView(); }
     if (seen.solver !== undefined && seen.solver !== s.solver) loadHair();
-    if (seen.paused !== undefined && seen.paused !== s.paused) loadView();
+    if ((seen.paused !== undefined && seen.paused !== s.paused) || (state.view && state.view.settle)) loadView();
     state.seen = { avatar: s.avatar, hairstyle: s.hairstyle, solver: s.solver, paused: s.paused };
   }
   setTimeout(pollStatus, 1000);
@@ -334,7 +334,12 @@ function showView(v) {
   $("guides-note").textContent = g
     ? `${g.candidates} guides: ${STATES.map((s) => `${g[s]} ${s}`).join(", ")} (cyan attached to the scalp, green joined, orange rejected)`
     : "the avatar's own hair: pick a hairstyle to inspect its guides";
-  $("playback-note").textContent = v.compare ? `left ${v.solvers[0]}, right ${v.solvers[1]}` : `solver ${v.solvers[0]}`;
+  const st = v.settle;
+  const settle = !st ? "" : st.phase === "moving" ? ` · moving ${st.clip_s.toFixed(1)} s`
+    : st.phase === "settling" ? " · settling…" : ` · settled in ${st.settle_s.toFixed(2)} s`;
+  const last = st && st.last_2s_mm != null ? ` (last 2 s: ${st.last_2s_mm.toFixed(3)} mm)` : "";
+  $("playback-note").textContent = (v.compare ? `left ${v.solvers[0]}, right ${v.solvers[1]}` : `solver ${v.solvers[0]}`)
+    + settle + last;
   document.body.dataset.yaw = String(v.orbit.yaw);
 }
 async function loadView() { showView(await api("GET", "/view")); }
@@ -386,6 +391,11 @@ function wire() {
   $("step").addEventListener("click", () => playback({ steps: 1 }));
   $("restart").addEventListener("click", async () => { await playback({ restart: true }); say("clip restarted"); });
   $("compare").addEventListener("change", (ev) => playback({ compare: ev.target.checked }));
+  for (const b of document.querySelectorAll("[data-clip]")) b.addEventListener("click", async () => {
+    const r = await api("POST", "/motion", { clip: b.dataset.clip });
+    if (r) say(`playing ${r.playing}`);
+    await Promise.all([loadClips(), loadView()]);
+  });
   $("avatar").addEventListener("change", async (ev) => {
     if (!ev.target.value) return;
     say("loading avatar…");
