@@ -40,6 +40,8 @@ from pathlib import Path
 
 from avatars import AvatarError
 
+from render.orbit import Orbit
+
 from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
 from .commands import CommandQueue, RenderIdle
 from .config import RunConfig, tryon_settings, video_preset
@@ -53,6 +55,7 @@ from .panel.outputs_control import OutputControl
 from .panel.state import PanelState
 from .lipsync.input import VoiceInput
 from .pose_inputs import PoseInput, open_pose_input
+from .pose_inputs.track import TrackInput
 from .results import RunError, RunResult
 from .run_controls import RunControls
 from .schedule import pacing_text, run_live, run_offline, sigterm_as_interrupt
@@ -107,6 +110,7 @@ class Session:
                                 self.output_control, now_ns=self._wall_ns)
         self.controller = SessionController(self)
         self.controls: RunControls | None = None
+        self._replay_views = False
         #: the settle time of the "move-then-settle" clip (runtime/settle.py)
         self.settle = SettleMeter()
         self.keys: Keys | None = None
@@ -168,6 +172,9 @@ class Session:
                                       pacing=pacing_text(**pace, short=True),
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
             self.drawer.set_avatar(rig.avatar, rig.world)
+            # a pose track recorded with the viewer's orbit replays it, into every output
+            self._replay_views = isinstance(self.pose_input, TrackInput) and self.pose_input.track.view is not None
+            self.drawer.view.follow = self.drawer.view.follow or self._replay_views
             self.controls = RunControls(stage=self.stage, tryon=self.tryon, drawer=self.drawer, clock=self.clock,
                                         recenter=self.recenter, stop=self.stop, hotkey=self.panel.hotkey,
                                         say=self.say)
@@ -360,6 +367,9 @@ class Session:
                 self.controls.zoom(ev.delta[1])
 
     def _draw(self, info: FrameInfo) -> None:
+        if self._replay_views:              # a pose track recorded with the viewer's orbit: replayed
+            v = self.pose_input.view_at(self.loop.driver.last_time_ns)
+            self.drawer.view.orbit = Orbit(float(v[0]), float(v[1]), float(v[2]), (float(v[3]), float(v[4])))
         self.settle.frame(self.stage.rig, self.loop.driver.last_time_ns)     # "move then settle"
         self.drawer.settle = self.settle.text()
         panel = self.panel
@@ -375,7 +385,9 @@ class Session:
         else:
             self.drawer.draw(info, self.stage.rig, self.stage.companion)
             self.outputs.send(wall_ns)
-        panel.frame_drawn(self.renderer, wall_ns, self.loop.draw_sample)
+        o = self.drawer.view.orbit
+        panel.frame_drawn(self.renderer, wall_ns, self.loop.draw_sample,
+                          view=None if o.is_identity else (o.yaw, o.pitch, o.zoom, *o.pan))
         if self.vmc_sender is not None:
             st = self.pose_input.status()
             self.vmc_sender.send_frame(info.world, info.expressions or {}, self.clock.now_ns() * 1e-9,

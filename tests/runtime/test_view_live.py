@@ -7,6 +7,7 @@ output's view; pause, single substeps, compare mode, restart without a clip (422
 from __future__ import annotations
 
 import json
+import time
 
 import jsonschema
 import numpy as np
@@ -35,7 +36,8 @@ def differ(a, b, level=40) -> float:
 def test_view_guides_orbit_and_playback_through_the_service(tmp_path):
     out = tmp_path / "live.mp4"
     cfg = RunConfig(source="turn-test", realtime=True, fps=30, duration=600.0, size=SIZE, output=(f"video:{out}",),
-                    service=True, port=0, tryon=TryOnSection(style="short02"), motion=MotionSection(clip="none"))
+                    service=True, port=0, tryon=TryOnSection(style="short02"), motion=MotionSection(clip="none"),
+                    record_dir=str(tmp_path / "rec"))
     answers = {}
 
     def requests():
@@ -58,6 +60,12 @@ def test_view_guides_orbit_and_playback_through_the_service(tmp_path):
             answers["bad_drag"] = _call(port, "POST", "/view", {"drag": [1, float("nan")]})
             answers["restart"] = _call(port, "POST", "/playback", {"restart": True})
             answers["compare"] = _call(port, "POST", "/playback", {"compare": True, "paused": False})
+            # a pose track recorded while the view is orbited carries the orbit
+            _call(port, "POST", "/playback", {"compare": False})
+            answers["drag2"] = _call(port, "POST", "/view", {"drag": [50, 0], "height": 160})
+            answers["rec_on"] = _call(port, "POST", "/record", {"kind": "poses", "on": True, "name": "take.jsonl"})
+            time.sleep(1.0)
+            answers["rec_off"] = _call(port, "POST", "/record", {"kind": "poses", "on": False})
         finally:
             session.stop()
 
@@ -101,3 +109,37 @@ def test_view_guides_orbit_and_playback_through_the_service(tmp_path):
     turned = answers["turned"][1]
     assert min(differ(f, turned) for f in video) > 0.02
     assert min(differ(f, answers["front"][1]) for f in video) < 0.01
+    # the recorded pose track carries the orbit of each frame; a replay follows it into the outputs
+    assert answers["rec_on"][0] == 200 and answers["rec_off"][0] == 200, answers["rec_off"]
+    from tracking.track_io import load_track
+
+    take = load_track(tmp_path / "rec" / "take.jsonl")
+    assert len(take) > 3 and take.view is not None
+    assert np.array_equal(take.view, np.tile([-0.25, 0.0, 1.0, 0.0, 0.0], (len(take), 1)))
+
+
+def test_a_replay_of_a_track_with_views_reproduces_the_view(tmp_path):
+    from tracking.track_io import PoseTrackWriter, load_track
+
+    views = {}
+    for name, view in (("plain", None), ("turned", [-0.8, 0.2, 1.3, 0.01, 0.0])):
+        track = tmp_path / f"{name}.jsonl"
+        with PoseTrackWriter(track) as w:
+            for i in range(20):
+                w.write(i * 50_000_000, [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0], [0.0] * 52, 1.0, True, view=view)
+        assert (load_track(track).view is None) == (view is None)
+        out = tmp_path / name
+        cfg = RunConfig(source=str(track), duration=0.5, fps=10, size=(96, 64), output=(f"png:{out}",),
+                        motion=MotionSection(clip="rest"))
+        s = Session(cfg, say=lambda line: None)
+        with s:
+            s.run()
+            views[name] = (s.drawer.view.orbit, s.drawer.view.follow)
+        from PIL import Image
+
+        views[name] += (np.asarray(Image.open(sorted(out.glob("*.png"))[-1]).convert("RGB")),)
+    from render.orbit import Orbit
+
+    assert views["plain"][:2] == (Orbit(), False)
+    assert views["turned"][:2] == (Orbit(-0.8, 0.2, 1.3, (0.01, 0.0)), True)
+    assert differ(views["turned"][2], views["plain"][2]) > 0.05        # the video shows the recorded view
