@@ -1,4 +1,5 @@
-"""Inspection views of a fitted hairstyle: the raw mesh, mesh + guides, guides only.
+"""Inspection views of a fitted hairstyle: the raw mesh, mesh + guides, guides only, and the
+skin weights of one chain as a heat map.
 
 Guides arrive as plain arrays (the try-on's :class:`avatars.tryon.guide_export.GuideSet` is
 turned into a :class:`GuideLines` by the runtime; render/ does not import the try-on code)
@@ -8,7 +9,9 @@ an attached guide, orange rejected ones (the seed articles' colours), and with "
 suggested roots" a yellow cross at each guide's suggested root. "Guides only" hides the
 hair's mesh instance (the head and body stay, so a root is seen on the scalp) and draws the
 guides depth-tested against the body (:attr:`GuideLines.depth`): those behind the head are
-hidden by it, while over the mesh they show through the hair.
+hidden by it, while over the mesh they show through the hair. "weights" hides the hair mesh
+too and marks each hair vertex with a small cross coloured by the weight one chain's joints
+have on it (:class:`WeightPoints`: blue 0 -> green -> red 1).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: Inspection modes, in the order a key cycles them.
-INSPECT_MODES = ("mesh", "mesh+guides", "guides")
+INSPECT_MODES = ("mesh", "mesh+guides", "guides", "weights")
 #: Guide colours by state code (0 attached, 1 joined, 2 rejected), linear RGBA.
 STATE_COLORS = ((0.0, 0.85, 1.0, 1.0), (0.35, 1.0, 0.3, 1.0), (1.0, 0.35, 0.0, 1.0))
 ATTACHED_COLOR, JOINED_COLOR, REJECTED_COLOR = STATE_COLORS
@@ -67,6 +70,39 @@ class GuideLines:
         return GuideLines(mv(self.points), self.offsets, self.state, mv(self.roots), self.root_size, self.depth)
 
 
+@dataclass(frozen=True, eq=False)
+class WeightPoints:
+    """Hair vertices coloured by one chain's skin weight.
+
+    Attributes:
+        points: (V, 3) world metres.
+        weights: (V,) the chain's joints' summed weight on each vertex, 0..1.
+        size: half-size of a vertex's cross, metres.
+    """
+
+    points: np.ndarray
+    weights: np.ndarray
+    size: float = 0.0025
+
+
+def heat(w: np.ndarray) -> np.ndarray:
+    """(V, 4) linear RGBA of weights ``w`` (V,) in 0..1: blue (0) -> green (0.5) -> red (1)."""
+    w = np.clip(np.asarray(w, np.float64), 0.0, 1.0)
+    r = np.clip(2.0 * w - 1.0, 0.0, 1.0)
+    b = np.clip(1.0 - 2.0 * w, 0.0, 1.0)
+    g = 1.0 - r - b
+    return np.stack([r, g, b, np.ones_like(w)], axis=1).astype(np.float32)
+
+
+def weight_segments(wp: WeightPoints) -> tuple[np.ndarray, np.ndarray]:
+    """Segment endpoints (6V, 3) and colours (6V, 4): a 3-axis cross per vertex, coloured by :func:`heat`."""
+    p = np.asarray(wp.points, np.float64).reshape(-1, 3)
+    c = heat(wp.weights)
+    pos = [np.stack([p - d, p + d], axis=1).reshape(-1, 3) for d in np.eye(3) * wp.size]
+    col = [np.repeat(c, 2, axis=0)] * 3
+    return np.concatenate(pos), np.concatenate(col)
+
+
 def guide_segments(g: GuideLines) -> tuple[np.ndarray, np.ndarray]:
     """Segment endpoints (P, 3) float64 and colours (P, 4) float32 (P even) of ``g``: each curve's
     consecutive points, coloured by state; a 3-axis cross at each suggested root."""
@@ -90,4 +126,4 @@ def guide_segments(g: GuideLines) -> tuple[np.ndarray, np.ndarray]:
 
 
 __all__ = ["ATTACHED_COLOR", "GuideLines", "INSPECT_MODES", "JOINED_COLOR", "REJECTED_COLOR", "ROOT_COLOR",
-           "STATE_COLORS", "check_mode", "guide_segments", "next_mode"]
+           "STATE_COLORS", "WeightPoints", "check_mode", "guide_segments", "heat", "next_mode", "weight_segments"]

@@ -19,7 +19,7 @@ from avatars import Avatar
 from avatars.math3d import mat3_from_z_axis
 
 from .gpu import Buffer, Ledger, VertexArray
-from .inspection import GuideLines, guide_segments
+from .inspection import GuideLines, WeightPoints, guide_segments, weight_segments
 
 CHAIN_COLOR = (1.0, 0.85, 0.1, 1.0)
 JOINT_COLOR = (1.0, 0.3, 0.1, 1.0)
@@ -51,6 +51,8 @@ class Overlays:
         axes_length: length of the head axes, metres.
         joint_size: half-size of the cross marking each chain point, metres.
         guides: guide curves coloured by state (:class:`render.inspection.GuideLines`), or None.
+        weights: hair vertices coloured by one chain's weight (:class:`render.inspection.WeightPoints`),
+            drawn depth-tested against the mesh, or None.
     """
 
     spring_chains: Sequence[np.ndarray] = ()
@@ -59,6 +61,7 @@ class Overlays:
     axes_length: float = 0.12
     joint_size: float = 0.006
     guides: GuideLines | None = None
+    weights: WeightPoints | None = None
 
 
 def _circle(center, u, v, r, n=CIRCLE_SEGMENTS, start=0.0, stop=2 * np.pi) -> np.ndarray:
@@ -161,6 +164,12 @@ class LineRenderer:
     def draw(self, program, overlays: Overlays) -> int:
         """Draw ``overlays``; returns the number of segments."""
         pos, col = build_lines(overlays)
+        return self.draw_arrays(program, pos, col)
+
+    def draw_arrays(self, program, pos: np.ndarray, col: np.ndarray) -> int:
+        """Draw segments: endpoints ``pos`` (P, 3) and colours ``col`` (P, 4); returns P / 2."""
+        pos = np.asarray(pos, np.float32)
+        col = np.asarray(col, np.float32)
         if len(pos) == 0:
             return 0
         for buf, data in ((self.positions, pos), (self.colors, col)):

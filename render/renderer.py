@@ -40,7 +40,7 @@ from .detail import PIXEL_ERROR, pixel_size_m, resolve_detail
 from .detail_cache import DetailCache, ReducedDetail
 from .framing import OutputFraming
 from .lighting import Lighting
-from .inspection import GuideLines
+from .inspection import GuideLines, weight_segments
 from .overlays import LineRenderer, Overlays
 from .frame_reader import DEFAULT_SLOTS, FrameReader
 from .readback import OutputReadback
@@ -305,6 +305,13 @@ class Renderer:
         if overlays is not None:
             GL.glEnable(GL.GL_BLEND)
             GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)
+            if overlays.weights is not None:    # a heat map on the hair's vertices (render.inspection)
+                GL.glEnable(GL.GL_DEPTH_TEST)
+                GL.glDepthMask(GL.GL_FALSE)
+                wp, col = weight_segments(overlays.weights)
+                st.overlay_segments += self._lines.draw_arrays(self.programs.lines, wp, col)
+                GL.glDepthMask(GL.GL_TRUE)
+                overlays = replace(overlays, weights=None)
             g = overlays.guides
             if g is not None and g.depth:      # guides behind the head hidden by it (render.inspection)
                 GL.glDepthMask(GL.GL_FALSE)

@@ -31,7 +31,7 @@ from .config_sections import FilterSection, LipSyncSection, MotionSection, TryOn
 from .errors import ConfigError, SettingsError
 
 FRAMINGS = ("bust", "full", "hair", "back")   # render.camera.FRAMINGS
-INSPECT_MODES = ("mesh", "mesh+guides", "guides")   # render.inspection.INSPECT_MODES
+INSPECT_MODES = ("mesh", "mesh+guides", "guides", "weights")   # render.inspection.INSPECT_MODES
 ANTIALIAS = ("auto", "msaa", "fxaa", "off")   # render.antialias.MODES
 
 

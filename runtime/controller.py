@@ -265,6 +265,8 @@ class SessionController:
                 v.set_inspect(change["inspect"])
             if "roots" in change:
                 v.roots = change["roots"]
+            if "chain" in change:
+                v.chain = change["chain"]
             if "follow" in change:
                 v.follow = change["follow"]
             return self._view_state()

@@ -60,6 +60,9 @@ class Controls(Protocol):
     def next_inspect(self) -> None:
         """A fitted style's next inspection view: mesh, mesh + guides, guides only."""
 
+    def next_chain(self) -> None:
+        """The "weights" inspection view shows the next chain."""
+
     def toggle_roots(self) -> None:
         """The inspection views' suggested roots on / off."""
 

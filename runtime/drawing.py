@@ -189,9 +189,10 @@ class FrameDrawer:
 
         found = guides_of(avatar) if self.view.inspect != "mesh" else None
         lines = self.view.guides(avatar, found, world)
+        heat = self.view.weights(avatar, found, world)
         ov = avatar_overlays(avatar, world) if self.overlays else None
-        if lines is not None:
-            ov = replace(ov, guides=lines) if ov is not None else Overlays(guides=lines)
+        if lines is not None or heat is not None:
+            ov = replace(ov if ov is not None else Overlays(), guides=lines, weights=heat)
         return ov, self.view.hidden(found)
 
     def _hud_info(self, info: FrameInfo, rig: AvatarRig):

@@ -121,6 +121,11 @@ class RunControls:
         none = guides_of(self.stage.rig.avatar) is None
         self.say(f"inspection: {mode}" + (" (no fitted style drawn: no guides)" if none and mode != "mesh" else ""))
 
+    def next_chain(self) -> None:
+        v = self.drawer.view
+        v.chain += 1
+        self.say(f"chain {v.chain}" + ("" if v.inspect == "weights" else " (shown in the weights view, g)"))
+
     def toggle_roots(self) -> None:
         v = self.drawer.view
         v.roots = not v.roots

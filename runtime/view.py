@@ -10,8 +10,9 @@ the service's ``POST /view`` change it between frames):
 - ``follow``: the virtual camera and the video / PNG outputs follow the orbit too. Off by
   default: the window and the panel preview are moved, the stream keeps its framing (a
   streamer moving the preview must not move the stream).
-- ``inspect``: "mesh", "mesh+guides" or "guides" (:data:`render.inspection.INSPECT_MODES`)
-  and ``roots`` (show suggested roots), for a fitted style (its guides:
+- ``inspect``: "mesh", "mesh+guides", "guides" or "weights" (the skin weights of chain
+  ``chain`` as a heat map on the hair's vertices; :data:`render.inspection.INSPECT_MODES`)
+  and ``roots`` (show suggested roots), for a fitted style (its guides and hair mesh:
   :func:`runtime.tryon.guides_of`).
 """
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from render.camera import FRAMINGS
-from render.inspection import GuideLines, check_mode, next_mode
+from render.inspection import GuideLines, WeightPoints, check_mode, next_mode
 from render.orbit import Orbit, metres_per_pixel
 
 
@@ -36,6 +37,7 @@ class View:
     follow: bool = False
     inspect: str = "mesh"
     roots: bool = False
+    chain: int = 0
 
     def __post_init__(self):
         self.set_framing(self.framing)
@@ -82,7 +84,7 @@ class View:
         point follows the hair vertex nearest to it at rest (CPU skinning as the shader's:
         :class:`GuideSkin`), so the guides swing with the simulated hair; the suggested roots
         move rigidly with the head (they lie on the scalp)."""
-        if self.inspect == "mesh" or guides is None:
+        if self.inspect not in ("mesh+guides", "guides") or guides is None:
             return None
         gs, instance = guides
         roots = None
@@ -92,14 +94,26 @@ class View:
         return GuideLines(GuideSkin.of(avatar, gs, instance).points(world), gs.offsets, gs.state, roots,
                           depth=self.inspect == "guides")
 
+    def weights(self, avatar, guides, world: np.ndarray):
+        """The heat map of the "weights" view (:class:`render.inspection.WeightPoints`): every
+        hair vertex posed by ``world`` and the summed weight of chain :attr:`chain`'s joints
+        on it (the chains are the avatar's springs whose joints skin the hair; the index wraps);
+        None in the other views or without a fitted style."""
+        if self.inspect != "weights" or guides is None:
+            return None
+        skin = GuideSkin.of(avatar, guides[0], guides[1])
+        w = skin.chain_weights(self.chain)
+        return None if w is None else WeightPoints(skin.vertices(world), w)
+
     def hidden(self, guides) -> tuple[int, ...]:
-        """Mesh instances not to draw: the hair's in the "guides" view."""
-        return (int(guides[1]),) if self.inspect == "guides" and guides is not None and guides[1] >= 0 else ()
+        """Mesh instances not to draw: the hair's in the "guides" and "weights" views."""
+        hide = self.inspect in ("guides", "weights")
+        return (int(guides[1]),) if hide and guides is not None and guides[1] >= 0 else ()
 
     def state(self) -> dict:
-        """{"framing", "orbit", "follow", "inspect", "roots"}: JSON-ready (GET /view)."""
+        """{"framing", "orbit", "follow", "inspect", "roots", "chain"}: JSON-ready (GET /view)."""
         return {"framing": self.framing, "orbit": self.orbit.to_dict(), "follow": self.follow, "inspect": self.inspect,
-                "roots": self.roots}
+                "roots": self.roots, "chain": self.chain}
 
 
 #: Hair vertices whose motion a guide point takes (the mean of their displacements).
@@ -126,6 +140,9 @@ class GuideSkin:
         self._prims = [] if mi is None else [p for p in avatar.meshes[mi.mesh].primitives if p.vertex_count]
         self._jm = (lambda w: joint_matrices(avatar, mi.skin, w) if mi is not None and mi.skin >= 0 else None)
         self._node = -1 if mi is None else mi.node
+        self._skin_index = -1 if mi is None else int(mi.skin)
+        self._chains: list | None = None
+        self._weights: dict[int, np.ndarray] = {}
         self._near = None
         if not self._prims or not len(gs.points):
             return
@@ -145,6 +162,36 @@ class GuideSkin:
         if got is None or got._gs is not gs or got.instance != instance:
             got = cls._made[avatar] = cls(avatar, gs, instance)
         return got
+
+    def vertices(self, world: np.ndarray) -> np.ndarray:
+        """(V, 3) every hair vertex posed by ``world`` (the instance's primitives in order)."""
+        return self._all(world) if self._prims else np.zeros((0, 3))
+
+    def chains(self) -> list[tuple[str, set[int]]]:
+        """(name, joint nodes) of the avatar's springs whose joints skin the hair."""
+        if self._chains is None:
+            skin = self.avatar.skins[self._skin_index] if self._skin_index >= 0 else None
+            nodes = set() if skin is None else {int(j) for j in skin.joints}
+            self._chains = [(s.name, {int(j.node) for j in s.joints}) for s in self.avatar.springs
+                            if nodes & {int(j.node) for j in s.joints}]
+        return self._chains
+
+    def chain_weights(self, index: int) -> np.ndarray | None:
+        """(V,) the summed skin weight of chain ``index`` (wrapping; :meth:`chains`) on each hair
+        vertex, or None without chains."""
+        chains = self.chains()
+        if not chains or self._skin_index < 0:
+            return None
+        k = index % len(chains)
+        if k not in self._weights:
+            joints = np.asarray(self.avatar.skins[self._skin_index].joints)
+            on = np.array([int(j) in chains[k][1] for j in joints], bool)
+            out = []
+            for p in self._prims:
+                jn = np.clip(p.joints.astype(np.int64), 0, len(joints) - 1)
+                out.append((p.weights.astype(np.float64) * on[jn]).sum(axis=1))
+            self._weights[k] = np.clip(np.concatenate(out), 0.0, 1.0)
+        return self._weights[k]
 
     def points(self, world: np.ndarray) -> np.ndarray:
         """(T, 3) guide points of the avatar posed by ``world`` (N, 4, 4); the rest points

@@ -39,7 +39,8 @@
     POST /view        {"drag": [dx, dy], "pan": [dx, dy] (pixels of an image "height" pixels
                       high, default the output's), "wheel": notches, "reset": true, "orbit":
                       {...} (absolute), "framing": "bust"|"full"|"hair"|"back", "inspect":
-                      "mesh"|"mesh+guides"|"guides", "roots": bool, "follow": bool} (each optional):
+                      "mesh"|"mesh+guides"|"guides"|"weights", "chain": N (whose weights),
+                      "roots": bool, "follow": bool} (each optional):
                       moves the window's and the preview's camera (runtime/view.py); the virtual
                       camera and the video / PNG outputs keep their framing unless "follow"
     POST /playback    {"paused": bool, "restart": true (the clip from its start), "steps": N (single
@@ -208,7 +209,8 @@ class ServiceRoutes:
         from render.inspection import INSPECT_MODES
         from render.orbit import Orbit
 
-        body = req.body(("drag", "pan", "wheel", "reset", "orbit", "framing", "inspect", "roots", "follow", "height"))
+        body = req.body(("drag", "pan", "wheel", "reset", "orbit", "framing", "inspect", "roots", "follow", "height",
+                         "chain"))
         change = {}
         for key in ("drag", "pan"):
             if key in body:
@@ -236,6 +238,11 @@ class ServiceRoutes:
                 if body[key] not in choices:
                     raise BadRequest(f"'{key}' must be one of {list(choices)}")
                 change[key] = body[key]
+        if "chain" in body:
+            c = body["chain"]
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= 10_000:
+                raise BadRequest("'chain' must be a chain number, 0..10000")
+            change["chain"] = c
         for key in ("reset", "roots", "follow"):
             if key in body:
                 if not isinstance(body[key], bool):

@@ -90,7 +90,7 @@ def test_guide_segments_colour_by_state():
     assert col[0].tolist() == pytest.approx([0.0, 0.85, 1.0, 1.0]) and col[4].tolist() == pytest.approx([1, .35, 0, 1])
     with pytest.raises(ValueError, match="states"):
         guide_segments(GuideLines(pts, np.array([0, 5]), np.array([0, 1])))
-    assert [next_mode(m) for m in INSPECT_MODES] == ["mesh+guides", "guides", "mesh"]
+    assert [next_mode(m) for m in INSPECT_MODES] == ["mesh+guides", "guides", "weights", "mesh"]
 
 
 # ---------------------------------------------------------------------------- rendered frames
@@ -180,3 +180,32 @@ def test_an_orbit_changes_the_rendered_frame(make_renderer, fitted_long01):
     assert (np.abs(front.astype(int) - turned.astype(int)).max(-1) > 30).mean() > 0.05
     # half a turn of drag is the back view (same camera up to rounding)
     assert (np.abs(back.astype(int) - half.astype(int)).max(-1) > 30).mean() < 0.002
+
+
+def test_heat_ramp():
+    from render.inspection import heat
+
+    assert heat(np.array([0.0, 0.5, 1.0]))[:, :3].tolist() == [[0, 0, 1], [0, 1, 0], [1, 0, 0]]
+
+
+@pytest.mark.gl
+def test_the_weights_view_colours_the_hair_by_one_chain(make_renderer, fitted_long01):
+    """The "weights" view of chain 0 (runtime/view.py) drawn on long01: the chain's own strand
+    green to red (its weights, up to 0.94), the rest of the hair blue (0)."""
+    from render.inspection import WeightPoints
+    from runtime.view import GuideSkin
+
+    res = fitted_long01
+    skin = GuideSkin.of(res.avatar, res.guide_set, res.hair_instance)
+    assert len(skin.chains()) == 24 and all(name.startswith("TryOn") or name for name, _ in skin.chains())
+    w = skin.chain_weights(0)
+    world = res.avatar.skeleton.rest_world
+    verts = skin.vertices(world)
+    assert w.shape == (len(verts),) and 0 < (w > 0.5).sum() < len(w) / 10   # one strand of 24 (measured 22)
+    img = _render(make_renderer, res, overlays=Overlays(weights=WeightPoints(verts, w)), hide=(res.hair_instance,),
+                  framing="back")
+    r, g, b = (img[..., k].astype(int) for k in range(3))
+    warm = int((((g > 150) | (r > 150)) & (b < 100)).sum())
+    blue = int(((b > 200) & (r < 80) & (g < 80)).sum())
+    assert warm > 20 and blue > 20 * warm                     # measured 60 and 4922 pixels
+    assert not np.array_equal(skin.chain_weights(1), w) and skin.chain_weights(24) is w   # the index wraps

@@ -324,6 +324,8 @@ function showView(v) {
   $("framing").value = v.framing;
   $("inspect").value = v.inspect;
   $("roots").checked = v.roots;
+  $("chain").value = v.chain;
+  $("chain-row").hidden = v.inspect !== "weights";
   $("follow").checked = v.follow;
   $("compare").checked = v.compare;
   $("pause").textContent = v.paused ? "Resume" : "Pause";
@@ -385,6 +387,7 @@ function wire() {
   $("framing").addEventListener("change", (ev) => setView({ framing: ev.target.value }));
   $("inspect").addEventListener("change", (ev) => setView({ inspect: ev.target.value }));
   $("roots").addEventListener("change", (ev) => setView({ roots: ev.target.checked }));
+  $("chain").addEventListener("change", (ev) => setView({ chain: Math.max(0, Math.round(Number(ev.target.value) || 0)) }));
   $("follow").addEventListener("change", (ev) => setView({ follow: ev.target.checked }));
   $("view-reset").addEventListener("click", () => setView({ reset: true }));
   $("pause").addEventListener("click", () => playback({ paused: !(state.view && state.view.paused) }));
