@@ -60,7 +60,7 @@ def add_parser(sub) -> None:
     p.add_argument("--inspect", choices=("mesh", "mesh+guides", "guides", "weights"),
                    help="a fitted style's inspection view: the raw mesh (default), mesh + guides (cyan attached "
                    "to the scalp, green joined, orange rejected), guides only, the skin weights of one chain "
-                   "(key g cycles, j the chain)")
+                   "(key g cycles, . the chain)")
     p.add_argument("--guide-roots", dest="guide_roots", action="store_true", default=None,
                    help="the inspection views show the guides' suggested roots (key t)")
     p.add_argument("--antialias", choices=("auto", "msaa", "fxaa", "off"),
