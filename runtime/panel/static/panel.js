@@ -350,13 +350,18 @@ async function playback(change) { showView(await api("POST", "/playback", change
 
 // drags on the preview orbit the view (pan with shift or the right button); one request in
 // flight at a time, the moves in between are added up
-const drag = { on: false, x: 0, y: 0, dx: 0, dy: 0, pan: false, busy: false };
+const drag = { on: false, x: 0, y: 0, dx: 0, dy: 0, pan: false, busy: false, notches: 0 };
+// touch: one finger orbits, two pinch (zoom: 1.1x per notch, as the wheel)
+const touches = new Map();
+let pinch = 0;
+const spread = () => { const p = [...touches.values()]; return Math.hypot(p[0].x - p[1].x, p[0].y - p[1].y); };
 async function flushDrag() {
-  if (drag.busy || (drag.dx === 0 && drag.dy === 0)) return;
-  const d = [drag.dx, drag.dy], pan = drag.pan;
-  drag.dx = 0; drag.dy = 0; drag.busy = true;
+  if (drag.busy || (drag.dx === 0 && drag.dy === 0 && Math.abs(drag.notches) < 0.05)) return;
+  const d = [drag.dx, drag.dy], pan = drag.pan, notches = drag.notches;
+  drag.dx = 0; drag.dy = 0; drag.notches = 0; drag.busy = true;
   const body = { height: $("preview").clientHeight || 270 };
-  body[pan ? "pan" : "drag"] = d;
+  if (d[0] || d[1]) body[pan ? "pan" : "drag"] = d;
+  if (Math.abs(notches) >= 0.05) body.wheel = Math.max(-100, Math.min(100, notches));
   await setView(body);
   drag.busy = false;
   flushDrag();
@@ -365,16 +370,25 @@ function wirePreview() {
   const img = $("preview");
   img.draggable = false;
   img.addEventListener("pointerdown", (ev) => {
-    drag.on = true; drag.x = ev.clientX; drag.y = ev.clientY; drag.pan = ev.shiftKey || ev.button === 2;
+    touches.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+    if (touches.size === 2) { drag.on = false; pinch = spread(); }
+    else { drag.on = true; drag.x = ev.clientX; drag.y = ev.clientY; drag.pan = ev.shiftKey || ev.button === 2; }
     img.setPointerCapture(ev.pointerId); ev.preventDefault();
   });
   img.addEventListener("pointermove", (ev) => {
+    if (touches.has(ev.pointerId)) touches.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+    if (touches.size === 2 && pinch > 0) {
+      const s = spread();
+      drag.notches += Math.log(s / pinch) / Math.log(1.1); pinch = s;
+      flushDrag();
+      return;
+    }
     if (!drag.on) return;
     drag.dx += ev.clientX - drag.x; drag.dy += ev.clientY - drag.y;
     drag.x = ev.clientX; drag.y = ev.clientY;
     flushDrag();
   });
-  const end = () => { drag.on = false; flushDrag(); };
+  const end = (ev) => { touches.delete(ev.pointerId); if (touches.size < 2) pinch = 0; drag.on = false; flushDrag(); };
   img.addEventListener("pointerup", end);
   img.addEventListener("pointercancel", end);
   img.addEventListener("contextmenu", (ev) => ev.preventDefault());

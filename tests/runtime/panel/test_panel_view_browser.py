@@ -134,6 +134,22 @@ def test_a_drag_on_the_preview_orbits_the_preview_and_not_the_stream(run, browse
     frames_after(port, 4)
     time.sleep(0.5)
     assert changed(jpeg(port), front) > 0.03
+    # --- a pinch (two touches spreading from 40 to 121 px apart: 1.1^(ln(121/40)/ln(1.1)) = 3.025x)
+    zoom0 = request(port, "GET", "/view")[1]["orbit"]["zoom"]
+    box = d.execute_script("const r = document.getElementById('preview').getBoundingClientRect();"
+                           "return [r.left + r.width / 2, r.top + r.height / 2]")
+    cx, cy = box
+
+    def touch(kind, spread):
+        pts = [] if kind == "touchEnd" else [{"x": cx - spread / 2, "y": cy, "id": 1}, {"x": cx + spread / 2, "y": cy, "id": 2}]
+        d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": pts})
+
+    touch("touchStart", 40)
+    for sp in (60, 80, 100, 121):
+        touch("touchMove", sp)
+        time.sleep(0.05)
+    touch("touchEnd", 0)
+    wait_for(lambda: abs(request(port, "GET", "/view")[1]["orbit"]["zoom"] / zoom0 - 121 / 40) < 1e-6, "the pinch zoom")
     # --- pause and compare from the page
     d.find_element(By.ID, "pause").click()
     wait_for(lambda: request(port, "GET", "/view")[1]["paused"] is True, "the pause")
