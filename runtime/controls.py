@@ -27,6 +27,9 @@ class Controls(Protocol):
     def toggle_pause(self) -> None:
         """Pause or resume the clock (frames go on being drawn)."""
 
+    def step(self) -> None:
+        """While paused: one 120 Hz substep on (the next frame runs it)."""
+
     def next_solver(self) -> None:
         """The next hair solver; the hair's motion carries over."""
 

@@ -6,7 +6,7 @@ to a :class:`runtime.controls.Controls` action.
     (the head turn then 8 s still, the settle time in the HUD) · [ / ] previous / next
     hairstyle of the hair folder · 1-9 hairstyle number N · 0 the avatar's own hair · f framing
     (bust, full, hair close-up, back) · x reset the view · g inspection view (mesh, mesh +
-    guides, guides, one chain's weights) · t suggested roots · . the next chain · space pause · p screenshot · q/esc quit
+    guides, guides, one chain's weights) · t suggested roots · . the next chain · space pause · → one 120 Hz substep while paused · p screenshot · q/esc quit
 
 The mouse: drag orbits, right / middle drag (or shift + drag) pans, the wheel zooms
 (runtime/view.py).
@@ -63,6 +63,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(("t",), "t", "suggested roots", lambda c, k: c.toggle_roots(), kiosk=False),
     Binding((".",), ".", "next chain's weights", lambda c, k: c.next_chain(), kiosk=False),
     Binding(("space",), "space", "pause", lambda c, k: c.toggle_pause()),
+    Binding(("right",), "→", "one substep (paused)", lambda c, k: c.step()),
     Binding(("p",), "p", "screenshot", lambda c, k: c.screenshot()),
     Binding(("q", "escape"), "q/esc", "quit", lambda c, k: c.quit()),
 )

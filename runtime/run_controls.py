@@ -67,6 +67,14 @@ class RunControls:
     def toggle_pause(self) -> None:
         self.clock.toggle_pause()
 
+    def step(self) -> None:
+        from .clock import RATE_HZ
+
+        if not self.clock.paused:
+            self.say("step: pause first (space)")
+            return
+        self.clock.step(-(-1_000_000_000 // RATE_HZ))      # rounded up: exactly one grid point
+
     def next_solver(self) -> None:
         from solver.modes import SolverMode
 

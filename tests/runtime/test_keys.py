@@ -34,7 +34,7 @@ class FakeControls:
     ("1", ("pick_style", (1,))), ("9", ("pick_style", (9,))), ("space", ("toggle_pause", ())),
     ("p", ("screenshot", ())), ("q", ("quit", ())), ("escape", ("quit", ())),
     ("k", ("restart_clip", ())), ("v", ("move_then_settle", ())), ("f", ("next_framing", ())), ("x", ("reset_view", ())),
-    ("g", ("next_inspect", ())), ("t", ("toggle_roots", ())), (".", ("next_chain", ())),
+    ("g", ("next_inspect", ())), ("t", ("toggle_roots", ())), (".", ("next_chain", ())), ("right", ("step", ())),
 ])
 def test_each_key_calls_its_control(key, call):
     c = FakeControls()
@@ -66,8 +66,9 @@ def test_help_line_and_reserved_keys_come_from_the_table():
 
     assert KEY_HELP == ("r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side · "
                         "m next clip · k restart clip · v move then settle · [ ] hairstyle · 1-9 hairstyle N · 0 own hair · f framing · "
-                        "x reset view · g inspection view · t suggested roots · . next chain's weights · space pause · p screenshot · "
+                        "x reset view · g inspection view · t suggested roots · . next chain's weights · space pause · → one substep (paused) · "
+                        "p screenshot · "
                         "q/esc quit")
     assert RESERVED_KEYS == frozenset(KEYS) == frozenset(
-        "r o h s c m k v f x g t . p q [ ] 0 1 2 3 4 5 6 7 8 9 space escape".split())
+        "r o h s c m k v f x g t . p q [ ] 0 1 2 3 4 5 6 7 8 9 space right escape".split())
     assert len(KEYS) == sum(len(b.keys) for b in BINDINGS)      # no key bound twice
