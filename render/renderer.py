@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
@@ -40,6 +40,7 @@ from .detail import PIXEL_ERROR, pixel_size_m, resolve_detail
 from .detail_cache import DetailCache, ReducedDetail
 from .framing import OutputFraming
 from .lighting import Lighting
+from .inspection import GuideLines, weight_segments
 from .overlays import LineRenderer, Overlays
 from .frame_reader import DEFAULT_SLOTS, FrameReader
 from .readback import OutputReadback
@@ -336,10 +337,25 @@ class Renderer:
                                                                outlines=self.outlines)
         st.triangles = self._mesh_pass.triangles
         if overlays is not None:
-            GL.glDisable(GL.GL_DEPTH_TEST)
             GL.glEnable(GL.GL_BLEND)
             GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)
-            st.overlay_segments = self._lines.draw(self.programs.lines, overlays)
+            if overlays.weights is not None:    # a heat map on the hair's vertices (render.inspection)
+                GL.glEnable(GL.GL_DEPTH_TEST)
+                GL.glDepthMask(GL.GL_FALSE)
+                wp, col = weight_segments(overlays.weights)
+                st.overlay_segments += self._lines.draw_arrays(self.programs.lines, wp, col)
+                GL.glDepthMask(GL.GL_TRUE)
+                overlays = replace(overlays, weights=None)
+            g = overlays.guides
+            if g is not None and g.depth:      # guides behind the head hidden by it (render.inspection)
+                GL.glDepthMask(GL.GL_FALSE)
+                st.overlay_segments += self._lines.draw(self.programs.lines, Overlays(guides=replace(g, roots=None)))
+                GL.glDepthMask(GL.GL_TRUE)
+                roots = None if g.roots is None else GuideLines(np.zeros((0, 3)), np.zeros(1, np.int64),
+                                                                np.zeros(0, np.int64), g.roots, g.root_size)
+                overlays = replace(overlays, guides=roots)     # the roots on the scalp: always seen
+            GL.glDisable(GL.GL_DEPTH_TEST)
+            st.overlay_segments += self._lines.draw(self.programs.lines, overlays)
         GL.glDisable(GL.GL_BLEND)
         GL.glDisable(GL.GL_DEPTH_TEST)
         self.targets.resolve(rect)

@@ -30,7 +30,8 @@ from .clock import DEFAULT_MAX_SUBSTEPS
 from .config_sections import FilterSection, LipSyncSection, MotionSection, TryOnSection, VmcSection
 from .errors import ConfigError, SettingsError
 
-FRAMINGS = ("bust", "full")
+FRAMINGS = ("bust", "full", "hair", "back")   # render.camera.FRAMINGS
+INSPECT_MODES = ("mesh", "mesh+guides", "guides", "weights")   # render.inspection.INSPECT_MODES
 ANTIALIAS = ("auto", "msaa", "fxaa", "off")   # render.antialias.MODES
 #: the quality governor's settings (runtime.governor.PINS + RUNG_ORDER)
 QUALITY = ("auto", "full", "tracker", "detail", "scale", "outlines", "rate")
@@ -49,7 +50,9 @@ class RunConfig:
     background: str = "#202430"        # "transparent", "green" or "#rrggbb"
     solver: str = "rest-shape"
     mirror: bool = True
-    framing: str = "bust"
+    framing: str = "bust"              # "bust", "full", "hair" (close-up on the hair), "back"
+    inspect: str = "mesh"              # a fitted style's inspection view: "mesh", "mesh+guides", "guides"
+    guide_roots: bool = False          # the inspection views show the guides' suggested roots
     antialias: str = "auto"            # "auto" (MSAA on GPUs, off on llvmpipe), "msaa", "fxaa", "off"
     record: str | None = None
     duration: float | None = None      # seconds; None: the source's own length (turn-test: 12 s)
@@ -123,18 +126,18 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
 
 
 _NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms", "tracker_nice")
-_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock", "hands")
+_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock", "hands", "guide_roots")
 
 
 def _choices() -> dict[str, tuple[str, ...]]:
     """The string keys with a fixed set of values, and those values (one table for both
     errors: a value not among them, a value of another type)."""
-    return {"solver": tuple(SOLVER_NAMES), "framing": tuple(FRAMINGS), "outlines": ("auto", "on", "off"),
+    return {"solver": tuple(SOLVER_NAMES), "framing": tuple(FRAMINGS), "inspect": tuple(INSPECT_MODES), "outlines": ("auto", "on", "off"),
             "detail": ("auto", "full", "reduced"), "video_preset": ("auto", *X264_PRESETS),
             "antialias": ANTIALIAS, "quality": QUALITY}
 
 
-_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "detail", "quality", "video_preset", "record",
+_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "inspect", "antialias", "outlines", "detail", "quality", "video_preset", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir", "service_token", "audio", "hand_model", "pose_model")
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
 #: x264's speed presets, fastest first (render.sinks.video.PRESETS; here without importing the renderer)
