@@ -60,6 +60,10 @@ def load_avatar(path: str | Path, data: bytes | None = None, *, gate=None) -> Av
     if vrm0 is not None and not isinstance(vrm0, dict):
         raise doc.issues.error("extensions.VRM", "is not an object")
     version = "1.0" if vrm1 is not None else ("0.x" if vrm0 is not None else None)
+    if vrm1 is not None:
+        doc.issues.spec_version("extensions.VRMC_vrm", vrm1)
+    if isinstance(exts.get("VRMC_springBone"), dict):
+        doc.issues.spec_version("extensions.VRMC_springBone", exts["VRMC_springBone"])
 
     skeleton = build_skeleton(doc)
     meshes = build_meshes(doc)

@@ -19,7 +19,9 @@ distances (:class:`avatars.model.SpringLink`). Other readers ignore ``extras``.
 Broken required parts (a VRM 1.0 joint node that does not exist, a joint that is not a
 descendant of the one before it) raise AvatarError; broken optional parts (a collider, a
 group reference, a center, a VRM 0.x bone-group root that does not exist) warn and are
-skipped — a missing 0.x root skips that root only.
+skipped — a missing 0.x root skips that root only. A VRM 1.0 joint in two springs (prohibited
+by the VRMC_springBone 1.0 README, "Exception") warns: when both springs would rotate it the
+later spring is skipped; when it is only one spring's tail both run.
 """
 
 from __future__ import annotations
@@ -157,6 +159,10 @@ def _joint(doc, j: dict, node: int, elem: str, defaults: dict) -> SpringJoint:
 _DEFAULTS_1 = dict(hit_radius=0.0, stiffness=1.0, drag_force=0.5, gravity_power=0.0, gravity_dir=[0, -1, 0])
 
 
+#: VRMC_springBone 1.0 README, "Exception": multiple spring chains must not share a joint.
+_SHARED_JOINT = "a joint in two springs is prohibited by VRMC_springBone 1.0"
+
+
 def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
     """VRMC_springBone -> (springs, colliders, collider_groups)."""
     base = "VRMC_springBone"
@@ -170,6 +176,8 @@ def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
     raw_groups = ext.get("colliderGroups", []) or []
     groups = _groups(doc, raw_groups, len(raw_colliders), remap, f"{base}.colliderGroups")
     springs = []
+    rotated: dict[int, str] = {}      # node -> the spring whose segment rotates it (every joint but the tail)
+    listed: dict[int, str] = {}       # node -> the first spring listing it
     for s, spring in enumerate(ext.get("springs", []) or []):
         elem = f"springs[{s}]"
         joints = []
@@ -182,6 +190,22 @@ def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
         if len(joints) < 2:
             doc.issues.warn(elem, f"spring has {len(joints)} joint(s); needs 2 to form a segment; skipped")
             continue
+        name = str(spring.get("name", f"spring{s}"))
+        both = [(k, jt.node) for k, jt in enumerate(joints[:-1]) if jt.node in rotated]
+        if both:     # two springs would both rotate the node: the later one is skipped
+            k, node = both[0]
+            doc.issues.warn(f"{elem}.joints[{k}]", f"node {node} is already a joint of spring {rotated[node]!r} "
+                            f"({_SHARED_JOINT}); spring {name!r} skipped")
+            continue
+        tails = [(k, jt.node) for k, jt in enumerate(joints) if jt.node in listed]
+        if tails:    # one of the two only reads the node as its tail: both springs run
+            k, node = tails[0]
+            doc.issues.warn(f"{elem}.joints[{k}]", f"node {node} is also a joint of spring {listed[node]!r} "
+                            f"({_SHARED_JOINT}); kept: only one of them rotates it")
+        for jt in joints[:-1]:
+            rotated[jt.node] = name
+        for jt in joints:
+            listed.setdefault(jt.node, name)
         center = spring.get("center", -1)
         if center != -1 and check_node(doc, center, f"{elem}.center", optional=True) is None:
             center = -1
@@ -191,7 +215,7 @@ def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
             doc.issues.warn(f"{elem}.extras.swaycamSheet", f"{sheet!r} is not a sheet index; ignored")
             sheet = -1
         springs.append(Spring(
-            name=str(spring.get("name", f"spring{s}")), joints=tuple(joints),
+            name=name, joints=tuple(joints),
             collider_groups=_group_refs(doc, spring.get("colliderGroups"), len(groups), f"{elem}.colliderGroups"),
             center=int(center), sheet=int(sheet),
         ))
