@@ -159,7 +159,8 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
     Bust: the region from the top of the head box (hair included) down to 1.1 head heights
     below its bottom (neck, shoulders, upper chest), centred on the head horizontally, but
     never below the midpoint of the humanoid spine and chest bones (a big-headed, chibi
-    avatar would otherwise be framed to the knees). Full: the whole body box.
+    avatar would otherwise be framed to the knees). Full: the whole body box, also for bust
+    when the head box has no width and no height (a head bone scaled to 0).
     The distance fits the region's height (and width, for full) in the field of view.
 
     Args:
@@ -169,14 +170,15 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
         world: (N, 4, 4) node world matrices to frame (the rest pose by default).
     """
     fov = math.radians(options.fov_deg)
-    if options.framing == "full":
+    if options.framing != "full":
+        lo, hi = head_bounds(avatar, world)
+    if options.framing == "full" or not np.any(hi[:2] - lo[:2] > 0.0):   # a head scaled to 0: the body
         lo, hi = body_bounds(avatar, world)
         region_h = hi[1] - lo[1]
         region_w = hi[0] - lo[0]
         center = (lo + hi) / 2
         front = hi[2]
     else:
-        lo, hi = head_bounds(avatar, world)
         head_h = hi[1] - lo[1]
         bottom = max(lo[1] - 1.1 * head_h, _mid_torso_y(avatar, world))
         region_h = hi[1] - bottom
