@@ -57,7 +57,8 @@ def add_parser(sub) -> None:
                              ("metrics", run_metrics, "hair quality on the standard head turn")):
         b = hs.add_parser(name, help=what)
         b.add_argument("styles", nargs="*", help="style names or files (default: every style found)")
-        b.add_argument("--avatar", help="target avatar (default: the generated default avatar)")
+        b.add_argument("--avatar", help="target avatar (a file, or default / layered: the generated avatars; "
+                       "default: the generated default avatar)")
         b.add_argument("--json", action="store_true", help="print JSON")
         if name == "bench":
             b.add_argument("--repeats", type=int, default=3, help="runs per style (median)")
