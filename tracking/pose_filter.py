@@ -288,13 +288,17 @@ class PoseFilter:
     def recenter(self) -> bool:
         """Make the newest tracked pose the neutral one, blending there over
         ``lost.reacquire_s``. Without a tracked face right now (none yet, or lost), the next
-        one is used; returns whether a face was available now."""
+        one is used; returns whether a face was available now. The new neutral is
+        provisional like the first one (module doc, "Gate"): taken on a face that then does
+        not persist (the kiosk recenters on every new face), it is forgotten with it."""
         with self._lock:
             raw = self._last_raw
             if raw is None or not self._seg or not self._tracking:
                 self._need_recenter = True
                 return False
             last = self._seg[-1]
+            self._row = 1 if not self._provisional else self._row
+            self._provisional = self._row < self.options.confirm_frames
             self.mapper.recenter(raw.rotation, raw.translation)
             q, d = self.mapper.apply(raw.rotation, raw.translation)
             self._gap = _Gap(list(self._seg)[-2:], last.t)

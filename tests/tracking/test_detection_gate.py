@@ -123,3 +123,22 @@ def test_the_shared_face_clips_are_unchanged_by_the_gate(request, clip):
     fastest = max(math.degrees(quat_angle(a.rotation, b.rotation)) / ((b.timestamp_ns - a.timestamp_ns) * 1e-9)
                   for a, b in zip(found, found[1:]))
     assert fastest < 1000.0 / 3                 # the gate's margin on real faces: > 3x
+
+
+def test_a_recenter_on_a_face_that_does_not_persist_is_forgotten_with_it():
+    """The kiosk recenters on every new face after a loss. A one-frame false face close enough
+    to where the face was lost to be used at once (25° roll one frame later: 625 °/s) became
+    the neutral, and the real face rolled 25° after it. Now that neutral is provisional."""
+    obs = [real(k) for k in range(40)] + [none(40), face(41, roll=25.0), none(42), none(43)]
+    obs += [real(k) for k in range(44, 140)]
+    pf = PoseFilter(PoseFilterOptions())
+    rolls = []
+    for o in obs:
+        pf.push(o)
+        if o.timestamp_ns == 41 * FRAME:
+            assert pf.recenter() is True                  # what the kiosk does on a new face
+        s = pf.sample(o.timestamp_ns + pf.options.delay_ns)
+        rolls.append((o.timestamp_ns, np.degrees(euler_from_quat(s.rotation))[2]))
+    settled = [r for t, r in rolls if t >= 44 * FRAME + 1_000 * MS]
+    assert max(abs(r) for r in settled) < 1e-6
+    assert pf.unconfirmed == 1
