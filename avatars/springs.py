@@ -57,7 +57,10 @@ def _collider_1(doc, c: dict, elem: str) -> Collider | None:
     if node is None:
         return None
     shape = c.get("shape") or {}
-    ext = ((c.get("extensions") or {}).get("VRMC_springBone_extended_collider") or {}).get("shape")
+    ext_obj = (c.get("extensions") or {}).get("VRMC_springBone_extended_collider") or {}
+    if ext_obj and isinstance(ext_obj, dict):     # three-vrm 3.x reads "1.0" only
+        doc.issues.spec_version(f"{elem}.extensions.VRMC_springBone_extended_collider", ext_obj, ("1.0",))
+    ext = ext_obj.get("shape") if isinstance(ext_obj, dict) else None
     kind, data, inside = None, None, False
     if ext:
         for k in ("sphere", "capsule", "plane"):

@@ -286,3 +286,21 @@ def test_a_joint_that_is_only_the_tail_of_one_spring_warns_and_both_run(smoke):
         "springs[1].joints[0]: node 20 is also a joint of spring 'upper' (a joint in two springs is prohibited by "
         "VRMC_springBone 1.0); kept: only one of them rotates it"]
     assert [s.name for s in av.springs] == ["upper", "lower"]
+
+
+def test_unknown_spec_versions_of_mtoon_and_extended_colliders_warn(tmp_path):
+    """Siblings of the VRMC_vrm one: each extension object three-vrm checks says its own."""
+    from avatars.generate import default_avatar_path
+
+    doc, bin_chunk = split(default_avatar_path().read_bytes())
+    doc["materials"][1]["extensions"]["VRMC_materials_mtoon"]["specVersion"] = "1.1"
+    col = doc["extensions"]["VRMC_springBone"]["colliders"][0]
+    col["extensions"] = {"VRMC_springBone_extended_collider": {"specVersion": "1.0-beta", "shape": {
+        "sphere": {"offset": [0.0, 0.0, 0.0], "radius": 0.05, "inside": False}}}}
+    av = load_avatar(NAME, data=join(doc, bin_chunk))
+    assert [str(w) for w in av.warnings] == [
+        "materials[1].extensions.VRMC_materials_mtoon.specVersion: '1.1' is not a known specVersion (1.0, 1.0-beta); "
+        "read as 1.0",
+        "VRMC_springBone.colliders[0].extensions.VRMC_springBone_extended_collider.specVersion: '1.0-beta' is not a "
+        "known specVersion (1.0); read as 1.0"]
+    assert av.materials[1].mtoon is not None and av.colliders[0].radius == pytest.approx(0.05)
