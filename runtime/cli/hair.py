@@ -204,6 +204,12 @@ def run_bench(args) -> int:
     from avatars.eval.fit_bench import bench_tryon
 
     rows = bench_tryon(_avatar_path(args.avatar), [str(p) for p in _styles(args.styles)], repeats=args.repeats)
+    failed = [r for r in rows if "problems" in r]
+    for r in failed:
+        print(f"swaycam hair bench: {r['style']}: {'; '.join(r['problems'])}", file=sys.stderr)
+    rows = [r for r in rows if "problems" not in r]
+    if failed and not rows:
+        return 1
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
@@ -211,7 +217,7 @@ def run_bench(args) -> int:
         for r in rows:
             print(f"{r['style']:<14}{r['fit_rig_s']:>10.3f}{r['fit_rig_s_max']:>8.3f}{r['cached_s']:>10.4f}"
                   f"{r['cached_s_max']:>8.4f}{r['chains']:>8}{r['hair_vertices']:>10}")
-    return 0
+    return 1 if failed else 0
 
 
 def run_metrics(args) -> int:

@@ -71,3 +71,11 @@ def test_every_command_and_subcommand_names_itself_in_its_errors():
     assert len(parsers) > 20
     missing = [p.prog for p in parsers if p.get_default("command_prog") != p.prog]
     assert missing == []
+
+
+def test_hair_bench_of_a_style_that_cannot_be_fitted_exits_1_without_a_timing_row(capsys):
+    """The sibling of hair metrics': it printed a row of 0 chains and exited 0."""
+    robot = str(asset("vrm", "debug_robot.vrm"))
+    assert main(["hair", "bench", "short02", "--avatar", robot, "--repeats", "1", "--json"]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and "swaycam hair bench: short02: " in out.err and "no drawn mesh is skinned" in out.err
