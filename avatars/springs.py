@@ -166,8 +166,9 @@ _DEFAULTS_1 = dict(hit_radius=0.0, stiffness=1.0, drag_force=0.5, gravity_power=
 _SHARED_JOINT = "a joint in two springs is prohibited by VRMC_springBone 1.0"
 
 
-def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
-    """VRMC_springBone -> (springs, colliders, collider_groups)."""
+def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton, kept: list[int] | None = None):
+    """VRMC_springBone -> (springs, colliders, collider_groups); ``kept``, when given, gets the
+    file index of each spring returned (skipped springs leave gaps: spring links map through it)."""
     base = "VRMC_springBone"
     raw_colliders = ext.get("colliders", []) or []
     colliders, remap = [], []
@@ -217,6 +218,8 @@ def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
         if isinstance(sheet, bool) or not isinstance(sheet, int) or sheet < -1:
             doc.issues.warn(f"{elem}.extras.swaycamSheet", f"{sheet!r} is not a sheet index; ignored")
             sheet = -1
+        if kept is not None:
+            kept.append(s)
         springs.append(Spring(
             name=name, joints=tuple(joints),
             collider_groups=_group_refs(doc, spring.get("colliderGroups"), len(groups), f"{elem}.colliderGroups"),
@@ -225,10 +228,13 @@ def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
     return tuple(springs), tuple(colliders), groups
 
 
-def build_spring_links(doc: GltfDocument, ext: dict, springs: tuple[Spring, ...]) -> tuple[SpringLink, ...]:
+def build_spring_links(doc: GltfDocument, ext: dict, springs: tuple[Spring, ...],
+                       kept: list[int] | None = None) -> tuple[SpringLink, ...]:
     """swaycam's sideways links between springs of one hair sheet (VRMC_springBone
     ``extras.swaycamSpringLinks``, module doc) -> :class:`SpringLink` s; a malformed entry
-    is skipped with a warning."""
+    is skipped with a warning. The file's spring indices are mapped through ``kept`` (the
+    file index of each spring in ``springs``, :func:`build_springs_1`): a link to a skipped
+    spring is skipped with a warning instead of landing on the spring after it."""
     raw = (ext.get("extras") or {}).get("swaycamSpringLinks") if isinstance(ext.get("extras"), dict) else None
     if not raw:
         return ()
@@ -244,6 +250,12 @@ def build_spring_links(doc: GltfDocument, ext: dict, springs: tuple[Spring, ...]
         except (KeyError, TypeError, ValueError):
             doc.issues.warn(elem, "not a spring link (springs, joints, rest); skipped")
             continue
+        if kept is not None:
+            index = {f: k for k, f in enumerate(kept)}
+            if (a not in index or b not in index) and all(0 <= x < len(ext.get("springs") or []) for x in (a, b)):
+                doc.issues.warn(elem, f"links spring {a if a not in index else b}, which was skipped; skipped")
+                continue
+            a, b = index.get(a, -1), index.get(b, -1)
         ok = 0 <= a < len(springs) and 0 <= b < len(springs) and len(rest) == len(pairs) and all(
             0 <= p < len(springs[a].joints) and 0 <= q < len(springs[b].joints) for p, q in pairs)
         if not ok or not all(np.isfinite(rest)):

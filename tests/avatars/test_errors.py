@@ -304,3 +304,22 @@ def test_unknown_spec_versions_of_mtoon_and_extended_colliders_warn(tmp_path):
         "VRMC_springBone.colliders[0].extensions.VRMC_springBone_extended_collider.specVersion: '1.0-beta' is not a "
         "known specVersion (1.0); read as 1.0"]
     assert av.materials[1].mtoon is not None and av.colliders[0].radius == pytest.approx(0.05)
+
+
+def test_spring_links_follow_their_springs_past_a_skipped_one(smoke):
+    """A skipped spring shifted the springs after it: swaycam's links (extras.swaycamSpringLinks)
+    then named the wrong springs, or none. They map through the file's indices now."""
+    def mutate(doc):
+        sb = doc["extensions"]["VRMC_springBone"]
+        j = sb["springs"][0]["joints"]
+        sb["springs"] = [{"name": "bad", "joints": j[:1]}, {"name": "a", "joints": j[:2]},
+                         {"name": "b", "joints": j[2:]}]
+        sb["extras"] = {"swaycamSpringLinks": [{"springs": [1, 2], "joints": [[0, 0]], "rest": [0.05]},
+                                               {"springs": [0, 2], "joints": [[0, 0]], "rest": [0.05]}]}
+
+    av = load_mutated(smoke, mutate)
+    assert [s.name for s in av.springs] == ["a", "b"]
+    assert [(lk.springs, lk.joints) for lk in av.spring_links] == [((0, 1), ((0, 0),))]
+    assert [str(w) for w in av.warnings] == [
+        "springs[0]: spring has 1 joint(s); needs 2 to form a segment; skipped",
+        "VRMC_springBone.extras.swaycamSpringLinks[1]: links spring 0, which was skipped; skipped"]
