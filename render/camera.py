@@ -217,8 +217,9 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
     Bust (and back): the region from the top of the head box (hair included) down to 1.1 head heights
     below its bottom (neck, shoulders, upper chest), centred on the head horizontally, but
     never below the midpoint of the humanoid spine and chest bones (a big-headed, chibi
-    avatar would otherwise be framed to the knees). Full: the whole body box. Hair: the hair
-    box (:func:`hair_bounds`), its width 1.1 times.
+    avatar would otherwise be framed to the knees). Full: the whole body box, also for bust
+    and back when the head box has no width and no height (a head bone scaled to 0). Hair: the
+    hair box (:func:`hair_bounds`), its width 1.1 times.
     The distance fits the region's height (and width, for full) in the field of view.
 
     Args:
@@ -228,7 +229,10 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
         world: (N, 4, 4) node world matrices to frame (the rest pose by default).
     """
     fov = math.radians(options.fov_deg)
-    if options.framing == "full":
+    if options.framing not in ("full", "hair"):
+        lo, hi = head_bounds(avatar, world)
+    if options.framing == "full" or (options.framing != "hair" and not np.any(hi[:2] - lo[:2] > 0.0)):
+        # (a head scaled to 0 has no box: the body instead)
         lo, hi = body_bounds(avatar, world)
         region_h = hi[1] - lo[1]
         region_w = hi[0] - lo[0]
@@ -241,7 +245,6 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
         center = (lo + hi) / 2
         front = hi[2]
     else:
-        lo, hi = head_bounds(avatar, world)
         head_h = hi[1] - lo[1]
         bottom = max(lo[1] - 1.1 * head_h, _mid_torso_y(avatar, world))
         region_h = hi[1] - bottom

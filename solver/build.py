@@ -206,6 +206,7 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         anchor = chain.anchor
         a_world = rest[anchor] if anchor >= 0 else np.eye(4)
         a_inv3 = np.linalg.inv(a_world[:3, :3])
+        rows.model_scale = max(rows.model_scale, joint_scale(a_world)) if kc else joint_scale(a_world)
         refs = sorted({ci for g in spring.collider_groups for ci in avatar.collider_groups[g].colliders})
         if not options.collisions:
             refs = []
@@ -286,6 +287,7 @@ class _Rows:
         # chains
         self.chain_ints, self.chain_names, self.chain_anchor, self.chain_inv3 = ([] for _ in range(4))
         self.chain_apos, self.chain_cprev, self.chain_det0, self.chain_reach = ([] for _ in range(4))
+        self.model_scale = 1.0      # the largest anchor scale (joint_scale): the teleport distance's unit
 
 
 def _collider_set(avatar: Avatar, torso_capsule: str) -> tuple[list[Collider], int, str]:
@@ -308,6 +310,21 @@ def _collider_set(avatar: Avatar, torso_capsule: str) -> tuple[list[Collider], i
     return colliders, torso_idx, torso_text
 
 
+def joint_scale(m: np.ndarray) -> float:
+    """The uniform scale of a joint's rest world matrix ``m`` (4, 4): |det R|^(1/3), exactly
+    1.0 within 1e-9 of it (the round-off of a chain of rotations, so a file at scale 1 builds
+    bit-identically to before the scale was applied).
+
+    The VRM spring parameters are in the joint's own units (VRMC_springBone 1.0: hitRadius
+    and the VRM 0.x 7 cm tail scale with the node; UniVRM applies the node's lossy scale to the
+    stiffness and gravity too, ``SupportsScalingAtRuntime``): the build maps stiffness and
+    dragForce with the link length divided by this scale and multiplies gravity (and the "vrm"
+    mode's stiffness and gravity pushes) by it, so a model scaled by s swings s times as far
+    with the same angles (three-vrm 3.5.5 does not: its pushes are world metres)."""
+    s = abs(float(np.linalg.det(m[:3, :3]))) ** (1.0 / 3.0)
+    return 1.0 if abs(s - 1.0) < 1e-9 else s
+
+
 def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np.ndarray, refs: list[int],
                   options: BuildOptions) -> tuple[float, float]:
     """Append the segments of ``chain`` (chain index ``kc``, anchor rest 3x3 inverse
@@ -328,7 +345,9 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
         m = rest[n]
         vec = link.tail - link.head
         d0 = vec / link.length
-        k, c, gvec = options.mapping.kcg(joint, link.length)
+        scale = joint_scale(m)
+        k, c, gvec = options.mapping.kcg(joint, link.length / scale)
+        gvec = gvec * scale
         hit = joint.hit_radius * abs(np.linalg.det(m[:3, :3])) ** (1.0 / 3.0)
         rows.base_k.append(k)
         rows.base_c.append(c)
@@ -352,9 +371,9 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
         rows.c.append(c)
         rows.damp.append(damping_factor(c, substep))
         rows.hit.append(hit)
-        rows.vst.append(joint.stiffness)
+        rows.vst.append(joint.stiffness * scale)
         rows.vdrag.append(joint.drag_force)
-        rows.vext.append(joint.gravity_power * np.asarray(joint.gravity_dir, np.float64))
+        rows.vext.append(joint.gravity_power * scale * np.asarray(joint.gravity_dir, np.float64))
         rows.frame.append(_affine34(m))
         sp = link.parent
         rows.rel.append(_affine34(np.linalg.inv(rest[rows.nodes[sp]]) @ m if sp >= 0 else np.eye(4)))
@@ -444,7 +463,8 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
         kv.reach[:] = rows.chain_reach
     g = v["globals"]
     g.h[()] = options.substep
-    g.teleport[()] = options.teleport_distance
+    # model metres at scale 1: a model scaled by s (its chains' anchors) jumps s times as far
+    g.teleport[()] = options.teleport_distance * rows.model_scale
     g.contact_tolerance[()] = CONTACT_TOLERANCE
     g.u_min[()] = CONTACT_U_MIN
     g.bend_max[()] = np.radians(options.bend_limit_deg)

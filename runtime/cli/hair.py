@@ -34,7 +34,8 @@ def add_parser(sub) -> None:
     f.add_argument("hair", nargs="?", help="hair file or style name (not with --own)")
     f.add_argument("--own", action="store_true", help="re-rig the avatar's own hair (its hair meshes, or its hair cut "
                    "out of a mesh it shares with the face or body) with the try-on rig")
-    f.add_argument("--avatar", help="target avatar (.vrm/.glb; default: the generated default avatar)")
+    f.add_argument("--avatar", help="target avatar (.vrm/.glb, or default / layered: the generated avatars; "
+                   "default: the generated default avatar)")
     f.add_argument("--out", help="the VRM 1.0 file to write")
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.add_argument("--mesh", help="the hair mesh's name inside a .glb/.vrm hair file")
@@ -44,39 +45,41 @@ def add_parser(sub) -> None:
     f.add_argument("--keep-own-hair", action="store_true", help="do not hide the avatar's own hair meshes")
     f.add_argument("--max-chains", type=int, default=24, help="most spring chains (default 24)")
     f.add_argument("--no-cache", action="store_true", help="fit again even when a cached result exists")
-    f.set_defaults(func=run_fit)
+    f.set_defaults(func=run_fit, command_prog=f.prog)
     g = hs.add_parser("guides", help="write a fitted style's guide curves (points, state, scalp triangle) as JSON",
                       description="Fit HAIR on AVATAR (or take the cached fit) and write every candidate guide: its "
                       "points (metres, the avatar's rest frame), state (attached, joined, rejected), scalp triangle "
                       "and barycentric weights, parent of a joined fragment. Schema: avatars/tryon/guides.schema.json "
                       "(docs/guides.md).")
     g.add_argument("hair", help="hair file or style name")
-    g.add_argument("--avatar", help="target avatar (default: the generated default avatar)")
+    g.add_argument("--avatar", help="target avatar (a file, or default / layered: the generated avatars; "
+                   "default: the generated default avatar)")
     g.add_argument("--out", required=True, help="the JSON file to write ('-': standard output)")
     g.add_argument("--no-cache", action="store_true", help="fit again even when a cached result exists")
-    g.set_defaults(func=run_guides)
+    g.set_defaults(func=run_guides, command_prog=g.prog)
     ls = hs.add_parser("list", help="the styles in the hair folders")
-    ls.set_defaults(func=run_list)
+    ls.set_defaults(func=run_list, command_prog=ls.prog)
     c = hs.add_parser("corpus", help="write the procedural test hairstyles (CC0) as OBJ + .mhmat into a folder",
                       description="Write swaycam's procedural hairstyles (avatars/hair/procedural.py: long, layered, "
                       "braid, bun, afro, twin tails, crop, closed cap; each made for another head size and unit) "
                       "as DIR/<name>/<name>.obj with a .mhmat; use them with --hair-dir DIR or $SWAYCAM_HAIR_DIR.")
     c.add_argument("styles", nargs="*", help="style names (default: all)")
     c.add_argument("--out", required=True, help="the folder to write")
-    c.set_defaults(func=run_corpus)
+    c.set_defaults(func=run_corpus, command_prog=c.prog)
     for name, func, what in (("bench", run_bench, "seconds to fit + rig and to reload cached"),
                              ("metrics", run_metrics, "hair quality on the standard head turn")):
         b = hs.add_parser(name, help=what)
         b.add_argument("styles", nargs="*", help="style names or files (default: every style found)")
-        b.add_argument("--avatar", help="target avatar (default: the generated default avatar)")
+        b.add_argument("--avatar", help="target avatar (a file, or default / layered: the generated avatars; "
+                       "default: the generated default avatar)")
         b.add_argument("--json", action="store_true", help="print JSON")
         if name == "bench":
             b.add_argument("--repeats", type=int, default=3, help="runs per style (median)")
         else:
             b.add_argument("--solver", action="append", help="rest-shape, legacy (repeatable; default both)")
-        b.set_defaults(func=func)
+        b.set_defaults(func=func, command_prog=b.prog)
     _add_audit(hs)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1], command_prog=p.prog)
 
 
 _AUDIT = """Fit every style of the hair folders (and swaycam's procedural corpus) on every given avatar,
@@ -120,11 +123,11 @@ def _add_audit(hs) -> None:
 
 
 def _avatar_path(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    from avatars.generate import default_avatar_path
+    """``--avatar`` as every other command reads it: None or ``default`` -> the generated
+    default avatar, ``layered`` -> the generated layered one, else the file."""
+    from .args import avatar_path
 
-    return default_avatar_path()
+    return avatar_path(arg)
 
 
 def _style_path(arg: str) -> Path:
@@ -293,6 +296,12 @@ def run_bench(args) -> int:
     from avatars.eval.fit_bench import bench_tryon
 
     rows = bench_tryon(_avatar_path(args.avatar), [str(p) for p in _styles(args.styles)], repeats=args.repeats)
+    failed = [r for r in rows if "problems" in r]
+    for r in failed:
+        print(f"swaycam hair bench: {r['style']}: {'; '.join(r['problems'])}", file=sys.stderr)
+    rows = [r for r in rows if "problems" not in r]
+    if failed and not rows:
+        return 1
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
@@ -300,7 +309,7 @@ def run_bench(args) -> int:
         for r in rows:
             print(f"{r['style']:<14}{r['fit_rig_s']:>10.3f}{r['fit_rig_s_max']:>8.3f}{r['cached_s']:>10.4f}"
                   f"{r['cached_s_max']:>8.4f}{r['chains']:>8}{r['hair_vertices']:>10}")
-    return 0
+    return 1 if failed else 0
 
 
 def run_metrics(args) -> int:
@@ -310,26 +319,29 @@ def run_metrics(args) -> int:
     from solver.eval.tryon_quality import measure_tryon
 
     avatar = load_avatar(_avatar_path(args.avatar))
-    rows = []
+    rows, failed = [], []
     for style in _styles(args.styles):
         res = try_on(avatar, load_hair(style), TryOnSettings())
         if res.avatar is None:
             print(f"swaycam hair metrics: {style.stem}: {'; '.join(res.fit.problems)}", file=sys.stderr)
+            failed.append(style.stem)
             continue
         head = build_head(res.avatar, hide=(res.hair_instance,))
         for solver in args.solver or ["rest-shape", "legacy"]:
             run = measure_tryon(res, solver=solver, head=head)
             g = res.guide_report
             rows.append({"style": style.stem, "attached_pct": 100.0 * g.attached_share, **run.row()})
+    if failed and not rows:        # nothing measured: no empty table, exit code 1
+        return 1
     if args.json:
         print(json.dumps(rows, indent=1))
-        return 0
+        return 1 if failed else 0
     cols = ("style", "solver", "chains", "attached_pct", "stretch_p99_pct", "stretch_worst_pct", "all_edges_p99_pct",
             "all_edges_worst_pct", "settle_mm", "tip_swing_mm", "scalp_drift_m", "head_depth_mm", "collider_depth_mm")
     print("\t".join(cols))
     for r in rows:
         print("\t".join(f"{r[c]:.4g}" if isinstance(r[c], float) else str(r[c]) for c in cols))
-    return 0
+    return 1 if failed else 0
 
 
 def run_audit(args) -> int:

@@ -58,6 +58,10 @@ def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
         opts = replace(opts, delay_ns=int(cfg.pose_delay_ms * 1e6))
     if cfg.filter.extrapolate is not None:      # [filter] extrapolate = true: no interpolation delay needed
         opts = replace(opts, extrapolate=cfg.filter.extrapolate)
+    if cfg.filter.max_rate_deg_s is not None:   # the detection gate (tracking/pose_filter.py)
+        opts = replace(opts, max_rate_deg_s=float(cfg.filter.max_rate_deg_s))
+    if cfg.filter.confirm_frames is not None:
+        opts = replace(opts, confirm_frames=cfg.filter.confirm_frames)
     return opts
 
 
