@@ -107,3 +107,72 @@ def test_out_of_range_wind_is_a_clear_error():
         Wind(seed=-1)
     with pytest.raises(HairParamsError, match="wind.direction"):
         Wind(direction=(1.0, "x", 0.0))
+
+
+def _gusty_replay(avatar, frame_times_ns):
+    from avatars.clips.head_turn import head_turn_rotation
+    from runtime.clock import NS_PER_S, FixedStepDriver
+
+    t0 = 987_654_321_000
+    cs = ChainSet.from_avatar(avatar)
+    set_wind(cs, Wind(direction=(1.0, 0.0, 0.5), strength=12.0, gusts=0.8, seed=11, ramp_s=0.3))
+    poser = SubtreePoser(avatar.skeleton, avatar.head_node())
+    w = poser.rest.copy()
+    states = {}
+
+    def step(t_ns):
+        poser.world(head_turn_rotation((t_ns - t0) / NS_PER_S), out=w)
+        cs.step(w)
+        states[len(states) + 1] = (cs.tails.copy(), cs.velocities.copy())
+
+    drv = FixedStepDriver(step, t0_ns=t0, max_substeps=16)
+    for t in frame_times_ns:
+        drv.advance(t)
+        cs.apply(w.copy(), alpha=0.5)
+    return states, t0, NS_PER_S
+
+
+def test_gusts_are_bit_identical_at_every_frame_rate(godette):
+    """check-fps with gusty wind on: 24/30/60/144 fps against 120 fps, every common substep."""
+    frames = lambda t0, ns, fps: [t0 + (f * ns) // fps for f in range(1, int(2.0 * fps) + 1)]  # noqa: E731
+    _, t0, ns = _gusty_replay(godette, [])
+    reference, _, _ = _gusty_replay(godette, frames(t0, ns, 120))
+    assert len(reference) == 240
+    still = ChainSet.from_avatar(godette)
+    assert float(np.abs(reference[240][0] - still.tails).max()) > 0.01     # the wind does move the hair
+    for fps in (24, 30, 60, 144):
+        states, _, _ = _gusty_replay(godette, frames(t0, ns, fps))
+        common = sorted(set(states) & set(reference))
+        assert len(common) >= 228, fps
+        for n in common:
+            assert np.array_equal(states[n][0], reference[n][0]), f"{fps} fps: tails differ at substep {n}"
+            assert np.array_equal(states[n][1], reference[n][1]), f"{fps} fps: velocities differ at substep {n}"
+
+
+def test_a_wind_change_mid_motion_is_continuous(godette):
+    """A strong change of the wind during a head turn (what POST /wind does between frames): no
+    tail's travel in the substeps of the change differs from its travel one substep earlier by
+    more than the motion alone ever changes a substep's travel (the second difference of the run
+    without the change): the tails take no step beyond one substep's travel."""
+    from avatars.clips.head_turn import head_turn_rotation
+
+    poser = SubtreePoser(godette.skeleton, godette.head_node())
+
+    def run(change):
+        cs = ChainSet.from_avatar(godette)
+        set_wind(cs, Wind(direction=(1.0, 0.0, 0.0), strength=4.0, ramp_s=0.0))
+        xs = []
+        for n in range(360):
+            if change and n == 180:
+                set_wind(cs, Wind(direction=(-0.3, 0.2, 1.0), strength=25.0, gusts=0.5, ramp_s=0.5))
+            cs.step(poser.world(head_turn_rotation(n / 120.0)).copy())
+            xs.append(cs.tails.copy())
+        return np.array(xs)
+
+    base, changed = run(False), run(True)
+    travel = lambda xs: np.linalg.norm(np.diff(xs, axis=0), axis=2)  # noqa: E731
+    kink = lambda xs: np.linalg.norm(xs[2:] - 2 * xs[1:-1] + xs[:-2], axis=2)  # noqa: E731
+    assert float(np.abs(changed - base).max()) > 0.01            # the change does act
+    limit = kink(base).max()
+    assert np.abs(np.diff(travel(changed)[176:190], axis=0)).max() <= limit
+    assert kink(changed)[176:190].max() <= limit
