@@ -162,3 +162,25 @@ def pack_external(F: np.ndarray, I: np.ndarray, chains, limits: Limits, wind_dra
                         "angle": float(lim.angle), "yaw": float(lim.yaw), "source": lim.source})
     L.views(L.FORCES, F, I).limited[()] = float(len(out))
     return out
+
+
+def repack(chains, limits: Limits, wind_drag: WindDrag, fit_limits: bool = False) -> list[dict]:
+    """Re-resolve a running chain set's limits and wind responses (:func:`pack_external` on its
+    own buffers, from the avatar it was built from), between substeps; the motion state is not
+    touched. Returns the limits in effect (also in ``chains.report.angle_limits``).
+
+    Raises:
+        SolverOptionError: a bad limit or wind response (nothing is changed then).
+    """
+    import dataclasses
+
+    from .topology import chain_topology
+
+    topo = chain_topology(chains._avatar)
+    F2, I2 = chains._F.copy(), chains._I.copy()
+    out = pack_external(F2, I2, topo.chains, limits, wind_drag, fit_limits)   # raises before any change
+    ext = L.block_array(L.EXTERNAL, chains._F, chains._I)
+    ext[:] = L.block_array(L.EXTERNAL, F2, I2)
+    L.views(L.FORCES, chains._F, chains._I).limited[()] = float(len(out))
+    chains.report = dataclasses.replace(chains.report, angle_limits=tuple(out))
+    return out
