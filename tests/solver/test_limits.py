@@ -161,6 +161,7 @@ def test_a_file_with_limits_stays_within_them_over_a_head_turn(limited_file):
         if n % 3 == 0:
             worst = max(worst, _violations(cs, limited_file, w, limits))
             worst_free = max(worst_free, _violations(free, limited_file, w, limits))
+    print(f"head turn: worst excess over a limit {worst:.3g} rad (without the limits {worst_free:.3g} rad)")
     assert worst <= LIMIT_TOL
     assert worst_free > 0.05          # without them the hair does go beyond (the test can fail)
 
@@ -172,19 +173,20 @@ def test_a_file_with_limits_stays_within_them_through_a_jog(limited_file):
     setup = load_motion(f"{asset(*UAL)}#Jog_Fwd_Loop")
     pose = motion_pose(limited_file, setup, 2.0)
     cs = ChainSet.from_avatar(limited_file)
+    free = ChainSet.from_avatar(limited_file, limits={"*": None})
     limits = _limits_of(cs, limited_file)
     w = limited_file.skeleton.rest_world.copy()
-    worst = -np.inf
-    bound = 0
+    worst, worst_free = -np.inf, -np.inf
     for n in range(0, 360):
         pose(n, w)
         cs.step(w)
+        free.step(w)
         if n % 2 == 0:
-            v = _violations(cs, limited_file, w, limits)
-            worst = max(worst, v)
-            bound += v > -1e-3
+            worst = max(worst, _violations(cs, limited_file, w, limits))
+            worst_free = max(worst_free, _violations(free, limited_file, w, limits))
+    print(f"jog: worst excess over a limit {worst:.3g} rad (without the limits {worst_free:.3g} rad)")
     assert worst <= LIMIT_TOL
-    assert bound > 10                  # the limits do bind during the jog
+    assert worst_free > 0.05           # the jog does throw the hair beyond them
 
 
 def test_config_limits_win_over_the_files_and_bad_ones_are_refused(limited_file):

@@ -42,6 +42,7 @@ def test_a_steady_wind_deflects_one_link_to_the_analytic_equilibrium():
     d = cs.tails[0] - np.array([0.0, 1.5, 0.0])
     tan = d[2] / -d[1]
     expected = r * w / (k * 0.2)
+    print(f"tan θ {tan:.12f}, analytic {expected:.12f}, difference {abs(tan - expected):.2g}")
     assert abs(tan - expected) <= EQUILIBRIUM
     assert abs(d[0]) <= 1e-12
     assert np.allclose(wind_of(cs), [0.0, 0.0, w], rtol=0, atol=1e-12)
