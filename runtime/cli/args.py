@@ -144,6 +144,14 @@ fraction = number(0.0, 1.0, hi_open=True)
 fraction.__name__ = "fraction"
 
 
+def frame_rates(text: str) -> tuple[float, ...]:
+    """A comma-separated list of frame rates (``24,30,60``); the range is checked where they are used."""
+    try:
+        return tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of frame rates") from None
+
+
 def size(text: str) -> tuple[int, int]:
     """``WIDTHxHEIGHT`` in pixels within the limits of ``swaycam run --size`` -> (width, height)."""
     from ..config import ConfigError, parse_size

@@ -6,6 +6,7 @@
     swaycam hair bench [STYLE ...] [--avatar A] [--json]          fit + rig and cached reload, s
     swaycam hair metrics [STYLE ...] [--avatar A] [--json]        the hair-quality table
     swaycam hair corpus --out DIR [STYLE ...]                     write the procedural test styles
+    swaycam hair audit [--avatar A ...] [--out DIR]               every style x avatar: a static page
 
 HAIR is a file (.obj with MakeHuman .mhmat/.mhclo beside it, .glb/.gltf/.vrm with
 ``--mesh``/``--node``/``--spring``) or a style name looked up in the hair folders
@@ -63,7 +64,48 @@ def add_parser(sub) -> None:
         else:
             b.add_argument("--solver", action="append", help="rest-shape, legacy (repeatable; default both)")
         b.set_defaults(func=func)
+    _add_audit(hs)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+_AUDIT = """Fit every style of the hair folders (and swaycam's procedural corpus) on every given avatar,
+measure each fit on the standard head turn and a fast body clip with the quality matrix, draw it
+front and back, and write a static page: OUT/index.html (sortable, a filter for styles with
+rejected guides, each row with the command that opens it live).
+
+Per style and avatar: guides (candidates, attached, joined, rejected), vertices missed, chains,
+edge stretch over the head turn and the clip (p99 and worst edge), hair inside the head and the
+colliders, fit time, thumbnails. The cells are the matrix's (OUT/matrix: one file per finished
+cell, so an interrupted audit goes on where it stopped); fit records in OUT/fits, thumbnails in
+OUT/thumbs, the rows in OUT/audit.json.
+
+    swaycam hair audit
+    swaycam hair audit --avatar default --style bob01 --style proc_braid --duration 1 --settle 2
+    swaycam hair audit --avatar default --avatar layered --avatar assets:vrm/Godette_vrm_v4.vrm"""
+
+
+def _add_audit(hs) -> None:
+    from .args import add_command, add_json_option, count, frame_rates, number
+
+    a = add_command(hs, "audit", run_audit, help="every style x avatar fitted, measured and drawn: a static page",
+                    description=_AUDIT)
+    a.add_argument("--avatar", action="append", metavar="AVATAR", help="a file, a folder, or default / layered / "
+                   "godette; repeatable (default: default, layered and godette when the shared assets have her)")
+    a.add_argument("--hair-dir", action="append", metavar="DIR", help="a hair folder; repeatable (default: "
+                   "$SWAYCAM_HAIR_DIR and the shared assets' hair folder)")
+    a.add_argument("--no-corpus", action="store_true", help="leave out the procedural corpus (swaycam hair corpus)")
+    a.add_argument("--style", action="append", metavar="NAME", help="only this style; repeatable (default: all)")
+    a.add_argument("--clip", metavar="CLIP", help="the fast body clip: FILE#Name, or none (default "
+                   "assets:anim/ual/AnimationLibrary_Godot_Standard.gltf#Sprint_Loop)")
+    a.add_argument("--rates", type=frame_rates, metavar="FPS,...", help="render rates of the fps identity (default 30,120)")
+    a.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True), metavar="S",
+                   help="seconds of motion (default as swaycam metrics: the 4 s head turn, the clip repeated to 4 s)")
+    a.add_argument("--settle", type=number(2.0, 3600.0), metavar="S", help="seconds still after the motion (default 8)")
+    a.add_argument("--out", metavar="DIR", default="out/audit", help="the audit folder (default out/audit)")
+    a.add_argument("--workers", type=count(1, 4096), metavar="N", help="worker processes (default: the core count)")
+    a.add_argument("--retry-failed", action="store_true", help="measure stored failed cells again")
+    a.add_argument("--no-thumbnails", action="store_true", help="draw no thumbnails (no OpenGL needed)")
+    add_json_option(a, "the totals and every row")
 
 
 def _avatar_path(arg: str | None) -> Path:
@@ -239,3 +281,47 @@ def run_metrics(args) -> int:
     for r in rows:
         print("\t".join(f"{r[c]:.4g}" if isinstance(r[c], float) else str(r[c]) for c in cols))
     return 0
+
+
+def run_audit(args) -> int:
+    from ..eval.audit.plan import FAST_CLIP, RATES, AuditSpec
+    from ..eval.audit.run import run_audit as audit
+    from ..eval.matrix.axes import Settings, SpecError
+    from ..eval.matrix.executors import PoolExecutor
+    from ..eval.matrix.progress import Progress
+    from ..schedule import sigterm_as_interrupt
+    from .args import UsageError, print_json, writable_folder
+
+    try:
+        settings = Settings(rates=args.rates or RATES, jittered=(), duration_s=args.duration,
+                            settle_s=8.0 if args.settle is None else args.settle)
+        spec = AuditSpec(**({"avatars": tuple(args.avatar)} if args.avatar else {}),
+                         hair_dirs=tuple(args.hair_dir) if args.hair_dir else None, corpus=not args.no_corpus,
+                         styles=tuple(args.style or ()), clip=None if args.clip == "none" else (args.clip or FAST_CLIP),
+                         settings=settings)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from None
+    writable_folder(args.out)
+    guard = sigterm_as_interrupt()
+    try:
+        with guard:
+            summary = audit(spec, args.out, PoolExecutor(args.workers), progress=lambda n: Progress(n, sys.stderr),
+                            thumbnails=not args.no_thumbnails, retry_failed=args.retry_failed)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        print(f"swaycam hair audit: interrupted; the finished cells are in {args.out}", file=sys.stderr)
+        return 128 + (guard.received or 2)
+    t = summary.totals
+    if args.json:
+        print_json(summary.as_dict())
+    else:
+        from ..eval.audit.page import headline
+
+        m = summary.matrix
+        print(f"{headline(t)}")
+        print(f"{m.total} cells: {m.cached} cached, {m.computed} computed ({m.failed} failed); "
+              f"{summary.thumbs_drawn} thumbnails drawn; {summary.seconds:.1f} s; page {summary.page}")
+        if summary.thumb_note:
+            print(f"note: {summary.thumb_note}", file=sys.stderr)
+    return 1 if t["errors"] else 0
