@@ -43,7 +43,7 @@ from avatars.math_kernels import EPS, arc_quat, inv_vec, put34, rotate_frame, ve
 from .resolve import _inward
 from .spring import joint_frame
 from ..layout import (
-    LIMIT_CONE, LIMIT_HINGE, LIMIT_NONE, LIMIT_SPHERICAL, MODE_VRM, SI_AUTH, SI_FAST, SI_SPAR, S_LEN, S_TLOC, S_V, S_W,
+    LIMIT_CONE, LIMIT_HINGE, LIMIT_NONE, LIMIT_SPHERICAL, MODE_VRM, SI_AUTH, SI_FAST, SI_NEEDW, SI_SPAR, S_LEN, S_TLOC, S_V, S_W,
     S_X, S_XP, X_LA, X_LB, X_LCOS, X_LKIND, X_LQ,
 )
 
@@ -131,6 +131,8 @@ def apply_limits(world, st, rst, scr, segi, ext, s0, s1, mode, h_):
             ox, oy, oz = h[3], h[7], h[11]
         xx, xy, xz = st[i, S_X], st[i, S_X + 1], st[i, S_X + 2]
         kind = int(ext[i, X_LKIND])
+        # the tail direction in the joint's rest local frame, once known (0: not yet)
+        ex_, ey_, ez_, en_ = 0.0, 0.0, 0.0, 0.0
         if kind != LIMIT_NONE and segi[i, SI_AUTH] == 0:
             wx, wy, wz = xx - ox, xy - oy, xz - oz
             wn = math.sqrt(wx * wx + wy * wy + wz * wz)
@@ -138,6 +140,7 @@ def apply_limits(world, st, rst, scr, segi, ext, s0, s1, mode, h_):
             jn = math.sqrt(jx * jx + jy * jy + jz * jz)
             if wn > EPS and jn > EPS:
                 jx, jy, jz = jx / jn, jy / jn, jz / jn
+                ex_, ey_, ez_, en_ = jx, jy, jz, 1.0
                 # limit space: X_LQ^T (its columns are the limit axes in the joint frame)
                 q = X_LQ
                 lx = ext[i, q] * jx + ext[i, q + 3] * jy + ext[i, q + 6] * jz
@@ -152,6 +155,7 @@ def apply_limits(world, st, rst, scr, segi, ext, s0, s1, mode, h_):
                     nn = math.sqrt(nx * nx + ny * ny + nz * nz)
                     if nn > EPS:
                         nx, ny, nz = nx / nn, ny / nn, nz / nn
+                        ex_, ey_, ez_ = bx, by, bz       # the limited direction, joint frame
                         q4 = arc_quat(wx / wn, wy / wn, wz / wn, nx, ny, nz)
                         n += 1
                         # the link and its subtree turn about its root
@@ -178,16 +182,27 @@ def apply_limits(world, st, rst, scr, segi, ext, s0, s1, mode, h_):
                             st[j, S_V], st[j, S_V + 1], st[j, S_V + 2] = vx, vy, vz
                             st[j, S_X], st[j, S_X + 1], st[j, S_X + 2] = tx, ty, tz
                         xx, xy, xz = st[i, S_X], st[i, S_X + 1], st[i, S_X + 2]
-        # the joint's solved frame (shortest arc from its rest axis to the tail), for its children
+        # the joint's solved frame (shortest arc from its rest axis to the tail), for its
+        # children only: a later segment of the chain, or (SI_NEEDW) a branch chain stepped after it
+        child = segi[i, SI_NEEDW] != 0
+        for j in range(i + 1, s1):
+            if child:
+                break
+            if segi[j, SI_SPAR] == i:
+                child = True
+                break
+        if not child:
+            continue
         if segi[i, SI_AUTH] != 0:
             put34(scr, i, S_W, h)
             continue
         tx, ty, tz = rst[i, S_TLOC], rst[i, S_TLOC + 1], rst[i, S_TLOC + 2]
         tn = math.sqrt(tx * tx + ty * ty + tz * tz)
-        bx, by, bz = inv_vec(h, xx - ox, xy - oy, xz - oz)
-        bn = math.sqrt(bx * bx + by * by + bz * bz)
+        if en_ == 0.0:
+            ex_, ey_, ez_ = inv_vec(h, xx - ox, xy - oy, xz - oz)
+        bn = math.sqrt(ex_ * ex_ + ey_ * ey_ + ez_ * ez_)
         if tn < EPS or bn < EPS:
             put34(scr, i, S_W, h)
         else:
-            put34(scr, i, S_W, rotate_frame(h, arc_quat(tx / tn, ty / tn, tz / tn, bx / bn, by / bn, bz / bn)))
+            put34(scr, i, S_W, rotate_frame(h, arc_quat(tx / tn, ty / tn, tz / tn, ex_ / bn, ey_ / bn, ez_ / bn)))
     return n

@@ -196,3 +196,23 @@ def test_config_limits_win_over_the_files_and_bad_ones_are_refused(limited_file)
     assert mine and all(lim["kind"] == "cone" and lim["source"] == "config" for lim in mine)
     with pytest.raises(SolverOptionError, match="limit angle"):
         ChainSet.from_avatar(limited_file, limits={"*": JointLimit("cone", -1.0)})
+
+
+@pytest.mark.parametrize("solver", ["rest-shape", "legacy", "vrm"])
+def test_branched_chains_stay_within_config_limits_in_every_solver(solver):
+    """Chains hanging from a simulated joint of another chain (their limit space hangs from its
+    limited frame), a config cone on every joint, the head turning fast."""
+    from solver.eval.synthetic import branched_avatar
+
+    av = branched_avatar()
+    cone = JointLimit("cone", math.radians(10.0), source="config")
+    cs = ChainSet.from_avatar(av, solver=solver, limits={"*": cone})
+    limits = [{**lim, "rotation": cone.rotation} for lim in cs.report.angle_limits]
+    assert len(limits) == cs.segment_count and (cs.simulated_parents[cs.sections["chain_ints"].first] >= 0).any()
+    poser = SubtreePoser(av.skeleton, av.head_node())
+    worst = -np.inf
+    for n in range(360):
+        w = poser.world(head_turn_rotation(2.0 * n / 120.0)).copy()
+        cs.step(w)
+        worst = max(worst, _violations(cs, av, w, limits))
+    assert worst <= LIMIT_TOL
