@@ -250,7 +250,8 @@ def add_motion_options(p, *, default: str, in_place_default: bool) -> None:
     g = p.add_argument_group("body motion")
     g.add_argument("--motion", metavar="CLIP", help="body motion: FILE[#NAME[+NAME...]] (.vrma, .glb/.gltf with a "
                    "humanoid skeleton, .bvh; #NAME picks an animation, A+B plays a sequence), 'idle' (the "
-                   "generated breathing and sway), 'rest' or 'none' (default " + default + ")")
+                   "generated breathing and sway), 'turn-test' (the standard head turn, repeated), 'move-then-settle' "
+                   "(the turn then 8 s still, the settle time shown), 'rest' or 'none' (default " + default + ")")
     g.add_argument("--in-place", dest="in_place", action="store_true", default=None,
                    help="remove the clip's horizontal root motion" + (" (default)" if in_place_default else ""))
     g.add_argument("--no-in-place", dest="in_place", action="store_false",

@@ -2,6 +2,7 @@
 
     swaycam hair fit HAIR --avatar AVATAR --out OUT.vrm [--json]   fit, rig, export VRM 1.0
     swaycam hair fit --own --avatar AVATAR --out OUT.vrm          re-rig the avatar's own hair
+    swaycam hair guides HAIR [--avatar AVATAR] --out GUIDES.json  the fitted guide curves (docs/guides.md)
     swaycam hair list                                             styles in the hair folders
     swaycam hair bench [STYLE ...] [--avatar A] [--json]          fit + rig and cached reload, s
     swaycam hair metrics [STYLE ...] [--avatar A] [--json]        the hair-quality table
@@ -44,6 +45,16 @@ def add_parser(sub) -> None:
     f.add_argument("--max-chains", type=int, default=24, help="most spring chains (default 24)")
     f.add_argument("--no-cache", action="store_true", help="fit again even when a cached result exists")
     f.set_defaults(func=run_fit)
+    g = hs.add_parser("guides", help="write a fitted style's guide curves (points, state, scalp triangle) as JSON",
+                      description="Fit HAIR on AVATAR (or take the cached fit) and write every candidate guide: its "
+                      "points (metres, the avatar's rest frame), state (attached, joined, rejected), scalp triangle "
+                      "and barycentric weights, parent of a joined fragment. Schema: avatars/tryon/guides.schema.json "
+                      "(docs/guides.md).")
+    g.add_argument("hair", help="hair file or style name")
+    g.add_argument("--avatar", help="target avatar (default: the generated default avatar)")
+    g.add_argument("--out", required=True, help="the JSON file to write ('-': standard output)")
+    g.add_argument("--no-cache", action="store_true", help="fit again even when a cached result exists")
+    g.set_defaults(func=run_guides)
     ls = hs.add_parser("list", help="the styles in the hair folders")
     ls.set_defaults(func=run_list)
     c = hs.add_parser("corpus", help="write the procedural test hairstyles (CC0) as OBJ + .mhmat into a folder",
@@ -200,6 +211,44 @@ def run_fit(args) -> int:
             print(f"  note: {note}")
         if args.out:
             print(f"wrote {args.out}")
+    return 0
+
+
+def run_guides(args) -> int:
+    from avatars import AvatarError
+    from avatars.tryon import TryOnSettings
+    from avatars.tryon.cache import cached_try_on
+    from avatars.tryon.guide_export import to_json
+
+    from ..writable import check_file
+
+    try:
+        if args.out != "-":
+            check_file(args.out)
+    except OSError as exc:
+        print(f"swaycam hair guides: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    try:
+        avatar_path = _avatar_path(args.avatar)
+        style = _style_path(args.hair)
+        result, _ = cached_try_on(avatar_path, style, TryOnSettings(), use_cache=not args.no_cache)
+        if result.avatar is None:
+            raise ValueError("; ".join(result.fit.problems) or "the hair could not be fitted")
+    except (AvatarError, ValueError, OSError) as exc:
+        print(f"swaycam hair guides: {exc}", file=sys.stderr)
+        return 1
+    doc = json.dumps(to_json(result.guide_set, style=Path(style).stem, avatar=avatar_path.name), separators=(",", ":"))
+    if args.out == "-":
+        print(doc)
+        return 0
+    try:
+        Path(args.out).write_text(doc, encoding="utf-8")
+    except OSError as exc:
+        print(f"swaycam hair guides: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    c = result.guide_set.counts()
+    print(f"{Path(style).stem}: {c['candidates']} guides ({c['attached']} attached, {c['joined']} joined, "
+          f"{c['rejected']} rejected) -> {args.out}")
     return 0
 
 

@@ -185,6 +185,7 @@ def _open_source(cfg: RunConfig, metrics, voice) -> tuple[PoseInput, int | None]
             extra["ahead"] = DEFAULT_DEPTH if cfg.track_ahead is None else int(cfg.track_ahead)
         else:   # no delay asked for: read the newest pose while frames follow the camera
             extra["follow_newest"] = cfg.pose_delay_ms is None and not cfg.filter.extrapolate
+            extra["tracker_nice"] = int(cfg.tracker_nice)
         try:
             inp = kind(source, tracker=_tracker_options(cfg), pose=_pose_options(cfg),
                        metrics=metrics, record=cfg.record, voice=None if voice is None else voice.timeline, **extra)

@@ -35,6 +35,23 @@
                       cached, seconds). A style that cannot be fitted answers 422 with the
                       try-on's message and the previous style stays; a request replaced by a
                       newer one before it was drawn answers 409
+    GET  /hairstyle/guides  the guide curves of the style drawn (docs/guides.md; schema
+                      avatars/tryon/guides.schema.json): every guide's points (metres, the
+                      avatar's rest frame), state (attached, joined, rejected), scalp triangle
+                      and barycentric weights, parent; 404 while the avatar's own hair is drawn
+    GET  /view        the viewer: {"framing", "orbit" {"yaw", "pitch" rad, "zoom", "pan" [m, m]},
+                      "follow", "inspect", "roots", "guides" (counts of the style drawn, or null),
+                      "paused", "compare", "solvers"}
+    POST /view        {"drag": [dx, dy], "pan": [dx, dy] (pixels of an image "height" pixels
+                      high, default the output's), "wheel": notches, "reset": true, "orbit":
+                      {...} (absolute), "framing": "bust"|"full"|"hair"|"back", "inspect":
+                      "mesh"|"mesh+guides"|"guides"|"weights", "chain": N (whose weights),
+                      "roots": bool, "follow": bool} (each optional):
+                      moves the window's and the preview's camera (runtime/view.py); the virtual
+                      camera and the video / PNG outputs keep their framing unless "follow"
+    POST /playback    {"paused": bool, "restart": true (the clip from its start), "steps": N (single
+                      120 Hz substeps while paused, 1..1200), "compare": bool (the other solver side
+                      by side)} (each optional); answers as GET /view
     GET  /frame.png   the last rendered frame
 
 The routes never touch GL or the solver themselves: they call a :class:`Controller` whose
@@ -49,7 +66,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Callable, Protocol
 
-from .errors import BadRequest, Forbidden, GatewayTimeout, Unavailable
+from .errors import BadRequest, Forbidden, GatewayTimeout, NotFound, Unavailable
 from .paths import resolve_avatar, resolve_clip, resolve_style
 from .request import Request
 
@@ -70,6 +87,15 @@ class Controller(Protocol):
     def set_hair(self, solver: str | None, params: dict | None) -> dict: ...
 
     def frame_png(self) -> bytes | None: ...
+
+    def view(self) -> dict: ...
+
+    def set_view(self, change: dict) -> dict: ...
+
+    def playback(self, *, paused: bool | None = None, restart: bool = False, steps: int = 0,
+                 compare: bool | None = None) -> dict: ...
+
+    def guides(self) -> dict | None: ...
 
     def hairstyles(self) -> dict: ...
 
@@ -105,7 +131,8 @@ class ServiceRoutes:
                 ("POST", "/avatar"): self.avatar, ("POST", "/hair"): self.hair, ("GET", "/frame.png"): self.frame,
                 ("GET", "/motion"): self.motion_get, ("POST", "/motion"): self.motion,
                 ("GET", "/hairstyles"): self.hairstyles, ("POST", "/hairstyle"): self.hairstyle,
-                ("POST", "/wind"): self.wind}
+                ("GET", "/hairstyle/guides"): self.guides, ("GET", "/view"): self.view_get,
+                ("POST", "/view"): self.view, ("POST", "/playback"): self.playback, ("POST", "/wind"): self.wind}
 
     def status(self, req: Request) -> None:
         req.reply(self.controller.status())
@@ -184,6 +211,73 @@ class ServiceRoutes:
             raise GatewayTimeout("still fitting; GET /hairstyles shows it pending") from None
         req.reply(result, HTTPStatus.OK if wait else HTTPStatus.ACCEPTED)
 
+    def guides(self, req: Request) -> None:
+        doc = self.controller.guides()
+        if doc is None:
+            raise NotFound("the avatar's own hair is drawn: no fitted style, no guides")
+        req.reply(doc)
+
+    def view_get(self, req: Request) -> None:
+        req.reply(self.controller.view())
+
+    def view(self, req: Request) -> None:
+        from render.camera import FRAMINGS
+        from render.inspection import INSPECT_MODES
+        from render.orbit import Orbit
+
+        body = req.body(("drag", "pan", "wheel", "reset", "orbit", "framing", "inspect", "roots", "follow", "height",
+                         "chain"))
+        change = {}
+        for key in ("drag", "pan"):
+            if key in body:
+                v = body[key]
+                if not isinstance(v, list) or len(v) != 2 or not all(_number(x, 10_000) for x in v):
+                    raise BadRequest(f"'{key}' must be [dx, dy] pixels (|d| <= 10000)")
+                change[key] = (float(v[0]), float(v[1]))
+        if "wheel" in body:
+            if not _number(body["wheel"], 100):
+                raise BadRequest("'wheel' must be a number of notches (|n| <= 100)")
+            change["wheel"] = float(body["wheel"])
+        if "height" in body:
+            if not _number(body["height"], 10_000) or body["height"] < 1:
+                raise BadRequest("'height' must be the image height in pixels (1..10000)")
+            change["height"] = float(body["height"])
+        if "orbit" in body:
+            if not isinstance(body["orbit"], dict):
+                raise BadRequest("'orbit' must be an object {yaw, pitch, zoom, pan}")
+            try:
+                change["orbit"] = Orbit.from_dict(body["orbit"])
+            except ValueError as exc:
+                raise BadRequest(str(exc)) from None
+        for key, choices in (("framing", FRAMINGS), ("inspect", INSPECT_MODES)):
+            if key in body:
+                if body[key] not in choices:
+                    raise BadRequest(f"'{key}' must be one of {list(choices)}")
+                change[key] = body[key]
+        if "chain" in body:
+            c = body["chain"]
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= 10_000:
+                raise BadRequest("'chain' must be a chain number, 0..10000")
+            change["chain"] = c
+        for key in ("reset", "roots", "follow"):
+            if key in body:
+                if not isinstance(body[key], bool):
+                    raise BadRequest(f"'{key}' must be true or false")
+                change[key] = body[key]
+        req.reply(self.controller.set_view(change))
+
+    def playback(self, req: Request) -> None:
+        body = req.body(("paused", "restart", "steps", "compare"))
+        for key in ("paused", "restart", "compare"):
+            if key in body and not isinstance(body[key], bool):
+                raise BadRequest(f"'{key}' must be true or false")
+        steps = body.get("steps", 0)
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= 1200:
+            raise BadRequest("'steps' must be a whole number of substeps, 0..1200")
+        # MotionError (a restart without body motion), RigError (compare mode): 422
+        req.reply(self.controller.playback(paused=body.get("paused"), restart=body.get("restart", False), steps=steps,
+                                           compare=body.get("compare")))
+
     def frame(self, req: Request) -> None:
         png = self.controller.frame_png()
         if png is None:
@@ -227,6 +321,11 @@ def check_wind_body(body: dict):
             raise BadRequest(f"'impulse' is longer than {MAX_IMPULSE:g} m/s")
         impulse = tuple(float(x) for x in impulse)
     return wind or None, impulse
+
+
+def _number(v, bound: float) -> bool:
+    """``v`` is a finite JSON number within ±``bound``."""
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and abs(v) <= bound
 
 
 __all__ = ["Controller", "Route", "ServiceRoutes", "check_wind_body"]

@@ -176,6 +176,12 @@ def test_panel_drives_the_run(run, browser):
              "the fps chip")
     assert d.find_element(By.ID, "st-face").text == "face found"
 
+    def quality_shown():          # the chip says what /status says (the governor may step meanwhile)
+        q = request(port, "GET", "/status")[1]["quality"]
+        want = "quality: " + ", ".join(q["active"]) if q["active"] else "quality full"
+        return d.find_element(By.ID, "st-quality").text == want
+    wait_for(quality_shown, "the quality chip")
+
     # --- an expression shows in the next frames' pixels (still scene: identical frames before)
     a, b = frame(port), (frames_after(port), frame(port))[1]
     assert int((np.abs(a - b).sum(axis=2) > 0).sum()) <= STILL_CHANGED_MAX
