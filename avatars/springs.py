@@ -16,6 +16,9 @@ a list of {``springs``: [a, b], ``joints``: [[i, j], ...], ``rest``: [metres, ..
 ``shared``} — sideways links between joint i of spring a and joint j of spring b, their rest
 distances (:class:`avatars.model.SpringLink`). Other readers ignore ``extras``.
 
+Angle limits of joints (the VRMC_springBone_limit draft, or an ``angleLimit`` in a joint's
+VRMC_springBone_extended_collider extension) are read by :mod:`avatars.spring_limits`.
+
 Broken required parts (a VRM 1.0 joint node that does not exist, a joint that is not a
 descendant of the one before it) raise AvatarError; broken optional parts (a collider, a
 group reference, a center, a VRM 0.x bone-group root that does not exist) warn and are
@@ -31,6 +34,7 @@ import numpy as np
 from .gltf_io import GltfDocument
 from .model import Collider, ColliderGroup, Spring, SpringJoint, SpringLink
 from .nodes import check_node
+from .spring_limits import joint_limit
 from .skeleton import Skeleton
 
 VRM0_TAIL_LENGTH = 0.07  # metres, UniVRM / three-vrm VRM 0.x virtual leaf tail
@@ -156,7 +160,18 @@ def _joint(doc, j: dict, node: int, elem: str, defaults: dict) -> SpringJoint:
                              or bend <= 0):
         doc.issues.warn(f"{elem}.extras.swaycamMaxBend", f"{bend!r} is not a positive angle; ignored")
         bend = None
-    return SpringJoint(node=node, gravity_dir=_unit(gdir), max_bend=None if bend is None else float(bend), **vals)
+    limit = joint_limit(doc, j, elem, _joint_name(doc, node)) if isinstance(j, dict) else None
+    return SpringJoint(node=node, gravity_dir=_unit(gdir), max_bend=None if bend is None else float(bend),
+                       limit=limit, **vals)
+
+
+def _joint_name(doc, node: int) -> str:
+    """``node N ("name")`` for messages."""
+    try:
+        name = (doc.json.get("nodes") or [])[node].get("name")
+    except (AttributeError, IndexError, TypeError):
+        name = None
+    return f"node {node}" + (f" ({name!r})" if name else "")
 
 
 _DEFAULTS_1 = dict(hit_radius=0.0, stiffness=1.0, drag_force=0.5, gravity_power=0.0, gravity_dir=[0, -1, 0])

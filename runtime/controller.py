@@ -156,6 +156,37 @@ class SessionController:
 
         return self.host.commands.call(do)
 
+    def set_wind(self, wind: dict | None, impulse=None) -> dict:
+        """Ease the hair's wind to ``wind`` ({"direction", "strength", "gusts", "seed",
+        "ramp_s"}, each optional: unset keys keep the current setting; None: keep it) and/or
+        push every tail by ``impulse`` (3,) m/s at the next substep (a "hair flip"), on the
+        drawn rig and the companion (:func:`runtime.rig.hair_external.set_rig_wind`). The wind
+        is kept in the ``[hair]`` settings (a new avatar, a solver switch, a saved config keep it).
+
+        Returns:
+            {"wind": the setting in effect, "now": the wind of the last substep, m/s}.
+
+        Raises:
+            SettingsError: a value out of range (checked here, before anything changes).
+        """
+        from .rig.hair_external import parse_wind, set_rig_wind
+
+        st = self.stage
+        w = None
+        if wind is not None:
+            w = parse_wind({**(st.rig.hair_params.get("wind") or {}), **wind}, "wind")
+
+        def do():
+            out = {}
+            for r in (st.rig, st.companion):
+                if r is not None:
+                    res = set_rig_wind(r, w, impulse)
+                    out = out or res
+            st.settings.set_hair(st.rig.hair_params)
+            return out
+
+        return self.host.commands.call(do)
+
     def motion(self) -> dict:
         """What the body plays: {"playing", "program", "index", "layer", "speed", "fading",
         "in_place"} ({"playing": None} with ``--motion none``)."""

@@ -29,6 +29,7 @@ from .build_options import (
     BEND_PARENT_SHARE, CONTACT_TOLERANCE, CONTACT_U_MIN, REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, BuildOptions,
 )
 from avatars.colliders import collider_world, fit_torso_capsule, point_segment_distance
+from .limits import pack_external
 from .params import check_stable, override_for
 from .topology import Chain, chain_topology
 
@@ -51,6 +52,8 @@ class BuildReport:
             allowed for the pair (the rest pose stays an equilibrium; contact still stops the
             link from going deeper); with "push" (and in "vrm" mode) the hair is pushed out.
         notes: other remarks (skipped chains, authored joints...).
+        angle_limits: the angle limits in effect ({"segment", "spring", "node", "kind",
+            "angle", "yaw" (radians), "source"}: config, file or fit; :mod:`solver.limits`).
     """
 
     chains: tuple[str, ...]
@@ -61,6 +64,7 @@ class BuildReport:
     torso_chains: tuple[str, ...] = ()
     rest_overlaps: tuple[tuple[str, int, int, float], ...] = ()
     notes: tuple[str, ...] = field(default=())
+    angle_limits: tuple[dict, ...] = ()
 
 
 def _affine34(m: np.ndarray) -> np.ndarray:
@@ -239,6 +243,7 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         rows.chain_anchor.append(anchor)
 
     F, I, n_refs = _pack_buffers(rows, colliders, topo.affected, options)  # noqa: E741
+    angle_limits = pack_external(F, I, topo.chains, options.limits, options.wind_drag, options.fit_limits)
     S, Kc = len(rows.nodes), len(rows.chain_names)
     mode = options.mode
     authored = set(options.authored_nodes)
@@ -253,6 +258,7 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
     report = BuildReport(
         chains=tuple(rows.chain_names), segments=S, colliders=len(colliders), collider_refs=n_refs,
         torso=torso_text, torso_chains=tuple(torso_chains), rest_overlaps=tuple(rest_overlaps), notes=tuple(notes),
+        angle_limits=tuple(angle_limits),
     )
     return Packed(
         F=F, I=I, mode=options.solver, node_count=sk.node_count, segment_nodes=np.array(rows.nodes, np.int64),

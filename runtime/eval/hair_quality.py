@@ -38,6 +38,7 @@ from tracking.pose_track import PoseSample, PoseTrack, synthetic_track
 from ..pose_inputs.track import head_turn_track
 from ..replay import check_fps
 from ..rig import AvatarRig, MotionSetup
+from ..rig.hair_external import build_fields
 from ..rig.hair_params import parse_hair
 
 QUALITY_COLUMNS = (
@@ -128,10 +129,10 @@ def measure(avatars: dict[str, Avatar | tuple[Avatar, dict]], solvers=(SolverMod
     rows = []
     for name, entry in avatars.items():
         avatar, hair = entry if isinstance(entry, tuple) else (entry, None)
-        overrides = parse_hair(hair)
+        overrides, build = parse_hair(hair), build_fields(hair)
         for solver in solvers:
             m = standard_run(avatar, motion, solver=solver, name=name, motion_s=motion_s, still_s=still_s,
-                             overrides=overrides)
+                             overrides=overrides, build=build)
             if fps_check:
                 res = check_fps(avatar, track or head_turn_track(), solver=solver, duration_ns=4_000_000_000,
                                 hair=hair)
@@ -145,13 +146,13 @@ def _measure_motions(avatars, solvers, motions: dict[str, MotionSetup], *, fps_c
     rows = []
     for name, entry in avatars.items():
         avatar, hair = entry if isinstance(entry, tuple) else (entry, None)
-        overrides = parse_hair(hair)
+        overrides, build = parse_hair(hair), build_fields(hair)
         for label, setup in motions.items():
             motion_s = motion_window_s(setup)
             for solver in solvers:
                 m = standard_run(avatar, head_turn_rotation, solver=solver, name=f"{name} · {label}",
                                  motion_s=motion_s, still_s=MOTION_STILL_S, overrides=overrides,
-                                 pose=motion_pose(avatar, setup, motion_s))
+                                 pose=motion_pose(avatar, setup, motion_s), build=build)
                 if fps_check:
                     still = synthetic_track(lambda t: np.array([0.0, 0.0, 0.0, 1.0]), duration_s=motion_s + 1.0,
                                             source="synthetic:still")

@@ -8,6 +8,9 @@
     [hair.springs."boneGroup0/*"]   # springs whose name matches the pattern (fnmatch);
     k = 90.0                        # the first matching pattern wins, then the [hair] values
 
+The wind (``[hair.wind]``), ``wind_drag``, ``limit`` and ``fit_limits`` are read by
+:mod:`runtime.rig.hair_external`.
+
 Unset values keep the avatar's own parameters mapped from its VRM file (docs/design.md §4.3).
 ``swaycam inspect`` lists the spring names. Values are checked: finite, not negative, and
 at most :data:`LIMITS` (k ≤ 1e7 1/s², c ≤ 1e4 1/s, |gravity| components ≤ 1000 m/s²,
@@ -40,7 +43,9 @@ def _number(value, where: str, *, minimum: float = 0.0, maximum: float = math.in
 
 
 def _override(table: dict, where: str) -> SpringOverride:
-    unknown = [k for k in table if k not in KEYS]
+    from .hair_external import SPRING_KEYS    # wind_drag, limit: read by runtime.rig.hair_external
+
+    unknown = [k for k in table if k not in KEYS and k not in SPRING_KEYS]
     if unknown:
         raise SettingsError(f"{where}: unknown hair setting {unknown[0]!r} (known: {', '.join(KEYS)}, springs)")
     g = table.get("gravity")
@@ -69,7 +74,10 @@ def parse_hair(settings: dict | None, where: str = "hair") -> dict[str, SpringOv
         return None
     if not isinstance(settings, dict):
         raise SettingsError(f"{where}: must be a table of {', '.join(KEYS)}")
-    settings = dict(settings)
+    from .hair_external import TOP_KEYS, parse_external
+
+    parse_external(settings, where)             # wind, wind_drag, limit, fit_limits: checked there
+    settings = {k: v for k, v in settings.items() if k not in TOP_KEYS}
     springs = settings.pop("springs", {}) or {}
     if not isinstance(springs, dict):
         raise SettingsError(f"{where}.springs: must be a table of spring-name patterns")

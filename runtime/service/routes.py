@@ -11,6 +11,12 @@
                       either key may be left out to keep it). Both change the running
                       hair in place: its motion goes on, nothing snaps to rest. Answers
                       {"solver", "params", "springs": {name: the parameters in effect}}
+    POST /wind        {"direction": [x, y, z], "strength": m/s (<= 40), "gusts": 0..1, "seed": int,
+                      "ramp_s": s (<= 60), "impulse": [x, y, z] m/s (|v| <= 10)} (each key
+                      optional; unset wind keys keep their setting): the wind eases to the new
+                      one over ramp_s (never a jump), an impulse pushes every tail once at the
+                      next substep ("hair flip"); answers {"wind": the setting, "now": the
+                      wind of the last substep}; a value out of range answers 400
     GET  /motion      what the body plays: {"playing", "program", "index", "layer", "speed", ...}
     POST /motion      {"clip": "idle" | "rest" | "FILE[#Name[+Name...]]", "speed": 1.5, "loop": true,
                       "layer": "additive" | "override"} (each key optional): a clip from the
@@ -55,6 +61,7 @@ runtime/controller.py). The controller's errors are answered by type (runtime/se
 
 from __future__ import annotations
 
+import math
 from http import HTTPStatus
 from pathlib import Path
 from typing import Callable, Protocol
@@ -96,6 +103,8 @@ class Controller(Protocol):
 
     def motion(self) -> dict: ...
 
+    def set_wind(self, wind: dict | None, impulse=None) -> dict: ...
+
     def set_motion(self, clip: str | None, *, speed: float | None = None, loop: bool | None = None,
                    layer: str | None = None) -> dict: ...
 
@@ -123,7 +132,7 @@ class ServiceRoutes:
                 ("GET", "/motion"): self.motion_get, ("POST", "/motion"): self.motion,
                 ("GET", "/hairstyles"): self.hairstyles, ("POST", "/hairstyle"): self.hairstyle,
                 ("GET", "/hairstyle/guides"): self.guides, ("GET", "/view"): self.view_get,
-                ("POST", "/view"): self.view, ("POST", "/playback"): self.playback}
+                ("POST", "/view"): self.view, ("POST", "/playback"): self.playback, ("POST", "/wind"): self.wind}
 
     def status(self, req: Request) -> None:
         req.reply(self.controller.status())
@@ -158,6 +167,13 @@ class ServiceRoutes:
         if params:
             parse_hair(params)      # whatever the avatar (with or without springs); SettingsError: 400
         req.reply(self.controller.set_hair(solver, params))
+
+    def wind(self, req: Request) -> None:
+        from ..rig.hair_external import WIND_KEYS
+
+        body = req.body(WIND_KEYS + ("impulse",))
+        wind, impulse = check_wind_body(body)            # untrusted: every field, bounded (BadRequest)
+        req.reply(self.controller.set_wind(wind, impulse))
 
     def motion_get(self, req: Request) -> None:
         req.reply(self.controller.motion())
@@ -269,9 +285,47 @@ class ServiceRoutes:
         req.send(png, "image/png")
 
 
+def check_wind_body(body: dict):
+    """A POST /wind body (untrusted: parsed JSON with the allowed keys only) -> (the wind fields
+    {key: value} or None, the impulse (3,) tuple or None). Every field is checked here, with
+    its bounds (:class:`solver.wind.Wind`, :data:`solver.wind.MAX_IMPULSE`), before the render
+    thread sees it.
+
+    Raises:
+        runtime.service.errors.BadRequest: a field of the wrong type or out of range (named);
+            an empty body.
+    """
+    from solver.wind import MAX_IMPULSE
+
+    from ..errors import SettingsError
+    from ..rig.hair_external import WIND_KEYS, parse_wind
+
+    wind = {k: body[k] for k in WIND_KEYS if k in body}
+    impulse = body.get("impulse")
+    if not wind and impulse is None:
+        raise BadRequest(f"POST /wind needs one of {', '.join(WIND_KEYS)}, impulse")
+    if wind:
+        d = wind.get("direction")
+        if d is not None and (not isinstance(d, list) or len(d) != 3):
+            raise BadRequest("'direction' must be three numbers [x, y, z]")
+        try:
+            parse_wind({**({} if "direction" in wind else {"direction": [1.0, 0.0, 0.0]}), **wind}, "wind")
+        except SettingsError as exc:
+            raise BadRequest(str(exc)) from None
+    if impulse is not None:
+        ok = isinstance(impulse, list) and len(impulse) == 3 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in impulse)
+        if not ok:
+            raise BadRequest("'impulse' must be three finite numbers [x, y, z] (m/s)")
+        if math.sqrt(sum(float(x) ** 2 for x in impulse)) > MAX_IMPULSE:
+            raise BadRequest(f"'impulse' is longer than {MAX_IMPULSE:g} m/s")
+        impulse = tuple(float(x) for x in impulse)
+    return wind or None, impulse
+
+
 def _number(v, bound: float) -> bool:
     """``v`` is a finite JSON number within ±``bound``."""
     return not isinstance(v, bool) and isinstance(v, (int, float)) and abs(v) <= bound
 
 
-__all__ = ["Controller", "Route", "ServiceRoutes"]
+__all__ = ["Controller", "Route", "ServiceRoutes", "check_wind_body"]

@@ -137,6 +137,7 @@ async function loadHair() {
   const h = await api("GET", "/hair");
   if (!h) return;
   state.hair = h;
+  showWind(h.params && h.params.wind);
   fill($("solver"), h.solvers, h.solver);
   const sel = $("spring"); const pick = sel.value;
   fill(sel, ["", ...Object.keys(h.springs)], pick, (v) => v || "all springs");
@@ -179,6 +180,38 @@ function onSlider(key) {
   $(`${SLIDERS[key]}-out`).textContent = fmt(key, shown);
   clearTimeout(hairTimer);
   hairTimer = setTimeout(sendHair, 60);        // live while dragging, at most ~15 requests/s
+}
+
+// ---------------------------------------------------------------- wind (POST /wind)
+function showWind(w) {
+  if (!w) return;
+  // the select shows where the wind comes from; the API takes where it blows to
+  const from = (w.direction || [1, 0, 0]).map((x) => Math.round(-x) || 0).join(",");
+  for (const o of $("wind-from").options) o.selected = o.value === from;
+  $("wind-strength").value = w.strength || 0; $("wind-gusts").value = w.gusts || 0;
+  $("wind-strength-out").textContent = Number(w.strength || 0).toFixed(1);
+  $("wind-gusts-out").textContent = Number(w.gusts || 0).toFixed(2);
+}
+function windBody() {
+  const from = $("wind-from").value.split(",").map(Number);
+  return { direction: from.map((x) => -x || 0), strength: parseFloat($("wind-strength").value),
+           gusts: parseFloat($("wind-gusts").value) };
+}
+let windTimer = null;
+async function sendWind(body) {
+  const r = await api("POST", "/wind", body);
+  if (r) {
+    showWind(r.wind);
+    $("wind-now").textContent = r.now && r.now.length ? `now ${Math.hypot(...r.now).toFixed(1)} m/s` : "";
+    if (state.hair && state.hair.params) state.hair.params.wind = r.wind;
+  }
+  return r;
+}
+function onWind() {
+  $("wind-strength-out").textContent = Number($("wind-strength").value).toFixed(1);
+  $("wind-gusts-out").textContent = Number($("wind-gusts").value).toFixed(2);
+  clearTimeout(windTimer);
+  windTimer = setTimeout(() => sendWind(windBody()), 80);   // eased in by the solver: never a jump
 }
 
 // ---------------------------------------------------------------- expressions
@@ -440,6 +473,12 @@ function wire() {
     await loadHair();
   });
   $("spring").addEventListener("change", () => { state.touched = {}; refreshSliders(); });
+  for (const id of ["wind-from", "wind-strength", "wind-gusts"]) $(id).addEventListener("input", onWind);
+  $("wind-from").addEventListener("change", onWind);
+  $("wind-calm").addEventListener("click", () => { $("wind-strength").value = 0; onWind(); });
+  $("hair-flip").addEventListener("click", async () => {
+    if (await sendWind({ impulse: [0, 2.5, -1.5] })) say("hair flip");
+  });
   for (const key of Object.keys(SLIDERS)) $(SLIDERS[key]).addEventListener("input", () => onSlider(key));
   $("hair-reset").addEventListener("click", async () => {
     state.touched = {};
