@@ -8,11 +8,15 @@ unless a name says otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import layout as L
 from .errors import SolverOptionError
 from .params import DEFAULT_MAPPING, SUBSTEP_SECONDS, Overrides, VrmMapping
 from .sheets import SHEET_CHOICES, SHEET_PASSES, Links
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .limits import Limits, WindDrag
 
 #: Automatic reset when a chain's anchor moves farther than this in one substep (model metres:
 #: 0.5 m in 1/120 s is 60 m/s, a teleport, not a head movement).
@@ -80,6 +84,12 @@ class BuildOptions:
         links: per-spring sheet settings {fnmatch pattern: :class:`solver.sheets.LinkSetting`}
             (``[hair.springs."Pattern"] link = ...``), or None.
         sheet_passes: sheet passes per substep (count, >= 1).
+        limits: angle limits from the config, {spring-name pattern: JointLimit or None (no
+            limit)}; they win over the file's and the fit's (:mod:`solver.limits`).
+        fit_limits: the try-on auto-rig's root-bend cones (``SpringJoint.max_bend``) become
+            angle limits (off by default: fitted hair then moves as before).
+        wind_drag: wind response, 1/s: one number for every spring or {pattern: number}
+            (:mod:`solver.limits`; the wind itself: :mod:`solver.wind`).
 
     Raises:
         SolverOptionError (a ValueError): an unknown solver, torso-capsule or rest-overlap
@@ -103,6 +113,9 @@ class BuildOptions:
     sheets: str = "auto"
     links: Links = None
     sheet_passes: int = SHEET_PASSES
+    limits: Limits = None
+    fit_limits: bool = False
+    wind_drag: WindDrag = None
 
     def __post_init__(self) -> None:
         if self.solver not in L.MODES:

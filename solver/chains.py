@@ -127,6 +127,7 @@ class ChainSet(ChainTuning):
                  chain_names=packed.chain_names, chain_anchor=packed.chain_anchor,
                  rest_lengths=packed.rest_lengths, report=packed.report, fast_eligible=packed.fast_eligible,
                  tuning=packed.tuning)
+        cs._avatar = avatar            # what solver.limits.repack re-resolves limits from
         cs._rest_tails = packed.rest_tails
         cs._anchor_rest_inv = packed.anchor_rest_inv
         cs.reset(avatar.skeleton.rest_world)

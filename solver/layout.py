@@ -226,6 +226,39 @@ BOUNDS = Section("bounds", "Collider bounds", "F", "C", "H_OF_CB", None, (
 ), soa=True, doc="Struct of arrays (field f of collider c at f·C + c), so the broad phase tests four colliders per "
                  "vector instruction. Scratch, written with the colliders each substep.")
 
+# ------------------------------------------------------------------ external forces and angle limits (F)
+EXTERNAL = Section("external", "Segment external forces and angle limits", "F", "S", "H_OF_EXT", "XF", (
+    _f("X_WIND", "wind_response", (), "1/s", "wind response (drag per unit mass): the tail's acceleration per m/s of "
+       "wind (solver.kernels.forces)"),
+    _f("X_LKIND", "limit_kind", (), "LIMIT_*", "angle limit of the joint's link: 0 none, 1 cone, 2 hinge, 3 spherical "
+       "(solver.kernels.limits)"),
+    _f("X_LA", "limit_angle", (), "rad", "cone / hinge angle, or the spherical limit's pitch (at most π)"),
+    _f("X_LB", "limit_yaw", (), "rad", "the spherical limit's yaw (at most π/2)"),
+    _f("X_LCOS", "limit_cos", (), "1", "cos(limit_angle)"),
+    _f("X_LQ", "limit_frame", (3, 3), "joint's rest local frame",
+       "limit space -> the joint's rest local frame (columns: the limit's axes): axisRotation · rotation of the "
+       "VRMC_springBone_limit draft"),
+), doc="What acts on a joint from outside its spring: its wind response and its angle limit. Fixed at build "
+       "(`solver.limits`, `solver.wind`).")
+
+FORCES = Section("forces", "External forces", "F", "1", "H_OF_FRC", "WF", (
+    _f("W_ON", "active", (), "flag", "1: the substep applies wind or an impulse (0: no external force, no cost)"),
+    _f("W_NLIM", "limited", (), "count", "segments with an angle limit (0: the limit pass is skipped)"),
+    _f("W_M0", "mean_from", S3, "m/s, world", "mean wind at the start of the current ramp"),
+    _f("W_M1", "mean_to", S3, "m/s, world", "mean wind the ramp eases to"),
+    _f("W_G0", "gusts_from", (), "1", "gust share at the start of the ramp"),
+    _f("W_G1", "gusts_to", (), "1", "gust share the ramp eases to (0..1 of the mean)"),
+    _f("W_N0", "ramp_start", (), "substeps", "substep count (I[H_N_STEPS]) at the start of the ramp"),
+    _f("W_NR", "ramp_steps", (), "substeps", "length of the ramp (smoothstep)"),
+    _f("W_GF", "gust_freq", (4,), "rad/s", "angular frequencies of the four seeded gusts"),
+    _f("W_GP", "gust_phase", (4,), "rad", "their phases"),
+    _f("W_SF", "sway_freq", (), "rad/s", "angular frequency of the sideways sway"),
+    _f("W_SP", "sway_phase", (), "rad", "its phase"),
+    _f("W_IMP", "impulse", S3, "m/s, world", "velocity change waiting for the next substep (an impulse)"),
+    _f("W_WIND", "wind", S3, "m/s, world", "the wind of the last substep"),
+), doc="Global wind and impulses (`solver.wind`, `solver.kernels.forces`): written between substeps by "
+       "`solver.wind.set_wind` / `impulse`; the wind's clock is the substep count times h.")
+
 # ------------------------------------------------------------------ I sections
 SEG_INT = Section("segment_ints", "Segment indices and flags", "I", "S", "H_OI_SEG", "SI", (
     _f("SI_NODE", "node", (), "node index", "the joint's node"),
@@ -286,9 +319,11 @@ SHEET_CHAIN_INT = Section("sheet_chain_ints", "Sheet chain scratch", "I", "K", "
        "fast path or a chain root, none authored)"),
     _f("KL_MOVED", "first_moved", (), "segment index", "scratch: first segment a link moved in this pass (end of "
        "the chain: none)"),
+    _f("KL_TOUCHED", "touched", (), "flag", "scratch: 1 when a link moved the chain in this substep (its angle limits "
+       "are applied again)"),
 ), doc="Written and read within the sheet pass of one substep.")
 
-F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS, SHEET_LINKS)
+F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS, EXTERNAL, FORCES, SHEET_LINKS)
 I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES, SHEET_LINK_INT, SHEET_CHAIN_INT)
 SECTIONS = F_SECTIONS + I_SECTIONS
 
@@ -359,6 +394,12 @@ SHAPE_CAPSULE = 1
 SHAPE_INSIDE_SPHERE = 2
 SHAPE_INSIDE_CAPSULE = 3
 SHAPE_PLANE = 4
+LIMIT_NONE = 0
+LIMIT_CONE = 1
+LIMIT_HINGE = 2
+LIMIT_SPHERICAL = 3
+LIMITS = {"none": LIMIT_NONE, "cone": LIMIT_CONE, "hinge": LIMIT_HINGE, "spherical": LIMIT_SPHERICAL}
+
 SHAPES = {"sphere": SHAPE_SPHERE, "capsule": SHAPE_CAPSULE, "inside_sphere": SHAPE_INSIDE_SPHERE,
           "inside_capsule": SHAPE_INSIDE_CAPSULE, "plane": SHAPE_PLANE}
 

@@ -92,8 +92,6 @@ def _avatars(specs, gravity=None, *, styles=(), hair_dir=None, keep_own_hair=Fal
     With ``styles`` each avatar (default: the generated default avatar) is measured with
     each style fitted on it (:func:`runtime.tryon.fit_style`: the fit cache or a fit) instead
     of its own hair; a style that cannot be fitted is a CommandError with the try-on's message."""
-    from pathlib import Path
-
     from avatars import load_avatar
     from avatars.assets import GODETTE, find_asset
 
@@ -108,11 +106,12 @@ def _avatars(specs, gravity=None, *, styles=(), hair_dir=None, keep_own_hair=Fal
                 runs.append((str(godette), EARTH_G))
         runs += [("default", gravity), ("layered", gravity)]
     loaded, fitted, out, attachments = {}, {}, {}, {}
-    for s, g in runs:
+    for s, _ in runs:
         if s not in loaded:
             loaded[s] = load_avatar(avatar_path(s))
-        a = loaded[s]
-        name = {"default": "swaycam default", "layered": "swaycam layered"}.get(s, a.meta.name or Path(s).stem)
+    names = _row_names({s: a.meta.name for s, a in loaded.items()})
+    for s, g in runs:
+        a, name = loaded[s], names[s]
         for style in styles or (None,):
             avatar, row = a, name
             if style is not None:
@@ -129,6 +128,21 @@ def _avatars(specs, gravity=None, *, styles=(), hair_dir=None, keep_own_hair=Fal
             if style is not None:
                 attachments[row] = report
     return out, attachments
+
+
+def _row_names(avatar_names: dict[str, str | None]) -> dict[str, str]:
+    """{avatar spec: its rows' name}: the avatar's own name (the generated ones "swaycam
+    default" / "swaycam layered", a nameless file its stem); names two specs share (two exports
+    of one avatar) get the file name in brackets, or the whole path when that is shared too."""
+    from pathlib import Path
+
+    builtin = {"default": "swaycam default", "layered": "swaycam layered"}
+    base = {s: builtin.get(s, n or Path(s).stem) for s, n in avatar_names.items()}
+    names = dict(base)
+    for label in (lambda s: Path(s).name, str):
+        shared = {n for n in names.values() if list(names.values()).count(n) > 1}
+        names = {s: f"{base[s]} ({label(s)})" if n in shared and s not in builtin else n for s, n in names.items()}
+    return names
 
 
 def _fit(spec, avatar, style: str, hair_dir, keep_own_hair: bool):

@@ -38,6 +38,7 @@ from tracking.pose_track import PoseSample, PoseTrack, synthetic_track
 from ..pose_inputs.track import head_turn_track
 from ..replay import check_fps
 from ..rig import AvatarRig, MotionSetup
+from ..rig.hair_external import build_fields
 from ..rig.hair_params import LINK_KEYS, parse_hair, parse_links
 
 QUALITY_COLUMNS = (
@@ -137,10 +138,10 @@ def measure(avatars: dict[str, Avatar | tuple[Avatar, dict]], solvers=(SolverMod
     rows = []
     for name, entry in avatars.items():
         avatar, hair = entry if isinstance(entry, tuple) else (entry, None)
-        overrides, links = parse_hair(hair), parse_links(hair)
+        overrides, build, links = parse_hair(hair), build_fields(hair), parse_links(hair)
         for solver in solvers:
             m = standard_run(avatar, motion, solver=solver, name=name, motion_s=motion_s, still_s=still_s,
-                             overrides=overrides, links=links, sheets=sheets)
+                             overrides=overrides, build=build, links=links, sheets=sheets)
             if fps_check:
                 res = check_fps(avatar, track or head_turn_track(), solver=solver, duration_ns=4_000_000_000,
                                 hair=_sheet_hair(hair, sheets))
@@ -167,13 +168,14 @@ def _measure_motions(avatars, solvers, motions: dict[str, MotionSetup], *, fps_c
     rows = []
     for name, entry in avatars.items():
         avatar, hair = entry if isinstance(entry, tuple) else (entry, None)
-        overrides, links = parse_hair(hair), parse_links(hair)
+        overrides, build, links = parse_hair(hair), build_fields(hair), parse_links(hair)
         for label, setup in motions.items():
             motion_s = motion_window_s(setup)
             for solver in solvers:
                 m = standard_run(avatar, head_turn_rotation, solver=solver, name=f"{name} · {label}",
                                  motion_s=motion_s, still_s=MOTION_STILL_S, overrides=overrides,
-                                 pose=motion_pose(avatar, setup, motion_s), links=links, sheets=sheets)
+                                 pose=motion_pose(avatar, setup, motion_s), build=build, links=links,
+                                 sheets=sheets)
                 if fps_check:
                     still = synthetic_track(lambda t: np.array([0.0, 0.0, 0.0, 1.0]), duration_s=motion_s + 1.0,
                                             source="synthetic:still")

@@ -13,6 +13,9 @@
     link_stretch = 0.15             # sheet rate 1/s, stretch and squish caps (fractions
     link_squish = 0.3               # of the rest distance)
 
+The wind (``[hair.wind]``), ``wind_drag``, ``limit`` and ``fit_limits`` are read by
+:mod:`runtime.rig.hair_external`.
+
 Unset values keep the avatar's own parameters mapped from its VRM file (docs/design.md §4.3).
 ``swaycam inspect`` lists the spring names. Values are checked: finite, not negative, and
 at most :data:`LIMITS` (k ≤ 1e7 1/s², c ≤ 1e4 1/s, |gravity| components ≤ 1000 m/s²,
@@ -49,7 +52,9 @@ def _number(value, where: str, *, minimum: float = 0.0, maximum: float = math.in
 
 
 def _override(table: dict, where: str) -> SpringOverride:
-    unknown = [k for k in table if k not in KEYS and k not in LINK_KEYS]
+    from .hair_external import SPRING_KEYS    # wind_drag, limit: read by runtime.rig.hair_external
+
+    unknown = [k for k in table if k not in KEYS and k not in SPRING_KEYS and k not in LINK_KEYS]
     if unknown:
         raise SettingsError(f"{where}: unknown hair setting {unknown[0]!r} (known: {', '.join(KEYS + LINK_KEYS)}, "
                             "springs)")
@@ -79,7 +84,10 @@ def parse_hair(settings: dict | None, where: str = "hair") -> dict[str, SpringOv
         return None
     if not isinstance(settings, dict):
         raise SettingsError(f"{where}: must be a table of {', '.join(KEYS)}")
-    settings = dict(settings)
+    from .hair_external import TOP_KEYS, parse_external
+
+    parse_external(settings, where)             # wind, wind_drag, limit, fit_limits: checked there
+    settings = {k: v for k, v in settings.items() if k not in TOP_KEYS}
     springs = settings.pop("springs", {}) or {}
     if not isinstance(springs, dict):
         raise SettingsError(f"{where}.springs: must be a table of spring-name patterns")

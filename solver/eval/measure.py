@@ -118,14 +118,15 @@ def _link_depths(cs: ChainSet, posed: np.ndarray, refs: list[np.ndarray]) -> np.
 
 def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solver: str = "rest-shape",
                  name: str | None = None, motion_s: float = MOTION_S, still_s: float = STILL_S,
-                 overrides=None, pose: Callable[[int, np.ndarray], None] | None = None, links=None,
-                 sheets: str = "auto") -> RunMetrics:
+                 overrides=None, pose: Callable[[int, np.ndarray], None] | None = None,
+                 build: dict | None = None, links=None, sheets: str = "auto") -> RunMetrics:
     """Run and measure (module doc). ``motion(t_seconds)`` is the head's world rotation
     relative to rest, (4,) xyzw; ``overrides`` replace mapped spring parameters
     (:class:`solver.params.SpringOverride`, or {fnmatch pattern: SpringOverride}).
     ``pose(n, world)``, when given, writes the whole body's world matrices (N, 4, 4), hair
     joints at rest local rotations, at substep n (t = n / 120 s; n = 0 is the start)
-    instead of turning the head by ``motion`` (a body clip: the runtime's rig).
+    instead of turning the head by ``motion`` (a body clip: the runtime's rig). ``build``:
+    further :class:`solver.build_options.BuildOptions` fields (angle ``limits``, ``fit_limits``...).
     ``links``, ``sheets``: the linked sheets (:class:`solver.build_options.BuildOptions`);
     the phase columns measure the pairs a build with ``sheets="auto"`` links, also when the
     run's own sheets are off (:mod:`solver.eval.sheet_phase`).
@@ -135,7 +136,7 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
     head = avatar.head_node()
     if head < 0:
         raise ValueError(f"{avatar.path}: no humanoid head bone")
-    cs = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides, links=links, sheets=sheets)
+    cs = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides, links=links, sheets=sheets, **(build or {}))
     phase = PhaseMeter(_phase_pairs(avatar, cs, links) if solver == "rest-shape" else np.zeros((0, 2), np.int64))
     sk = avatar.skeleton
     poser = SubtreePoser(sk, head)

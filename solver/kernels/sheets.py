@@ -20,6 +20,7 @@ d0 (times the chain scale s). Each pass
    it moved onto its length and through the contact projection, as the chain relaxation
    does (:func:`solver.kernels.relax._relax`); contact has the last word.
 
+With angle limits, :func:`sheet_limits` applies them again to the chains a link moved.
 Chains with an authored joint, or a joint off the fast path (a branch root carried by a
 solved frame), are left out of the pass in that substep (their links do nothing).
 Allocation-free: the scratch is the ``sheet_chain_ints`` section.
@@ -31,10 +32,11 @@ import math
 
 from numba import njit
 
+from .limits import apply_limits
 from .resolve import _candidates, _in_reach, _no_radial, _residual, _resolve
 from ..layout import (
     H_L, H_N_CAP_TOTAL, H_N_SQUISH_CAP, H_N_STRETCH_CAP, H_OF_LINK, H_OI_LINK, H_OI_SHK, H_SHEET_PASSES, KI_SEG0,
-    KI_SEG1, KL, KL_MOVED, KL_OK, K_S, LF, LF_KEEP, LF_MAXR, LF_MINR, LF_REST, LI, LI_A, LI_B, SI_AUTH, SI_CHAIN,
+    KI_SEG1, KL, KL_MOVED, KL_OK, KL_TOUCHED, K_S, LF, LF_KEEP, LF_MAXR, LF_MINR, LF_REST, LI, LI_A, LI_B, SI_AUTH, SI_CHAIN,
     SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_HIT, S_LEN, S_NCONV, S_O, S_UNR, S_V, S_X,
 )
 
@@ -111,6 +113,7 @@ def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow
     kl = I[I[H_OI_SHK]:I[H_OI_SHK] + K * KL].reshape((K, KL))
     for k in range(K):
         kl[k, KL_OK] = _chain_ok(segi, chi[k, KI_SEG0], chi[k, KI_SEG1])
+        kl[k, KL_TOUCHED] = 0
     hits_total = 0
     d_unres = 0
     n_stretch = 0
@@ -148,6 +151,7 @@ def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow
             first = kl[k, KL_MOVED]
             if first >= s1:
                 continue
+            kl[k, KL_TOUCHED] = 1
             s = ch[k, K_S]
             for i in range(first, s1):
                 ox, oy, oz = _root(st, scr, segi, i)
@@ -184,3 +188,17 @@ def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow
     I[H_N_STRETCH_CAP] = n_stretch
     I[H_N_SQUISH_CAP] = n_squish
     return hits_total, d_unres
+
+
+@njit(cache=True, _nrt=False)
+def sheet_limits(world, I, st, rst, scr, segi, chi, ext, mode, h):  # noqa: E741
+    """The angle limits (:func:`solver.kernels.limits.apply_limits`) again on every chain a
+    link moved in this substep's sheet pass, so that no joint ends the substep beyond its
+    limit (the limits have the last word, as after contact)."""
+    K = chi.shape[0]
+    kl = I[I[H_OI_SHK]:I[H_OI_SHK] + K * KL].reshape((K, KL))
+    n = 0
+    for k in range(K):
+        if kl[k, KL_TOUCHED] != 0:
+            n += apply_limits(world, st, rst, scr, segi, ext, chi[k, KI_SEG0], chi[k, KI_SEG1], mode, h)
+    return n
