@@ -255,3 +255,24 @@ def test_the_config_links_springs_and_names_bad_values(generated_layered):
         parse_links({"link_squish": 2})
     with pytest.raises(SettingsError, match="unknown hair setting 'linkk'"):
         parse_hair({"springs": {"Inner*": {"linkk": True}}})
+
+
+def test_linked_chains_stay_within_their_angle_limits(generated_layered):
+    """Angle limits keep the last word: a link that pulls a joint beyond its limit is
+    undone by the limit pass run again on the chains the links moved."""
+    from avatars import JointLimit
+    from tests.solver.test_limits import LIMIT_TOL, _violations
+
+    cone = JointLimit("cone", math.radians(8.0), source="config")
+    cs = ChainSet.from_avatar(generated_layered, limits={"Inner*": cone},
+                              links={"Inner*": LinkSetting(link=True, rate=200.0, stretch=0.02, squish=0.02)})
+    limits = [{**lim, "rotation": cone.rotation} for lim in cs.report.angle_limits]
+    assert cs.link_count == 45 and len(limits) == 10 * 5
+    poser = SubtreePoser(generated_layered.skeleton, generated_layered.head_node())
+    worst = -np.inf
+    for n in range(240):
+        w = poser.world(head_turn_rotation(2.0 * n / 120.0)).copy()
+        cs.step(w)
+        if n % 4 == 0:
+            worst = max(worst, _violations(cs, generated_layered, w, limits))
+    assert cs.cap_bindings > 0 and worst <= LIMIT_TOL
