@@ -31,6 +31,7 @@ from .build_options import (
 from avatars.colliders import collider_world, fit_torso_capsule, point_segment_distance
 from .limits import pack_external
 from .params import check_stable, override_for
+from .sheets import NO_LINKS, SheetLinks, build_links
 from .topology import Chain, chain_topology
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,8 @@ class BuildReport:
             allowed for the pair (the rest pose stays an equilibrium; contact still stops the
             link from going deeper); with "push" (and in "vrm" mode) the hair is pushed out.
         notes: other remarks (skipped chains, authored joints...).
+        sheet_links: (chain a, chain b, links) per pair of chains joined by a linked sheet
+            (:mod:`solver.sheets`).
         angle_limits: the angle limits in effect ({"segment", "spring", "node", "kind",
             "angle", "yaw" (radians), "source"}: config, file or fit; :mod:`solver.limits`).
     """
@@ -64,6 +67,7 @@ class BuildReport:
     torso_chains: tuple[str, ...] = ()
     rest_overlaps: tuple[tuple[str, int, int, float], ...] = ()
     notes: tuple[str, ...] = field(default=())
+    sheet_links: tuple[tuple[str, str, int], ...] = ()
     angle_limits: tuple[dict, ...] = ()
 
 
@@ -242,7 +246,11 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         rows.chain_names.append(spring.name)
         rows.chain_anchor.append(anchor)
 
-    F, I, n_refs = _pack_buffers(rows, colliders, topo.affected, options)  # noqa: E741
+    links = (build_links(avatar, topo.chains, np.array(rows.tails, np.float64).reshape(-1, 3), options.links,
+                         options.sheets) if mode_is_rest_shape(options) else NO_LINKS)
+    if links.count:
+        notes.append(f"linked sheets: {links.count} links between {len(links.pairs)} pairs of chains")
+    F, I, n_refs = _pack_buffers(rows, colliders, topo.affected, options, links)  # noqa: E741
     angle_limits = pack_external(F, I, topo.chains, options.limits, options.wind_drag, options.fit_limits)
     S, Kc = len(rows.nodes), len(rows.chain_names)
     mode = options.mode
@@ -258,6 +266,7 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
     report = BuildReport(
         chains=tuple(rows.chain_names), segments=S, colliders=len(colliders), collider_refs=n_refs,
         torso=torso_text, torso_chains=tuple(torso_chains), rest_overlaps=tuple(rest_overlaps), notes=tuple(notes),
+        sheet_links=tuple((rows.chain_names[a], rows.chain_names[b], n) for a, b, n in links.pairs),
         angle_limits=tuple(angle_limits),
     )
     return Packed(
@@ -400,9 +409,10 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
     return reach, max_hit
 
 
-def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: BuildOptions):
-    """The packed buffers (:func:`solver.layout.pack`) filled from ``rows``, the colliders and
-    the affected (node, segment) pairs: (F, I, number of collider references)."""
+def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: BuildOptions,
+                  links: SheetLinks = NO_LINKS):
+    """The packed buffers (:func:`solver.layout.pack`) filled from ``rows``, the colliders,
+    the affected (node, segment) pairs and the sheet links: (F, I, number of collider references)."""
     S, C, Kc = len(rows.nodes), len(colliders), len(rows.chain_names)
     mode = options.mode
     # CSR collider references
@@ -424,12 +434,13 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     affi[:, L.A_NODE] = [a[0] for a in affected]
     affi[:, L.A_SEG] = [a[1] for a in affected]
     F, I = L.pack(  # noqa: E741
-        {"S": S, "C": C, "K": Kc, "P": len(p_flat), "M": len(affected)},
-        {"segment_ints": segi, "collider_ints": coli,
+        {"S": S, "C": C, "K": Kc, "P": len(p_flat), "M": len(affected), "L": links.count},
+        {"segment_ints": segi, "collider_ints": coli, "sheet_links": links.rows(options.substep),
+         "sheet_link_ints": np.stack([links.a, links.b], axis=1) if links.count else np.zeros((0, 2), np.int64),
          "chain_ints": np.array(rows.chain_ints, np.int64).reshape(Kc, L.KI),
          "pairs": np.array(p_flat, np.int64), "affected": affi},
         {"H_MODE": mode, "H_MAXIT": options.contact_passes,
-         "H_RELAX": options.relax_passes if mode == L.MODE_REST_SHAPE else 0},
+         "H_RELAX": options.relax_passes if mode == L.MODE_REST_SHAPE else 0, "H_SHEET_PASSES": options.sheet_passes},
     )
     v = L.all_views(F, I)
     st, par, rst, scr, pose = v["state"], v["params"], v["rest"], v["scratch"], v["pose"]
@@ -477,6 +488,11 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     g.bend_cos[()] = np.cos(np.radians(options.bend_limit_deg))
     g.bend_parent_share[()] = BEND_PARENT_SHARE
     return F, I, len(p_flat)
+
+
+def mode_is_rest_shape(options: BuildOptions) -> bool:
+    """Linked sheets are solved in the rest-shape relaxation only."""
+    return options.mode == L.MODE_REST_SHAPE
 
 
 def path_flags(segi: np.ndarray, fast_eligible: np.ndarray, rest_shape: bool) -> None:

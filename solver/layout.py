@@ -90,7 +90,7 @@ class Section:
         title: heading of the docs.
         buffer: "F" (float64) or "I" (int64).
         rows: "S" segments, "C" colliders, "K" chains, "P" collider references, "M"
-            affected nodes, "C+1", or "1" (one row).
+            affected nodes, "L" sheet links, "C+1", or "1" (one row).
         header: the header entry holding its offset (``H_OF_ST``); None for the header.
         width_const: the name of its row-width constant (``SF_ST``), or None.
         fields: the fields in storage order.
@@ -300,8 +300,31 @@ CANDIDATES = Section("candidates", "Candidate scratch", "I", "C+1", "H_OI_CAND",
     _f("CA_PAIR", "pair", (), "reference index", "candidate pairs of the link being stepped"),
 ), flat=True, doc="Scratch of the broad phase.")
 
-F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS, EXTERNAL, FORCES)
-I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES)
+# ------------------------------------------------------------------ linked sheets (solver/sheets.py)
+SHEET_LINKS = Section("sheet_links", "Sheet links", "F", "L", "H_OF_LINK", "LF", (
+    _f("LF_REST", "rest", (), "model m", "rest distance of the two tails (times the chain scale s)"),
+    _f("LF_KEEP", "keep", (), "1", "exp(−r h): the share of a link's error (and of its separating velocity) kept "
+       "per substep, from the sheet rate r (1/s) and the substep h"),
+    _f("LF_MAXR", "max_ratio", (), "1", "stretch cap: largest distance / rest distance (1 + max stretch; inf: none)"),
+    _f("LF_MINR", "min_ratio", (), "1", "squish cap: smallest distance / rest distance (1 − max squish; 0: none)"),
+), doc="One per sideways link between the tails of two segments of neighbouring chains (a linked sheet).")
+
+SHEET_LINK_INT = Section("sheet_link_ints", "Sheet link ends", "I", "L", "H_OI_LINK", "LI", (
+    _f("LI_A", "a", (), "segment index", "first tail of the link"),
+    _f("LI_B", "b", (), "segment index", "second tail (another chain)"),
+))
+
+SHEET_CHAIN_INT = Section("sheet_chain_ints", "Sheet chain scratch", "I", "K", "H_OI_SHK", "KL", (
+    _f("KL_OK", "linkable", (), "flag", "scratch: 1 when the chain can be relaxed this substep (every joint on the "
+       "fast path or a chain root, none authored)"),
+    _f("KL_MOVED", "first_moved", (), "segment index", "scratch: first segment a link moved in this pass (end of "
+       "the chain: none)"),
+    _f("KL_TOUCHED", "touched", (), "flag", "scratch: 1 when a link moved the chain in this substep (its angle limits "
+       "are applied again)"),
+), doc="Written and read within the sheet pass of one substep.")
+
+F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS, EXTERNAL, FORCES, SHEET_LINKS)
+I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES, SHEET_LINK_INT, SHEET_CHAIN_INT)
 SECTIONS = F_SECTIONS + I_SECTIONS
 
 _BY_KEY = {s.key: s for s in SECTIONS}
@@ -346,13 +369,20 @@ HEADER = Section("header", "Header of I", "I", "1", None, None, (
     _f("H_N_ROOT_INSIDE", "root_inside", (), "count", "last substep: (link, collider) pairs whose root is inside "
        "(tail-only test)"),
     _f("H_N_CONTACT_TOTAL", "contacts_total", (), "count", "counter: contact corrections since construction"),
+    _f("H_L", "links", (), "count", "L: sheet links"),
+    _f("H_SHEET_PASSES", "sheet_passes", (), "count", "rest-shape: sheet passes per substep (links, then lengths and "
+       "contact of the chains they moved)"),
+    _f("H_N_STRETCH_CAP", "stretch_caps", (), "count", "last substep: sheet links held at their stretch cap"),
+    _f("H_N_SQUISH_CAP", "squish_caps", (), "count", "last substep: sheet links held at their squish cap"),
+    _f("H_N_CAP_TOTAL", "caps_total", (), "count", "counter: sheet-link cap bindings (link and pass) since "
+       "construction"),
 ) + tuple(_f(s.header, "offset_" + s.key, (), f"index into {s.buffer}",
              "offset of the " + " / ".join(m.title.lower() for m in _group(s)))
           for s in SECTIONS if _group(s)[0] is s),
     doc="Counts, options, counters, then the offset of every block (sections sharing rows share one).")
 
 #: Entries reserved for the header (the table's entries, then zeros).
-HDR_RESERVED = 32
+HDR_RESERVED = 48
 
 MODE_REST_SHAPE = 0
 MODE_LEGACY = 1
@@ -373,7 +403,7 @@ LIMITS = {"none": LIMIT_NONE, "cone": LIMIT_CONE, "hinge": LIMIT_HINGE, "spheric
 SHAPES = {"sphere": SHAPE_SPHERE, "capsule": SHAPE_CAPSULE, "inside_sphere": SHAPE_INSIDE_SPHERE,
           "inside_capsule": SHAPE_INSIDE_CAPSULE, "plane": SHAPE_PLANE}
 
-_ROW_COUNTS = {"S": "H_S", "C": "H_C", "K": "H_K", "P": "H_P", "M": "H_M"}
+_ROW_COUNTS = {"S": "H_S", "C": "H_C", "K": "H_K", "P": "H_P", "M": "H_M", "L": "H_L"}
 
 
 # ------------------------------------------------------------------ derived constants
@@ -435,7 +465,7 @@ def pack(counts: dict[str, int], blocks: dict[str, np.ndarray],
     """The buffers ``F`` (float64) and ``I`` (int64) for the given section contents.
 
     Args:
-        counts: {"S", "C", "K", "P", "M"} row counts.
+        counts: {"S", "C", "K", "P", "M"} row counts, and "L" (sheet links; 0 when left out).
         blocks: {section key: array} with ``(rows, section.width)`` values (or (rows,) for
             flat sections, (width, rows) for struct-of-arrays ones); a missing key is zeros.
         header: {header constant: value} for the counts' entries beyond S C K P M (mode,
@@ -449,7 +479,7 @@ def pack(counts: dict[str, int], blocks: dict[str, np.ndarray],
     """
     hdr = np.zeros(HDR, np.int64)
     for sym, const in _ROW_COUNTS.items():
-        hdr[_COLS[const]] = counts[sym]
+        hdr[_COLS[const]] = counts.get(sym, 0)
     for const, value in header.items():
         hdr[_COLS[const]] = value
 

@@ -78,6 +78,10 @@ def add_parser(sub) -> None:
     s.add_argument("--motion", metavar="CLIP",
                    help="the avatars' bodies play this clip (FILE[#NAME], 'idle') while the head turns: the "
                    "substep and frame with pose then include clip sampling (default: no body motion)")
+    s.add_argument("--sheets", nargs="?", const="-", metavar="FILE.toml",
+                   help="instead: one 60 fps frame with linked sheets against without, interleaved, on the default "
+                   "and layered avatars with the [hair] link settings of FILE and on each --hair style fitted")
+    s.add_argument("--hair", action="append", metavar="STYLE", help="with --sheets: a try-on style to fit and time")
 
     r = parsers["render"] = add_command(
         targets, "render", run_target, help="renderer ms per frame (draw, readback) and fps per avatar and size",
@@ -231,6 +235,10 @@ def _solver(args, text: bool) -> dict:
         if unknown:
             raise UsageError(f"--set: unknown set {', '.join(unknown)} (sets here: {', '.join(known)})")
         sets = [(n, known[n]) for n in args.set]
+    if args.sheets is not None:
+        from .bench_sheets import run_sheet_bench
+
+        return run_sheet_bench(args, sys.stdout if text else io.StringIO())
     setup = load_motion(args.motion) if args.motion else None
     rig = posed_rig_with(setup) if setup is not None else posed_rig
     return run_solver_bench(motion=head_turn_rotation, samples=args.samples or SAMPLES, solver=args.solver,

@@ -54,7 +54,7 @@ from ..errors import SettingsError
 from ..lipsync.mix import MixOptions, mix_mouth
 from .errors import MotionError, RigError
 from .eyes import BodyDrive, EyeDrive, look_at_multiplier
-from .hair_params import ResolvedHair, parse_hair, resolve_hair, unmatched_springs
+from .hair_params import ResolvedHair, parse_hair, parse_links, resolve_hair, unmatched_springs
 from .motion import MotionPlayer
 from .motion_options import MotionOptions
 from .posing import DrivenPose, PosePlan
@@ -129,8 +129,9 @@ class AvatarRig:
         #: the packed parameters of the compiled drive: head (HP), lookAt (LP), body (55 x BP_W)
         self._hp = np.concatenate([self.drive.params, self.eyes.lp, self.body.bp.ravel()])
         overrides = parse_hair(self.hair_params)   # validated with or without springs
+        links = parse_links(self.hair_params)      # linked sheets: fixed at this build
         try:
-            self.chains = (ChainSet.from_avatar(avatar, BuildOptions(solver=solver, overrides=overrides,
+            self.chains = (ChainSet.from_avatar(avatar, BuildOptions(solver=solver, overrides=overrides, links=links,
                                                                      **hair_external.build_fields(self.hair_params)))
                            if avatar.springs else None)
             hair_external.start_wind(self.chains, self.hair_params)
