@@ -17,7 +17,7 @@ _EXPORTS = {
     "Expression": "model", "Image": "model", "Material": "model", "MaterialColorBind": "model", "Mesh": "model",
     "MeshInstance": "model", "Meta": "model", "MorphTargetBind": "model", "MToon": "model",
     "NodeConstraint": "model", "Primitive": "model", "RollConstraint": "model", "RotationConstraint": "model",
-    "Sampler": "model", "Skin": "model", "Spring": "model", "SpringJoint": "model", "SpringLink": "model", "Texture": "model",
+    "Sampler": "model", "Skin": "model", "Spring": "model", "SpringJoint": "model", "JointLimit": "model", "SpringLink": "model", "Texture": "model",
     "TextureRef": "model", "TextureTransform": "model", "TextureTransformBind": "model",
 }
 
@@ -43,6 +43,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .model import (  # noqa: F401 - re-exported lazily (_EXPORTS)
         AimConstraint, Avatar, Collider, ColliderGroup, Expression, Image, Material, MaterialColorBind, Mesh,
         MeshInstance, Meta, MorphTargetBind, MToon, NodeConstraint, Primitive, RollConstraint, RotationConstraint,
-        Sampler, Skin, Spring, SpringJoint, SpringLink, Texture, TextureRef, TextureTransform, TextureTransformBind,
+        JointLimit, Sampler, Skin, Spring, SpringJoint, SpringLink, Texture, TextureRef, TextureTransform, TextureTransformBind,
     )
     from .skeleton import Skeleton  # noqa: F401 - re-exported lazily (_EXPORTS)

@@ -51,6 +51,15 @@ class Issues:
     def warn(self, element: str, reason: str) -> None:
         self.warnings.append(AvatarWarning(element, reason))
 
+    def spec_version(self, element: str, ext: dict, known: tuple[str, ...] = ("1.0", "1.0-beta")) -> None:
+        """Warn at ``element.specVersion`` when a VRM 1.0 extension object states a version
+        not in ``known`` (the ones three-vrm 3.x reads). The extension is still read as 1.0:
+        three-vrm skips it instead, which would leave e.g. an avatar without a humanoid."""
+        spec = ext.get("specVersion")
+        if spec not in known:
+            self.warn(f"{element}.specVersion", f"{spec!r} is not a known specVersion ({', '.join(known)}); "
+                      "read as 1.0")
+
 
 def did_you_mean(name: str, choices) -> str:
     """`` (did you mean 'X'?)`` for the choice closest to a mistyped ``name`` (difflib), or ""

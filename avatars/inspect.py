@@ -83,6 +83,7 @@ def summarize(avatar: Avatar) -> dict:
         "springs": len(avatar.springs),
         "joints": avatar.spring_joint_count(),
         "spring_list": springs,
+        "angle_limits": angle_limits(avatar),
         "colliders": len(avatar.colliders),
         "collider_shapes": dict(Counter(c.shape for c in avatar.colliders)),
         "collider_list": colliders,
@@ -92,6 +93,23 @@ def summarize(avatar: Avatar) -> dict:
         "warnings": [str(w) for w in avatar.warnings],
         "drivable": avatar.head_node() >= 0,
     }
+
+
+def angle_limits(avatar) -> list[dict]:
+    """Every joint's angle limit as the file gives it (:class:`avatars.model.JointLimit`, the
+    VRMC_springBone_limit draft or an ``angleLimit``), and the try-on auto-rig's root-bend cones
+    (``max_bend``): [{"spring", "node", "kind", "angle_deg", "yaw_deg", "rotation", "source"}].
+    A limit on a spring's last VRM 1.0 joint (no segment) is listed too; it limits nothing."""
+    out = []
+    for sp in avatar.springs:
+        for j in sp.joints:
+            if j.limit is not None:
+                out.append({"spring": sp.name, "node": int(j.node), **j.limit.as_dict()})
+            elif j.max_bend is not None:
+                out.append({"spring": sp.name, "node": int(j.node), "kind": "cone",
+                            "angle_deg": float(np.degrees(j.max_bend)), "yaw_deg": 0.0,
+                            "rotation": [0.0, 0.0, 0.0, 1.0], "source": "fit"})
+    return out
 
 
 def format_summary(s: dict) -> str:
@@ -124,6 +142,11 @@ def format_summary(s: dict) -> str:
             f"    {sp['name']:<32} joints {sp['joints']}{' +tail' if sp['virtual_tail'] else ''} "
             f"stiffness {sp['stiffness']:g} drag {sp['drag_force']:g} gravity {sp['gravity_power']:g} "
             f"hitRadius {sp['hit_radius']:g} groups {sp['collider_groups']}")
+    lines.append(f"  angle limits {len(s['angle_limits'])}")
+    for a in s["angle_limits"]:
+        yaw = f" yaw {a['yaw_deg']:.3g}°" if a["kind"] == "spherical" else ""
+        lines.append(f"    {a['spring']:<32} joint node {a['node']:>3} {a['kind']:<9} {a['angle_deg']:.3g}°{yaw} "
+                     f"({a['source']})")
     shapes = ", ".join(f"{n} {k}" for k, n in s["collider_shapes"].items()) or "none"
     lines.append(f"  colliders   {s['colliders']} ({shapes}) in {len(s['collider_groups'])} groups")
     for c in s["collider_list"]:

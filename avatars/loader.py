@@ -60,6 +60,10 @@ def load_avatar(path: str | Path, data: bytes | None = None, *, gate=None) -> Av
     if vrm0 is not None and not isinstance(vrm0, dict):
         raise doc.issues.error("extensions.VRM", "is not an object")
     version = "1.0" if vrm1 is not None else ("0.x" if vrm0 is not None else None)
+    if vrm1 is not None:
+        doc.issues.spec_version("extensions.VRMC_vrm", vrm1)
+    if isinstance(exts.get("VRMC_springBone"), dict):
+        doc.issues.spec_version("extensions.VRMC_springBone", exts["VRMC_springBone"])
 
     skeleton = build_skeleton(doc)
     meshes = build_meshes(doc)
@@ -73,8 +77,9 @@ def load_avatar(path: str | Path, data: bytes | None = None, *, gate=None) -> Av
     expressions = build_expressions(doc, vrm1, vrm0, meshes, instances, materials)
     springs, colliders, groups, links = (), (), (), ()
     if "VRMC_springBone" in exts:
-        springs, colliders, groups = build_springs_1(doc, exts["VRMC_springBone"] or {}, skeleton)
-        links = build_spring_links(doc, exts["VRMC_springBone"] or {}, springs)
+        kept: list[int] = []
+        springs, colliders, groups = build_springs_1(doc, exts["VRMC_springBone"] or {}, skeleton, kept)
+        links = build_spring_links(doc, exts["VRMC_springBone"] or {}, springs, kept)
     elif vrm0 is not None and vrm0.get("secondaryAnimation"):
         springs, colliders, groups = build_springs_0(doc, vrm0["secondaryAnimation"], skeleton)
     step()

@@ -324,6 +324,8 @@ def build_materials(doc: GltfDocument, textures, vrm0_props: list | None) -> tup
         props = props_list[i] if i < len(props_list) and isinstance(props_list[i], dict) else None
         shader = str(props.get("shader", "")) if props else ""
         if "VRMC_materials_mtoon" in exts:
+            if isinstance(exts["VRMC_materials_mtoon"], dict):
+                doc.issues.spec_version(f"{elem}.extensions.VRMC_materials_mtoon", exts["VRMC_materials_mtoon"])
             fields["mtoon"] = _mtoon1(doc, exts["VRMC_materials_mtoon"], f"{elem}.extensions.VRMC_materials_mtoon", textures)
             fields["unlit"] = False  # MToon wins over KHR_materials_unlit (its fallback)
         elif shader == "VRM/MToon" or shader.startswith("VRM/Unlit"):

@@ -291,6 +291,39 @@ class Expression:
 # --------------------------------------------------------------------------- springs
 
 
+#: The angle-limit kinds of the VRMC_springBone_limit-1.0 draft (vrm-specification commit 75fbd48).
+LIMIT_KINDS = ("cone", "hinge", "spherical")
+
+
+@dataclass(frozen=True, eq=False)
+class JointLimit:
+    """An angle limit of a spring joint's segment (VRMC_springBone_limit-1.0 draft, vrm-c/
+    vrm-specification commit 75fbd48: cone, hinge or spherical; :mod:`solver.kernels.limits`).
+
+    Attributes:
+        kind: "cone", "hinge" or "spherical".
+        angle: radians: the cone's or hinge's angle, the spherical limit's pitch (≥ 0; π and
+            above act as π).
+        yaw: radians, the spherical limit's yaw (≥ 0; π/2 and above act as π/2); 0 otherwise.
+        rotation: (4,) xyzw unit quaternion, the limit's turn off its default orientation (the
+            rest tail direction as its +Y) in the joint's rest local frame.
+        source: where it came from: "file" (the draft's extension), "file:angleLimit" (an
+            ``angleLimit`` in the joint's VRMC_springBone_extended_collider extension), "fit"
+            (the try-on auto-rig's ``max_bend``), "config".
+    """
+
+    kind: str
+    angle: float
+    yaw: float = 0.0
+    rotation: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 0.0, 1.0]))
+    source: str = "file"
+
+    def as_dict(self) -> dict:
+        """JSON-ready: {"kind", "angle_deg", "yaw_deg", "rotation", "source"}."""
+        return {"kind": self.kind, "angle_deg": float(np.degrees(self.angle)), "yaw_deg": float(np.degrees(self.yaw)),
+                "rotation": [float(x) for x in self.rotation], "source": self.source}
+
+
 @dataclass(frozen=True, eq=False)
 class SpringJoint:
     """One spring joint (VRMC_springBone joint terms).
@@ -300,8 +333,9 @@ class SpringJoint:
     ``gravity_power`` are the file's unitless VRM values. ``max_bend`` (radians, or None) is
     a cone limit proposed for the joint's segment: the largest angle between it and its rest
     direction in its parent's frame (swaycam's extension, written by the try-on auto-rig —
-    a stiffer root —, carried in the joint's ``extras`` as ``swaycamMaxBend``; the solver does
-    not enforce it yet, :mod:`avatars.springs`).
+    a stiffer root —, carried in the joint's ``extras`` as ``swaycamMaxBend``; the solver
+    enforces it as a cone when no other limit applies, :mod:`solver.limits`). ``limit`` is the
+    angle limit the file gives the joint (:class:`JointLimit`), or None.
     """
 
     node: int
@@ -311,6 +345,7 @@ class SpringJoint:
     gravity_power: float = 0.0
     gravity_dir: np.ndarray = field(default_factory=lambda: np.array([0.0, -1.0, 0.0]))
     max_bend: float | None = None
+    limit: JointLimit | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,10 +16,15 @@ a list of {``springs``: [a, b], ``joints``: [[i, j], ...], ``rest``: [metres, ..
 ``shared``} — sideways links between joint i of spring a and joint j of spring b, their rest
 distances (:class:`avatars.model.SpringLink`). Other readers ignore ``extras``.
 
+Angle limits of joints (the VRMC_springBone_limit draft, or an ``angleLimit`` in a joint's
+VRMC_springBone_extended_collider extension) are read by :mod:`avatars.spring_limits`.
+
 Broken required parts (a VRM 1.0 joint node that does not exist, a joint that is not a
 descendant of the one before it) raise AvatarError; broken optional parts (a collider, a
 group reference, a center, a VRM 0.x bone-group root that does not exist) warn and are
-skipped — a missing 0.x root skips that root only.
+skipped — a missing 0.x root skips that root only. A VRM 1.0 joint in two springs (prohibited
+by the VRMC_springBone 1.0 README, "Exception") warns: when both springs would rotate it the
+later spring is skipped; when it is only one spring's tail both run.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import numpy as np
 from .gltf_io import GltfDocument
 from .model import Collider, ColliderGroup, Spring, SpringJoint, SpringLink
 from .nodes import check_node
+from .spring_limits import joint_limit
 from .skeleton import Skeleton
 
 VRM0_TAIL_LENGTH = 0.07  # metres, UniVRM / three-vrm VRM 0.x virtual leaf tail
@@ -55,7 +61,10 @@ def _collider_1(doc, c: dict, elem: str) -> Collider | None:
     if node is None:
         return None
     shape = c.get("shape") or {}
-    ext = ((c.get("extensions") or {}).get("VRMC_springBone_extended_collider") or {}).get("shape")
+    ext_obj = (c.get("extensions") or {}).get("VRMC_springBone_extended_collider") or {}
+    if ext_obj and isinstance(ext_obj, dict):     # three-vrm 3.x reads "1.0" only
+        doc.issues.spec_version(f"{elem}.extensions.VRMC_springBone_extended_collider", ext_obj, ("1.0",))
+    ext = ext_obj.get("shape") if isinstance(ext_obj, dict) else None
     kind, data, inside = None, None, False
     if ext:
         for k in ("sphere", "capsule", "plane"):
@@ -151,14 +160,30 @@ def _joint(doc, j: dict, node: int, elem: str, defaults: dict) -> SpringJoint:
                              or bend <= 0):
         doc.issues.warn(f"{elem}.extras.swaycamMaxBend", f"{bend!r} is not a positive angle; ignored")
         bend = None
-    return SpringJoint(node=node, gravity_dir=_unit(gdir), max_bend=None if bend is None else float(bend), **vals)
+    limit = joint_limit(doc, j, elem, _joint_name(doc, node)) if isinstance(j, dict) else None
+    return SpringJoint(node=node, gravity_dir=_unit(gdir), max_bend=None if bend is None else float(bend),
+                       limit=limit, **vals)
+
+
+def _joint_name(doc, node: int) -> str:
+    """``node N ("name")`` for messages."""
+    try:
+        name = (doc.json.get("nodes") or [])[node].get("name")
+    except (AttributeError, IndexError, TypeError):
+        name = None
+    return f"node {node}" + (f" ({name!r})" if name else "")
 
 
 _DEFAULTS_1 = dict(hit_radius=0.0, stiffness=1.0, drag_force=0.5, gravity_power=0.0, gravity_dir=[0, -1, 0])
 
 
-def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
-    """VRMC_springBone -> (springs, colliders, collider_groups)."""
+#: VRMC_springBone 1.0 README, "Exception": multiple spring chains must not share a joint.
+_SHARED_JOINT = "a joint in two springs is prohibited by VRMC_springBone 1.0"
+
+
+def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton, kept: list[int] | None = None):
+    """VRMC_springBone -> (springs, colliders, collider_groups); ``kept``, when given, gets the
+    file index of each spring returned (skipped springs leave gaps: spring links map through it)."""
     base = "VRMC_springBone"
     raw_colliders = ext.get("colliders", []) or []
     colliders, remap = [], []
@@ -170,6 +195,8 @@ def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
     raw_groups = ext.get("colliderGroups", []) or []
     groups = _groups(doc, raw_groups, len(raw_colliders), remap, f"{base}.colliderGroups")
     springs = []
+    rotated: dict[int, str] = {}      # node -> the spring whose segment rotates it (every joint but the tail)
+    listed: dict[int, str] = {}       # node -> the first spring listing it
     for s, spring in enumerate(ext.get("springs", []) or []):
         elem = f"springs[{s}]"
         joints = []
@@ -182,6 +209,22 @@ def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
         if len(joints) < 2:
             doc.issues.warn(elem, f"spring has {len(joints)} joint(s); needs 2 to form a segment; skipped")
             continue
+        name = str(spring.get("name", f"spring{s}"))
+        both = [(k, jt.node) for k, jt in enumerate(joints[:-1]) if jt.node in rotated]
+        if both:     # two springs would both rotate the node: the later one is skipped
+            k, node = both[0]
+            doc.issues.warn(f"{elem}.joints[{k}]", f"node {node} is already a joint of spring {rotated[node]!r} "
+                            f"({_SHARED_JOINT}); spring {name!r} skipped")
+            continue
+        tails = [(k, jt.node) for k, jt in enumerate(joints) if jt.node in listed]
+        if tails:    # one of the two only reads the node as its tail: both springs run
+            k, node = tails[0]
+            doc.issues.warn(f"{elem}.joints[{k}]", f"node {node} is also a joint of spring {listed[node]!r} "
+                            f"({_SHARED_JOINT}); kept: only one of them rotates it")
+        for jt in joints[:-1]:
+            rotated[jt.node] = name
+        for jt in joints:
+            listed.setdefault(jt.node, name)
         center = spring.get("center", -1)
         if center != -1 and check_node(doc, center, f"{elem}.center", optional=True) is None:
             center = -1
@@ -190,18 +233,23 @@ def build_springs_1(doc: GltfDocument, ext: dict, skeleton: Skeleton):
         if isinstance(sheet, bool) or not isinstance(sheet, int) or sheet < -1:
             doc.issues.warn(f"{elem}.extras.swaycamSheet", f"{sheet!r} is not a sheet index; ignored")
             sheet = -1
+        if kept is not None:
+            kept.append(s)
         springs.append(Spring(
-            name=str(spring.get("name", f"spring{s}")), joints=tuple(joints),
+            name=name, joints=tuple(joints),
             collider_groups=_group_refs(doc, spring.get("colliderGroups"), len(groups), f"{elem}.colliderGroups"),
             center=int(center), sheet=int(sheet),
         ))
     return tuple(springs), tuple(colliders), groups
 
 
-def build_spring_links(doc: GltfDocument, ext: dict, springs: tuple[Spring, ...]) -> tuple[SpringLink, ...]:
+def build_spring_links(doc: GltfDocument, ext: dict, springs: tuple[Spring, ...],
+                       kept: list[int] | None = None) -> tuple[SpringLink, ...]:
     """swaycam's sideways links between springs of one hair sheet (VRMC_springBone
     ``extras.swaycamSpringLinks``, module doc) -> :class:`SpringLink` s; a malformed entry
-    is skipped with a warning."""
+    is skipped with a warning. The file's spring indices are mapped through ``kept`` (the
+    file index of each spring in ``springs``, :func:`build_springs_1`): a link to a skipped
+    spring is skipped with a warning instead of landing on the spring after it."""
     raw = (ext.get("extras") or {}).get("swaycamSpringLinks") if isinstance(ext.get("extras"), dict) else None
     if not raw:
         return ()
@@ -217,6 +265,12 @@ def build_spring_links(doc: GltfDocument, ext: dict, springs: tuple[Spring, ...]
         except (KeyError, TypeError, ValueError):
             doc.issues.warn(elem, "not a spring link (springs, joints, rest); skipped")
             continue
+        if kept is not None:
+            index = {f: k for k, f in enumerate(kept)}
+            if (a not in index or b not in index) and all(0 <= x < len(ext.get("springs") or []) for x in (a, b)):
+                doc.issues.warn(elem, f"links spring {a if a not in index else b}, which was skipped; skipped")
+                continue
+            a, b = index.get(a, -1), index.get(b, -1)
         ok = 0 <= a < len(springs) and 0 <= b < len(springs) and len(rest) == len(pairs) and all(
             0 <= p < len(springs[a].joints) and 0 <= q < len(springs[b].joints) for p, q in pairs)
         if not ok or not all(np.isfinite(rest)):

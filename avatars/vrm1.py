@@ -176,13 +176,25 @@ def _collider(c: Collider, used: set[str]) -> dict:
             "extensions": {"VRMC_springBone_extended_collider": {"specVersion": "1.0", "shape": {kind: shape}}}}
 
 
-def _spring(s: Spring) -> dict:
+def _limit(lim) -> dict:
+    """A :class:`avatars.model.JointLimit` as the VRMC_springBone_limit draft's joint extension."""
+    rot = [float(x) for x in lim.rotation]
+    body = ({"pitch": float(lim.angle), "yaw": float(lim.yaw)} if lim.kind == "spherical"
+            else {"angle": float(lim.angle)})
+    body["rotation"] = rot
+    return {"specVersion": "1.0-draft", "limit": {lim.kind: body}}
+
+
+def _spring(s: Spring, used: set[str]) -> dict:
     joints = []
     for j in s.joints:
         jd = {"node": int(j.node), "hitRadius": float(j.hit_radius), "stiffness": float(j.stiffness),
               "dragForce": float(j.drag_force), "gravityPower": float(j.gravity_power), "gravityDir": _f(j.gravity_dir)}
         if j.max_bend is not None:
             jd["extras"] = {"swaycamMaxBend": float(j.max_bend)}
+        if j.limit is not None and j.limit.source != "fit":
+            jd["extensions"] = {"VRMC_springBone_limit": _limit(j.limit)}
+            used.add("VRMC_springBone_limit")
         joints.append(jd)
     d = {"name": s.name, "joints": joints, "colliderGroups": [int(k) for k in s.collider_groups]}
     if s.center >= 0:
@@ -316,7 +328,7 @@ def write_vrm1(avatar: Avatar, generator: str = "swaycam avatars.vrm1") -> bytes
     springs = {"specVersion": "1.0", "colliders": [_collider(c, used) for c in av.colliders],
                "colliderGroups": [{"name": gr.name, "colliders": [int(c) for c in gr.colliders]}
                                   for gr in av.collider_groups],
-               "springs": [_spring(s) for s in av.springs]}
+               "springs": [_spring(s, used) for s in av.springs]}
     if av.spring_links:
         springs["extras"] = {"swaycamSpringLinks": _links(av)}
     roots = [int(i) for i in np.nonzero(sk.parents < 0)[0]]

@@ -39,7 +39,8 @@ _decide_if_headless()
 # ``render.platform``) loads no OpenGL and the GL platform is decided as late as possible.
 _EXPORTS = {
     "Background": "camera", "Camera": "camera", "CameraOptions": "camera", "body_bounds": "camera",
-    "frame_camera": "camera", "head_bounds": "camera",
+    "frame_camera": "camera", "head_bounds": "camera", "hair_bounds": "camera", "FRAMINGS": "camera",
+    "Orbit": "orbit", "GuideLines": "inspection", "INSPECT_MODES": "inspection",
     "ContextError": "context", "Event": "context", "GLContext": "context", "create_context": "context",
     "ExpressionFrame": "expressions", "expression_frame": "expressions", "expression_weights": "expressions",
     "HudInfo": "hud",

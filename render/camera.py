@@ -20,7 +20,9 @@ import numpy as np
 from avatars import Avatar
 from avatars.math3d import mat_look_at, mat_perspective
 
-Framing = Literal["bust", "full"]
+Framing = Literal["bust", "full", "hair", "back"]
+#: The framings :func:`frame_camera` knows (the command line's and the config's choices).
+FRAMINGS = ("bust", "full", "hair", "back")
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,7 +68,9 @@ class CameraOptions:
     """How to frame the avatar.
 
     Attributes:
-        framing: "bust" (head and shoulders, the default) or "full" (whole body).
+        framing: "bust" (head and shoulders, the default), "full" (whole body), "hair" (a
+            close-up of the hair's bounds: :func:`hair_bounds`) or "back" (the bust seen
+            from behind, -Z side).
         fov_deg: vertical field of view, degrees (config edge).
         offset: (x, y, z) metres added to the eye and target (x right, y up, z toward the camera).
         zoom: > 1 moves closer (distance divided by zoom).
@@ -134,6 +138,59 @@ def head_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.nda
     return c + [-0.1, -0.02, -0.1], c + [0.1, 0.23, 0.1]
 
 
+#: A primitive is hair (for :func:`hair_bounds`) when at least this share of its vertices is
+#: moved by a spring joint under the head (a weight of at least :data:`HAIR_WEIGHT`).
+HAIR_SHARE = 0.3
+HAIR_WEIGHT = 0.05
+
+
+def _hair_points(avatar: Avatar, world: np.ndarray, springy: set[int]) -> np.ndarray:
+    """World positions (linear blend skinning by ``world``) of every vertex of the primitives
+    that are hair (:data:`HAIR_SHARE`)."""
+    pts = []
+    for mi in avatar.mesh_instances:
+        if mi.skin < 0:
+            continue
+        mesh = avatar.meshes[mi.mesh]
+        skin = avatar.skins[mi.skin]
+        mats = world[skin.joints] @ skin.inverse_bind
+        keep = np.array([int(j) in springy for j in skin.joints], bool)
+        for p in mesh.primitives:
+            if p.joints is None or p.weights is None or p.vertex_count == 0:
+                continue
+            jn = np.clip(p.joints.astype(np.int64), 0, len(keep) - 1)
+            w = p.weights.astype(np.float64)
+            if (keep[jn] & (w >= HAIR_WEIGHT)).any(axis=1).mean() < HAIR_SHARE:
+                continue
+            m = np.einsum("vk,vkij->vij", w / np.maximum(w.sum(1, keepdims=True), 1e-12), mats[jn])
+            pts.append(np.einsum("nij,nj->ni", m[:, :3, :3], p.positions.astype(np.float64)) + m[:, :3, 3])
+    return np.concatenate(pts) if pts else np.zeros((0, 3))
+
+
+def hair_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(min (3,), max (3,)) world box of the hair: the head box (:func:`head_bounds`) grown by
+    every vertex of the primitives that are hair — at least :data:`HAIR_SHARE` of their
+    vertices moved by a spring joint under the head — so a long style whose lower part
+    follows the chest, or a ponytail behind the head, is inside it. The head box alone
+    without such primitives."""
+    world = avatar.skeleton.rest_world if world is None else world
+    lo, hi = head_bounds(avatar, world)
+    head = avatar.head_node()
+    if head < 0:
+        return lo, hi
+    sk = avatar.skeleton
+    under = set(sk.descendants(head))
+    springy: set[int] = set()
+    for spring in avatar.springs:
+        for j in spring.joints:
+            if j.node in under and j.node != head:
+                springy.update(sk.descendants(j.node))
+    hair = _hair_points(avatar, world, springy)
+    if len(hair) == 0:
+        return lo, hi
+    return np.minimum(lo, hair.min(axis=0)), np.maximum(hi, hair.max(axis=0))
+
+
 def body_bounds(avatar: Avatar, world: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(min (3,), max (3,)) world box of every drawn vertex (a unit box when there are none)."""
     world = avatar.skeleton.rest_world if world is None else world
@@ -154,12 +211,15 @@ def _mid_torso_y(avatar: Avatar, world: np.ndarray | None) -> float:
 
 def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraOptions(),
                  world: np.ndarray | None = None) -> Camera:
-    """A camera in front of the avatar (+Z side) framing the head (bust) or the whole body.
+    """A camera in front of the avatar (+Z side) framing the head (bust), the whole body, the
+    hair (close-up) or, behind it (-Z side), the bust seen from the back.
 
-    Bust: the region from the top of the head box (hair included) down to 1.1 head heights
+    Bust (and back): the region from the top of the head box (hair included) down to 1.1 head heights
     below its bottom (neck, shoulders, upper chest), centred on the head horizontally, but
     never below the midpoint of the humanoid spine and chest bones (a big-headed, chibi
-    avatar would otherwise be framed to the knees). Full: the whole body box.
+    avatar would otherwise be framed to the knees). Full: the whole body box, also for bust
+    and back when the head box has no width and no height (a head bone scaled to 0). Hair: the
+    hair box (:func:`hair_bounds`), its width 1.1 times.
     The distance fits the region's height (and width, for full) in the field of view.
 
     Args:
@@ -169,20 +229,28 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
         world: (N, 4, 4) node world matrices to frame (the rest pose by default).
     """
     fov = math.radians(options.fov_deg)
-    if options.framing == "full":
+    if options.framing not in ("full", "hair"):
+        lo, hi = head_bounds(avatar, world)
+    if options.framing == "full" or (options.framing != "hair" and not np.any(hi[:2] - lo[:2] > 0.0)):
+        # (a head scaled to 0 has no box: the body instead)
         lo, hi = body_bounds(avatar, world)
         region_h = hi[1] - lo[1]
         region_w = hi[0] - lo[0]
         center = (lo + hi) / 2
         front = hi[2]
+    elif options.framing == "hair":
+        lo, hi = hair_bounds(avatar, world)
+        region_h = hi[1] - lo[1]
+        region_w = (hi[0] - lo[0]) * 1.1
+        center = (lo + hi) / 2
+        front = hi[2]
     else:
-        lo, hi = head_bounds(avatar, world)
         head_h = hi[1] - lo[1]
         bottom = max(lo[1] - 1.1 * head_h, _mid_torso_y(avatar, world))
         region_h = hi[1] - bottom
         region_w = (hi[0] - lo[0]) * 1.2
         center = np.array([(lo[0] + hi[0]) / 2, (hi[1] + bottom) / 2, (lo[2] + hi[2]) / 2])
-        front = hi[2]
+        front = hi[2] if options.framing != "back" else 2 * center[2] - lo[2]   # mirrored below
     region_h *= 1 + 2 * options.margin
     region_w *= 1 + 2 * options.margin
     tan_y = math.tan(fov / 2)
@@ -191,6 +259,9 @@ def frame_camera(avatar: Avatar, aspect: float, options: CameraOptions = CameraO
     off = np.asarray(options.offset, np.float64)
     target = center + off * [1, 1, 0]
     position = center + [0.0, 0.0, dist] + off
+    if options.framing == "back":      # behind the avatar, looking toward +Z (offset x stays screen-right)
+        target = center + off * [-1, 1, 0]
+        position = center - [0.0, 0.0, dist] + off * [-1, 1, -1]
     extent = max(region_h, region_w, 0.1)
     near = max(0.01, min(dist - extent, dist * 0.1))
     return Camera(position=position, target=target, fov_y=fov, near=near, far=dist + 10 * extent)

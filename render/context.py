@@ -19,7 +19,7 @@ from .platform import decide, has_display, is_egl_platform
 
 log = logging.getLogger(__name__)
 
-EventKind = Literal["close", "resize", "key", "focus"]
+EventKind = Literal["close", "resize", "key", "focus", "drag", "wheel"]
 
 
 class ContextError(RuntimeError):
@@ -33,7 +33,10 @@ class Event:
     Attributes:
         kind: "close" (window closed / quit), "resize" (``size`` = new window size in
             pixels), "key" (``key`` pressed, pygame key name such as "escape", "f", "space";
-            ``mods`` a tuple like ("ctrl",)), "focus" (``focused`` gained or lost).
+            ``mods`` a tuple like ("ctrl",)), "focus" (``focused`` gained or lost), "drag"
+            (the mouse moved by ``delta`` = (dx, dy) window pixels, x right, y down, with
+            ``button`` 1 left / 2 middle / 3 right held; ``mods`` as for keys), "wheel"
+            (``delta`` = (0, notches), > 0 scrolled up / away from the user).
     """
 
     kind: EventKind
@@ -41,6 +44,8 @@ class Event:
     key: str = ""
     mods: tuple[str, ...] = ()
     focused: bool = True
+    delta: tuple[float, float] = (0.0, 0.0)
+    button: int = 0
 
 
 @runtime_checkable

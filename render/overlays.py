@@ -1,4 +1,5 @@
-"""Debug overlays drawn as lines over the avatar: spring chains, colliders, head axes.
+"""Debug overlays drawn as lines over the avatar: spring chains, colliders, head axes, and a
+fitted style's guide curves (:mod:`render.inspection`).
 
 Inputs are plain world-space arrays, so render/ stays independent of solver/: the runtime
 passes the solver's chain points and collider shapes (or uses :func:`avatar_overlays` to
@@ -18,6 +19,7 @@ from avatars import Avatar
 from avatars.math3d import mat3_from_z_axis
 
 from .gpu import Buffer, Ledger, VertexArray
+from .inspection import GuideLines, WeightPoints, guide_segments, weight_segments
 
 CHAIN_COLOR = (1.0, 0.85, 0.1, 1.0)
 JOINT_COLOR = (1.0, 0.3, 0.1, 1.0)
@@ -48,6 +50,9 @@ class Overlays:
         head_axes: (4, 4) head world matrix; its x/y/z axes are drawn red/green/blue.
         axes_length: length of the head axes, metres.
         joint_size: half-size of the cross marking each chain point, metres.
+        guides: guide curves coloured by state (:class:`render.inspection.GuideLines`), or None.
+        weights: hair vertices coloured by one chain's weight (:class:`render.inspection.WeightPoints`),
+            drawn depth-tested against the mesh, or None.
     """
 
     spring_chains: Sequence[np.ndarray] = ()
@@ -55,6 +60,8 @@ class Overlays:
     head_axes: np.ndarray | None = None
     axes_length: float = 0.12
     joint_size: float = 0.006
+    guides: GuideLines | None = None
+    weights: WeightPoints | None = None
 
 
 def _circle(center, u, v, r, n=CIRCLE_SEGMENTS, start=0.0, stop=2 * np.pi) -> np.ndarray:
@@ -108,6 +115,10 @@ def build_lines(ov: Overlays) -> tuple[np.ndarray, np.ndarray]:
         for k in range(3):
             axis = m[:3, k] / max(np.linalg.norm(m[:3, k]), 1e-12)
             add(np.stack([o, o + ov.axes_length * axis]), AXIS_COLORS[k])
+    if ov.guides is not None:
+        gp, gc = guide_segments(ov.guides)
+        pos.append(gp)
+        col.append(gc)
     if not pos:
         return np.zeros((0, 3), np.float32), np.zeros((0, 4), np.float32)
     return np.concatenate(pos).astype(np.float32), np.concatenate(col).astype(np.float32)
@@ -153,6 +164,12 @@ class LineRenderer:
     def draw(self, program, overlays: Overlays) -> int:
         """Draw ``overlays``; returns the number of segments."""
         pos, col = build_lines(overlays)
+        return self.draw_arrays(program, pos, col)
+
+    def draw_arrays(self, program, pos: np.ndarray, col: np.ndarray) -> int:
+        """Draw segments: endpoints ``pos`` (P, 3) and colours ``col`` (P, 4); returns P / 2."""
+        pos = np.asarray(pos, np.float32)
+        col = np.asarray(col, np.float32)
         if len(pos) == 0:
             return 0
         for buf, data in ((self.positions, pos), (self.colors, col)):

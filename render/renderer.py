@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
@@ -40,6 +40,7 @@ from .detail import PIXEL_ERROR, pixel_size_m, resolve_detail
 from .detail_cache import DetailCache, ReducedDetail
 from .framing import OutputFraming
 from .lighting import Lighting
+from .inspection import GuideLines, weight_segments
 from .overlays import LineRenderer, Overlays
 from .frame_reader import DEFAULT_SLOTS, FrameReader
 from .readback import OutputReadback
@@ -120,6 +121,8 @@ class Renderer:
         self.reduced = resolve_detail(detail, is_software(renderer_name))
         #: the displacement allowed to the reduced meshes of the current avatar, metres (0: full)
         self.detail_tolerance_m = 0.0
+        #: the reduced meshes' largest displacement in output pixels (:meth:`set_pixel_error`)
+        self.pixel_error = PIXEL_ERROR
         self._details = DetailCache()
         software = is_software(renderer_name)
         self.programs = Programs(self.ledger, flat_values=software if flat_values is None else flat_values)
@@ -189,15 +192,47 @@ class Renderer:
             self._mesh_pass.link(self.gpu)
             self.camera = camera
 
-    def detail_for(self, avatar: Avatar, camera: Camera | None = None) -> "ReducedDetail | None":
+    def detail_for(self, avatar: Avatar, camera: Camera | None = None, *,
+                   pixel_error: float | None = None) -> "ReducedDetail | None":
         """The reduced triangles this renderer would draw ``avatar`` with, framed by ``camera``
-        (default: the framing :meth:`set_avatar` would choose), or None with full detail. Pure
-        CPU: any thread may call it; the results are kept while the avatar lives (a second
-        upload of the same avatar does not simplify again)."""
+        (default: the framing :meth:`set_avatar` would choose), at ``pixel_error`` (default
+        :attr:`pixel_error`), or None with full detail. Pure CPU: any thread may call it; the
+        results are kept while the avatar lives (a second upload of the same avatar does not
+        simplify again)."""
         if not self.reduced:
             return None
         cam = camera or self.framing.camera_for(avatar, self.size)
-        return self._details.get(avatar, round(PIXEL_ERROR * pixel_size_m(cam, self.size[1]), 9))
+        err = self.pixel_error if pixel_error is None else float(pixel_error)
+        return self._details.get(avatar, round(err * pixel_size_m(cam, self.size[1]), 9))
+
+    def set_pixel_error(self, pixel_error: float, detail: "ReducedDetail | None" = None) -> bool:
+        """Draw the current avatar's reduced meshes at ``pixel_error`` output pixels from now
+        on (and later avatars): only the index buffers change (:meth:`GpuAvatar.set_triangles`).
+        ``detail``: those triangles computed beforehand (:meth:`detail_for`, off the render
+        thread), else they are simplified now. False (nothing changed) with full detail."""
+        if not self.reduced:
+            return False
+        self.pixel_error = float(pixel_error)
+        if self.gpu is not None:
+            if detail is None or detail.avatar is not self.gpu.avatar:
+                detail = self.detail_for(self.gpu.avatar, self.camera)
+            self.gpu.set_triangles(detail.indices)
+            self.detail_tolerance_m = detail.tolerance_m
+        return True
+
+    def set_render_size(self, size: tuple[int, int]) -> None:
+        """Draw into a framebuffer of ``size`` from now on, keeping the camera (same aspect:
+        a window's render scale, which :meth:`present` scales to the window) and the meshes
+        (their tolerance was chosen for the larger size: finer than needed, never coarser).
+
+        Raises:
+            ValueError: ``size`` has another aspect ratio than the output's (> 1 % off)."""
+        size = (int(size[0]), int(size[1]))
+        w, h = self.size
+        if abs(size[0] / size[1] - w / h) > 0.01 * (w / h):
+            raise ValueError(f"render size {size[0]}x{size[1]}: another aspect ratio than {w}x{h}")
+        if size != self.size:
+            self._rebuild_targets(size)
 
     def reframe(self, options: CameraOptions | None = None, world: np.ndarray | None = None) -> Camera | None:
         """Recompute the default camera (from ``world``, the rest pose by default;
@@ -302,10 +337,25 @@ class Renderer:
                                                                outlines=self.outlines)
         st.triangles = self._mesh_pass.triangles
         if overlays is not None:
-            GL.glDisable(GL.GL_DEPTH_TEST)
             GL.glEnable(GL.GL_BLEND)
             GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)
-            st.overlay_segments = self._lines.draw(self.programs.lines, overlays)
+            if overlays.weights is not None:    # a heat map on the hair's vertices (render.inspection)
+                GL.glEnable(GL.GL_DEPTH_TEST)
+                GL.glDepthMask(GL.GL_FALSE)
+                wp, col = weight_segments(overlays.weights)
+                st.overlay_segments += self._lines.draw_arrays(self.programs.lines, wp, col)
+                GL.glDepthMask(GL.GL_TRUE)
+                overlays = replace(overlays, weights=None)
+            g = overlays.guides
+            if g is not None and g.depth:      # guides behind the head hidden by it (render.inspection)
+                GL.glDepthMask(GL.GL_FALSE)
+                st.overlay_segments += self._lines.draw(self.programs.lines, Overlays(guides=replace(g, roots=None)))
+                GL.glDepthMask(GL.GL_TRUE)
+                roots = None if g.roots is None else GuideLines(np.zeros((0, 3)), np.zeros(1, np.int64),
+                                                                np.zeros(0, np.int64), g.roots, g.root_size)
+                overlays = replace(overlays, guides=roots)     # the roots on the scalp: always seen
+            GL.glDisable(GL.GL_DEPTH_TEST)
+            st.overlay_segments += self._lines.draw(self.programs.lines, overlays)
         GL.glDisable(GL.GL_BLEND)
         GL.glDisable(GL.GL_DEPTH_TEST)
         self.targets.resolve(rect)

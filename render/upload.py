@@ -71,6 +71,8 @@ class GpuPrimitive:
     features: tuple[str, ...] = ()
     textures: tuple[tuple[int, "Texture", "SamplerObject"], ...] = ()
     file_triangles: int = 0
+    #: (mesh instance, primitive index in its mesh): the key of reduced-detail triangle lists
+    key: tuple[int, int] = (-1, -1)
 
     def release(self) -> None:
         self.vao.release()
@@ -162,6 +164,22 @@ class GpuAvatar:
         """(GL texture, sampler) of glTF texture ``index`` (uploaded as sRGB colour or as
         linear data), or None when no material samples it so."""
         return self.texture_units.get((index, srgb))
+
+    def set_triangles(self, detail: Mapping[tuple[int, int], np.ndarray] | None) -> None:
+        """Draw other triangles over the same vertices: ``detail``'s lists by (mesh instance,
+        primitive index in its mesh) (:func:`render.detail.reduce_avatar`), the file's where a
+        primitive has none or ``detail`` is None. Only the index buffers are written (no
+        vertex, texture or morph upload): a detail change costs one frame nothing visible."""
+        av = self.avatar
+        for p in self.primitives:
+            k, j = p.key
+            prim = av.meshes[av.mesh_instances[k].mesh].primitives[j]
+            idx = prim.indices if detail is None else detail.get((k, j), prim.indices)
+            idx = idx.astype(np.uint16 if p.index_type == GL.GL_UNSIGNED_SHORT else np.uint32)
+            GL.glBindVertexArray(p.vao.id)        # the element binding is the VAO's state
+            p.buffers[-1].allocate(idx)
+            GL.glBindVertexArray(0)
+            p.count = int(idx.size)
 
     def release(self) -> None:
         """Free every GL object of this avatar. Idempotent."""
@@ -274,6 +292,7 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
             textures = tuple((MATERIAL_UNITS[slot], *units[(ref.texture, srgb)]) for slot, ref, srgb in refs)
             prims.append(_upload_primitive(ledger, p, k, mi.node, mi.skin >= 0, table, features, textures,
                                            None if detail is None else detail.get((k, j))))
+            prims[-1].key = (k, j)
     log.debug("uploaded %s: %d primitives, %d images (%.1f MB)", avatar.path, len(prims), len(images), nbytes / 1e6)
     return GpuAvatar(avatar=avatar, primitives=prims, images=images, samplers=samplers, texture_units=units,
                      materials=table, joints=joints, contacts=ContactUniforms(ledger, avatar),

@@ -130,7 +130,8 @@ class WindowContext:
         self._pg.display.flip()
 
     def poll_events(self) -> list[Event]:
-        """Drain pending window events: close, resize, key, focus (see :class:`Event`)."""
+        """Drain pending window events: close, resize, key, focus, mouse drags and wheel
+        notches (see :class:`Event`)."""
         pg = self._pg
         out: list[Event] = []
         for e in pg.event.get():
@@ -146,6 +147,13 @@ class WindowContext:
                                                      (pg.KMOD_ALT, "alt"), (pg.KMOD_META, "meta"))
                              if e.mod & bit)
                 out.append(Event("key", key=pg.key.name(e.key), mods=mods))
+            elif e.type == pg.MOUSEMOTION and any(e.buttons):
+                button = 1 if e.buttons[0] else 2 if e.buttons[1] else 3
+                mods = tuple(name for bit, name in ((pg.KMOD_CTRL, "ctrl"), (pg.KMOD_SHIFT, "shift"))
+                             if pg.key.get_mods() & bit)
+                out.append(Event("drag", delta=(float(e.rel[0]), float(e.rel[1])), button=button, mods=mods))
+            elif e.type == pg.MOUSEWHEEL:
+                out.append(Event("wheel", delta=(0.0, float(e.y))))
             elif e.type == pg.WINDOWFOCUSGAINED:
                 out.append(Event("focus", focused=True))
             elif e.type == pg.WINDOWFOCUSLOST:

@@ -226,6 +226,12 @@ class Clock:
             self._paused_ns += self.wall_ns() - self._paused_at
             self._paused_at = None
 
+    def step(self, ns: int) -> None:
+        """While paused, let loop time move on by ``ns`` (a single substep: ``1e9 / RATE_HZ``)
+        and stand still again: the next frame runs the substeps due by then. No-op when running."""
+        if self._paused_at is not None:
+            self._paused_ns -= int(ns)
+
     def toggle_pause(self) -> bool:
         """Pause or resume; returns True when the clock is now paused."""
         if self.paused:

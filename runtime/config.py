@@ -30,8 +30,11 @@ from .clock import DEFAULT_MAX_SUBSTEPS
 from .config_sections import FilterSection, LipSyncSection, MotionSection, TryOnSection, VmcSection
 from .errors import ConfigError, SettingsError
 
-FRAMINGS = ("bust", "full")
+FRAMINGS = ("bust", "full", "hair", "back")   # render.camera.FRAMINGS
+INSPECT_MODES = ("mesh", "mesh+guides", "guides", "weights")   # render.inspection.INSPECT_MODES
 ANTIALIAS = ("auto", "msaa", "fxaa", "off")   # render.antialias.MODES
+#: the quality governor's settings (runtime.governor.PINS + RUNG_ORDER)
+QUALITY = ("auto", "full", "tracker", "detail", "scale", "outlines", "rate")
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,9 @@ class RunConfig:
     background: str = "#202430"        # "transparent", "green" or "#rrggbb"
     solver: str = "rest-shape"
     mirror: bool = True
-    framing: str = "bust"
+    framing: str = "bust"              # "bust", "full", "hair" (close-up on the hair), "back"
+    inspect: str = "mesh"              # a fitted style's inspection view: "mesh", "mesh+guides", "guides"
+    guide_roots: bool = False          # the inspection views show the guides' suggested roots
     antialias: str = "auto"            # "auto" (MSAA on GPUs, off on llvmpipe), "msaa", "fxaa", "off"
     record: str | None = None
     duration: float | None = None      # seconds; None: the source's own length (turn-test: 12 s)
@@ -82,6 +87,10 @@ class RunConfig:
     hair_dir: str | None = None        # hair styles folder (None: $SWAYCAM_HAIR_DIR and the shared assets')
     outlines: str = "auto"             # MToon outlines: "auto" (off on llvmpipe), "on", "off" (render.quality)
     detail: str = "auto"               # mesh detail: "auto" (reduced on llvmpipe), "full", "reduced" (render.detail)
+    quality: str = "auto"              # live quality governor: "auto" (steps under load), "full" (never), or a step
+                                       # pinned: tracker, detail, scale, outlines, rate (runtime.governor)
+    tracker_nice: int = 0              # live: the tracking thread's nice value above the process's (-20..19;
+                                       # negative needs CAP_SYS_NICE / RLIMIT_NICE, else logged and ignored)
     video_preset: str = "auto"         # x264 preset of video outputs: "auto" (live ultrafast, offline superfast) or one of X264_PRESETS
     track_ahead: int | None = None     # offline: frames tracked ahead on a worker (None: runtime.pipeline's; 0: serial)
     expressions: dict = field(default_factory=dict)  # [expressions]: keys {name: key}, mode, fade_ms (the panel)
@@ -116,19 +125,19 @@ def parse_background(text: str, where: str = "background") -> tuple[float, float
     return ((v >> 16) / 255, ((v >> 8) & 255) / 255, (v & 255) / 255, 1.0)
 
 
-_NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms")
-_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock", "hands")
+_NUMBERS = ("fps", "duration", "port", "max_substeps", "pose_delay_ms", "tracker_nice")
+_BOOLS = ("mirror", "realtime", "kiosk", "recenter", "overlays", "hud", "service", "frame_lock", "hands", "guide_roots")
 
 
 def _choices() -> dict[str, tuple[str, ...]]:
     """The string keys with a fixed set of values, and those values (one table for both
     errors: a value not among them, a value of another type)."""
-    return {"solver": tuple(SOLVER_NAMES), "framing": tuple(FRAMINGS), "outlines": ("auto", "on", "off"),
+    return {"solver": tuple(SOLVER_NAMES), "framing": tuple(FRAMINGS), "inspect": tuple(INSPECT_MODES), "outlines": ("auto", "on", "off"),
             "detail": ("auto", "full", "reduced"), "video_preset": ("auto", *X264_PRESETS),
-            "antialias": ANTIALIAS}
+            "antialias": ANTIALIAS, "quality": QUALITY}
 
 
-_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "antialias", "outlines", "detail", "video_preset", "record",
+_STRINGS = ("avatar", "avatar_dir", "source", "background", "solver", "framing", "inspect", "antialias", "outlines", "detail", "quality", "video_preset", "record",
             "face_model", "motion_dir", "hair_dir", "record_dir", "service_token", "audio", "hand_model", "pose_model")
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi")
 #: x264's speed presets, fastest first (render.sinks.video.PRESETS; here without importing the renderer)
@@ -235,6 +244,8 @@ def validate(cfg: RunConfig, where: str = "option") -> RunConfig:
         raise ConfigError(f"{where} motion_dir: {cfg.motion_dir!r} is not a folder")
     if cfg.hair_dir is not None and not Path(cfg.hair_dir).is_dir():
         raise ConfigError(f"{where} hair_dir: {cfg.hair_dir!r} is not a folder")
+    if isinstance(cfg.tracker_nice, float) or not -20 <= cfg.tracker_nice <= 19:
+        raise ConfigError(f"{where} tracker_nice: {cfg.tracker_nice!r} is not a whole number in -20..19")
     if not 1 <= cfg.max_substeps <= 120:
         raise ConfigError(f"{where} max_substeps: {cfg.max_substeps} is outside 1..120")
     if not 0 <= cfg.port <= 65535:

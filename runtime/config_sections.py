@@ -205,24 +205,39 @@ class FilterSection:
     Attributes:
         extrapolate: extrapolate the newest poses instead of interpolating one camera frame
             back (None: :class:`tracking.pose_filter.PoseFilterOptions`' default).
+        max_rate_deg_s: the fastest plausible head turn between two camera frames, degrees per
+            second (> 0; None: the default, 1000); faster faces are false detections unless
+            they persist (tracking/pose_filter.py, "Gate").
+        confirm_frames: faces in a row that must agree before a face with nothing to vouch
+            for it is used (1..30; 1 turns the persistence test off; None: the default, 2).
     """
 
     extrapolate: bool | None = None
+    max_rate_deg_s: float | None = None
+    confirm_frames: int | None = None
 
     @classmethod
     def from_table(cls, table: dict, where: str = "option") -> "FilterSection":
         """The section of a ``[filter]`` table. Raises ConfigError naming the key."""
+        known = ("extrapolate", "max_rate_deg_s", "confirm_frames")
         for k in table or {}:
-            if k != "extrapolate":
-                raise ConfigError(f"{where} filter.{k}: unknown setting (known: extrapolate)")
+            if k not in known:
+                raise ConfigError(f"{where} filter.{k}: unknown setting (known: {', '.join(known)})")
         section = cls(**dict(table or {}))
         section.check(where)
         return section
 
     def check(self, where: str = "option") -> None:
-        """Raise ConfigError for a value that is not true/false."""
+        """Raise ConfigError for a value of the wrong type or out of its range."""
         if self.extrapolate is not None and not isinstance(self.extrapolate, bool):
             raise ConfigError(f"{where} filter.extrapolate: {self.extrapolate!r} is not true/false")
+        r = self.max_rate_deg_s
+        if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r)
+                              or r <= 0):
+            raise ConfigError(f"{where} filter.max_rate_deg_s: {r!r} is not a number of degrees per second > 0")
+        n = self.confirm_frames
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 30):
+            raise ConfigError(f"{where} filter.confirm_frames: {n!r} is not a whole number in [1, 30]")
 
 
 #: [lipsync] keys and their types (runtime.lipsync; tracking.audio.classifier.LipSyncOptions).

@@ -20,6 +20,8 @@ from .commands import CommandQueue, RenderIdle, wait_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from .panel.outputs_control import OutputControl
+    from .run_controls import RunControls
+    from .settle import SettleMeter
     from .stage import Stage
     from .tryon import StyleSwitcher
 
@@ -35,6 +37,8 @@ class ControllerHost(Protocol):
     stage: Stage
     tryon: StyleSwitcher
     output_control: OutputControl
+    controls: RunControls
+    settle: SettleMeter
 
     def live_status(self) -> dict:
         """The live metrics, whether the run is paused and whether the pose input has a face
@@ -152,6 +156,37 @@ class SessionController:
 
         return self.host.commands.call(do)
 
+    def set_wind(self, wind: dict | None, impulse=None) -> dict:
+        """Ease the hair's wind to ``wind`` ({"direction", "strength", "gusts", "seed",
+        "ramp_s"}, each optional: unset keys keep the current setting; None: keep it) and/or
+        push every tail by ``impulse`` (3,) m/s at the next substep (a "hair flip"), on the
+        drawn rig and the companion (:func:`runtime.rig.hair_external.set_rig_wind`). The wind
+        is kept in the ``[hair]`` settings (a new avatar, a solver switch, a saved config keep it).
+
+        Returns:
+            {"wind": the setting in effect, "now": the wind of the last substep, m/s}.
+
+        Raises:
+            SettingsError: a value out of range (checked here, before anything changes).
+        """
+        from .rig.hair_external import parse_wind, set_rig_wind
+
+        st = self.stage
+        w = None
+        if wind is not None:
+            w = parse_wind({**(st.rig.hair_params.get("wind") or {}), **wind}, "wind")
+
+        def do():
+            out = {}
+            for r in (st.rig, st.companion):
+                if r is not None:
+                    res = set_rig_wind(r, w, impulse)
+                    out = out or res
+            st.settings.set_hair(st.rig.hair_params)
+            return out
+
+        return self.host.commands.call(do)
+
     def motion(self) -> dict:
         """What the body plays: {"playing", "program", "index", "layer", "speed", "fading",
         "in_place"} ({"playing": None} with ``--motion none``)."""
@@ -216,6 +251,98 @@ class SessionController:
         """The last drawn frame as PNG, read from the framebuffer now (render thread, between
         frames), or None before the first frame."""
         return self.host.commands.call(self.host.frame_png)
+
+    def view(self) -> dict:
+        """The viewer's state: {"framing", "orbit", "follow", "inspect", "roots", "guides" (the
+        drawn style's counts, or null), "paused", "compare", "settle" (the "move-then-settle"
+        clip's settle time: :meth:`runtime.settle.SettleMeter.state`, or null), "solvers" [left,
+        right]} (render thread)."""
+        return self.host.commands.call(self._view_state)
+
+    def _view_state(self) -> dict:
+        from .tryon import guides_of
+
+        c = self.host.controls
+        st = self.stage
+        found = guides_of(st.rig.avatar)
+        return {**c.drawer.view.state(), "guides": None if found is None else found[0].counts(),
+                "paused": c.clock.paused, "compare": st.compare, "settle": self.host.settle.state(),
+                "solvers": [st.rig.solver] + ([st.companion.solver] if st.companion is not None else [])}
+
+    def set_view(self, change: dict) -> dict:
+        """Apply ``change`` (checked by the service: runtime/service/routes.py ``POST /view``) on
+        the render thread between frames, in this order: ``reset``, ``framing`` (resets the
+        orbit), ``orbit`` (absolute), ``drag`` / ``pan`` [dx, dy] preview pixels (scaled to the
+        output by ``height``, the preview's height), ``wheel`` notches, ``inspect``, ``roots``,
+        ``follow``. Answers :meth:`view`. Raises ValueError (a bad framing or inspection view)."""
+        c = self.host.controls
+
+        def do():
+            v = c.drawer.view
+            if change.get("reset"):
+                v.reset()
+            if "framing" in change:
+                c.drawer.set_framing(change["framing"])      # the viewer's; the outputs keep theirs
+            if "orbit" in change:
+                v.orbit = change["orbit"]
+            scale = c.drawer.renderer.size[1] / change["height"] if change.get("height") else 1.0
+            if "drag" in change:
+                c.orbit(change["drag"][0] * scale, change["drag"][1] * scale)
+            if "pan" in change:
+                c.orbit(change["pan"][0] * scale, change["pan"][1] * scale, pan=True)
+            if "wheel" in change:
+                c.zoom(change["wheel"])
+            if "inspect" in change:
+                v.set_inspect(change["inspect"])
+            if "roots" in change:
+                v.roots = change["roots"]
+            if "chain" in change:
+                v.chain = change["chain"]
+            if "follow" in change:
+                v.follow = change["follow"]
+            return self._view_state()
+
+        return self.host.commands.call(do)
+
+    def playback(self, *, paused: bool | None = None, restart: bool = False, steps: int = 0,
+                 compare: bool | None = None) -> dict:
+        """Pause or resume the clock, restart the clip playing, step ``steps`` single substeps
+        (while paused), compare mode on / off (render thread). Answers :meth:`view`.
+
+        Raises:
+            MotionError: a restart without body motion; RigError, SettingsError: compare mode
+                cannot be built (the service answers 422).
+        """
+        from .clock import RATE_HZ
+
+        c = self.host.controls
+        st = self.stage
+
+        def do():
+            if paused is not None and paused != c.clock.paused:
+                c.clock.toggle_pause()
+            if restart:
+                st.restart_motion()
+            if steps:
+                c.clock.step(-(-steps * 1_000_000_000 // RATE_HZ))     # rounded up: exactly ``steps`` grid points
+            if compare is not None and compare != st.compare:
+                st.set_compare(compare)
+            return self._view_state()
+
+        return self.host.commands.call(do)
+
+    def guides(self) -> dict | None:
+        """The guide curves of the style drawn (avatars/tryon/guide_export.py ``to_json``), or
+        None when the avatar drawn has its own hair (no fitted style)."""
+        from avatars.tryon.guide_export import to_json
+
+        from .tryon import guides_of
+
+        st = self.stage
+        found, name = self.host.commands.call(lambda: (guides_of(st.rig.avatar), self.host.tryon.current))
+        if found is None:
+            return None
+        return to_json(found[0], style=name or "", avatar=st.avatar_name() or "default")
 
     # ------------------------------------------------------------------ the panel's endpoints
     def current_avatar(self) -> str | None:

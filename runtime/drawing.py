@@ -19,6 +19,7 @@ import numpy as np
 from avatars import Avatar
 
 from .loop import FrameInfo
+from .view import View
 from .rig import AvatarRig
 from .telemetry import Telemetry
 
@@ -42,10 +43,11 @@ class FrameDrawer:
     Args:
         renderer: a :class:`render.Renderer` (its size is the output size).
         metrics: the run's telemetry, shown in the HUD.
-        framing: camera framing, "bust" or "full" (:class:`render.CameraOptions`).
+        framing: camera framing, "bust", "full", "hair" or "back" (:class:`render.CameraOptions`).
         overlays: draw springs, colliders and head axes.
         hud: draw fps, tracker latency, substeps and the solver top-left.
         pacing: the HUD's rate line (:func:`runtime.schedule.pacing_text`, short).
+        view: the viewer's state (orbit, framing, inspection; :class:`runtime.view.View`).
 
     Attributes:
         overlays, hud: toggled by the window keys.
@@ -53,17 +55,26 @@ class FrameDrawer:
     """
 
     def __init__(self, renderer, metrics: Telemetry, *, framing: str = "bust", overlays: bool = False,
-                 hud: bool = False, pacing: str | None = None):
+                 hud: bool = False, pacing: str | None = None, view: View | None = None):
         from render import CameraOptions
 
         self.renderer = renderer
         self.metrics = metrics
-        self.camera_options = CameraOptions(framing=framing)
+        #: the viewer's camera, framing and inspection view (runtime/view.py)
+        self.view = view if view is not None else View(framing=framing)
+        self.camera_options = CameraOptions(framing=self.view.framing)
         self.overlays = overlays
         self.hud = hud
         self.pacing = pacing
         self.frames = 0
+        #: the HUD's settle line ("move then settle": runtime/settle.py), or None
+        self.settle: str | None = None
         self._pane_camera = None
+        #: the quality governor's line for the HUD (``RunQuality.text``), or None
+        self.quality = None
+        self._frame_world = None            # the pose the cameras were framed on (None: rest)
+        self._viewer_key = None             # what the viewer's own framing was computed for
+        self._viewer_cams = (None, None)
 
     # ------------------------------------------------------------------ setup
     def panes(self) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
@@ -74,6 +85,7 @@ class FrameDrawer:
     def set_avatar(self, avatar: Avatar, world: np.ndarray, *, framing: Framing | None = None) -> None:
         """Upload ``avatar`` (replacing the drawn one) and frame it posed by ``world`` (N, 4, 4),
         or use ``framing`` (:meth:`framing`, computed beforehand off the render thread)."""
+        self._frame_world, self._viewer_key = world, None
         if framing is None:
             self.renderer.set_avatar(avatar)
             self.reframe(world)
@@ -93,38 +105,97 @@ class FrameDrawer:
         return Framing(camera, frame_camera(avatar, pw / ph, self.camera_options, world),
                        self.renderer.detail_for(avatar, camera))
 
+    def set_framing(self, name: str) -> None:
+        """The viewer's framing ("bust", "full", "hair", "back") from now on, the orbit reset;
+        the outputs keep the run's framing unless the view follows. Raises ValueError for
+        another name."""
+        self.view.set_framing(name)
+        self.view.reset()
+
+    def _viewer_base(self) -> tuple:
+        """(camera, pane camera) of the view's framing before the orbit: the outputs' when it
+        is theirs, else framed once per avatar, framing and size (render thread)."""
+        if self.view.framing == self.camera_options.framing or self.renderer.avatar is None:
+            return self.renderer.camera, self._pane_camera
+        key = (self.view.framing, self.renderer.size)
+        if self._viewer_key != key:
+            from render import frame_camera
+
+            opts = replace(self.camera_options, framing=self.view.framing)
+            w, h = self.renderer.size
+            _, (_, _, pw, ph) = self.panes()
+            av, world = self.renderer.avatar, self._frame_world
+            self._viewer_cams = (frame_camera(av, w / h, opts, world), frame_camera(av, pw / ph, opts, world))
+            self._viewer_key = key
+        return self._viewer_cams
+
+    def cameras(self, *, viewer: bool = True) -> tuple:
+        """(whole output camera, compare pane camera) of the viewer (its framing, moved by the
+        orbit) or of the outputs (``viewer`` False: the run's framing, unless the view follows)."""
+        if viewer or self.view.follow:
+            o = self.view.orbit
+            cam, pane = self._viewer_base()
+            return o.apply(cam), (None if pane is None else o.apply(pane))
+        return self.renderer.camera, self._pane_camera
+
+    @property
+    def split(self) -> bool:
+        """The viewer sees another camera than the outputs (an orbit or a framing they do not follow)."""
+        return not self.view.follow and (not self.view.orbit.is_identity
+                                         or self.view.framing != self.camera_options.framing)
+
     def reframe(self, world: np.ndarray) -> None:
         """Frame the cameras (whole output and compare pane) on the avatar posed by ``world``."""
         from render import frame_camera
 
+        self._frame_world, self._viewer_key = world, None
         self.renderer.reframe(self.camera_options, world=world)
         _, (_, _, pw, ph) = self.panes()
         self._pane_camera = frame_camera(self.renderer.avatar, pw / ph, self.camera_options, world)
 
     # ------------------------------------------------------------------ frame
-    def draw(self, info: FrameInfo, rig: AvatarRig, companion: AvatarRig | None = None) -> None:
+    def draw(self, info: FrameInfo, rig: AvatarRig, companion: AvatarRig | None = None, *,
+             viewer: bool = True) -> None:
         """Draw the frame ``info`` (from :meth:`runtime.loop.Loop.frame`) of ``rig``; with a
-        ``companion`` (compare mode, ``info.companion_worlds[0]``), the two side by side."""
-        from render import HudInfo, avatar_overlays
+        ``companion`` (compare mode, ``info.companion_worlds[0]``), the two side by side. With
+        the viewer's camera (the orbit), or the outputs' (``viewer`` False: :meth:`cameras`);
+        with the inspection view's guides and hidden hair (:class:`runtime.view.View`)."""
+        from render import HudInfo
 
         r = self.renderer
+        cam, pane_cam = self.cameras(viewer=viewer)
         hud = self._hud_info(info, rig) if self.hud else None
-        ov = avatar_overlays(rig.avatar, info.world) if self.overlays else None
+        ov, hide = self._overlays(rig.avatar, info.world)
         if companion is None:
-            r.draw(info.world, info.expressions, overlays=ov, hud=hud, time_s=info.time_s)
+            r.draw(info.world, info.expressions, overlays=ov, hud=hud, time_s=info.time_s, camera=cam, hide=hide)
         else:
             left, right = self.panes()
             cw = info.companion_worlds[0]
-            ov2 = avatar_overlays(companion.avatar, cw) if self.overlays else None
+            ov2, hide2 = self._overlays(companion.avatar, cw)
             # each pane labelled with its solver (on top of the HUD's lines when it is on)
             label_l = (("left", rig.solver),)
             hud_l = replace(hud, extra=label_l + hud.extra) if hud is not None else HudInfo(extra=label_l)
             hud_r = HudInfo(extra=(("right", companion.solver),))
-            r.draw(info.world, info.expressions, overlays=ov, hud=hud_l, camera=self._pane_camera, viewport=left,
-                   time_s=info.time_s)
-            r.draw(cw, info.expressions, overlays=ov2, hud=hud_r, camera=self._pane_camera, viewport=right,
-                   time_s=info.time_s)
+            r.draw(info.world, info.expressions, overlays=ov, hud=hud_l, camera=pane_cam, viewport=left,
+                   time_s=info.time_s, hide=hide)
+            r.draw(cw, info.expressions, overlays=ov2, hud=hud_r, camera=pane_cam, viewport=right,
+                   time_s=info.time_s, hide=hide2)
         self.frames += 1
+
+    def _overlays(self, avatar: Avatar, world: np.ndarray):
+        """(overlays or None, hidden mesh instances) of ``avatar`` posed by ``world``: the debug
+        lines when on, the inspection view's guides of a fitted style."""
+        from render import Overlays, avatar_overlays
+
+        from .tryon import guides_of
+
+        found = guides_of(avatar) if self.view.inspect != "mesh" else None
+        lines = self.view.guides(avatar, found, world)
+        heat = self.view.weights(avatar, found, world)
+        ov = avatar_overlays(avatar, world) if self.overlays else None
+        if lines is not None or heat is not None:
+            ov = replace(ov if ov is not None else Overlays(), guides=lines, weights=heat)
+        return ov, self.view.hidden(found)
 
     def _hud_info(self, info: FrameInfo, rig: AvatarRig):
         from render import HudInfo
@@ -132,10 +203,14 @@ class FrameDrawer:
         s = self.metrics
         lat = s.latency_ms.pct(50)
         extra = (("solver", rig.solver),)
+        if self.settle:
+            extra += (("settle", self.settle),)
         if self.pacing:
             extra = (("rate", self.pacing),) + extra
         if lat is not None:
             extra += (("latency", f"{lat:.0f} ms p50, {s.latency_ms.pct(95):.0f} ms p95"),)
+        if self.quality is not None:
+            extra += (("quality", self.quality()),)
         vmc = s.watched().get("vmc")
         if vmc is not None:
             extra += (("vmc", f"{vmc['states']} states, {vmc['dropped']} dropped"),)

@@ -2,9 +2,14 @@
 to a :class:`runtime.controls.Controls` action.
 
     r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side ·
-    m next clip of the --motion file (then the idle) · [ / ] previous / next hairstyle of the
-    hair folder · 1-9 hairstyle number N · 0 the avatar's own hair · space pause · p screenshot ·
-    q/esc quit
+    m next clip of the --motion file (then the idle) · k restart the clip · v "move then settle"
+    (the head turn then 8 s still, the settle time in the HUD) · [ / ] previous / next
+    hairstyle of the hair folder · 1-9 hairstyle number N · 0 the avatar's own hair · f framing
+    (bust, full, hair close-up, back) · x reset the view · g inspection view (mesh, mesh +
+    guides, guides, one chain's weights) · t suggested roots · . the next chain · space pause · → one 120 Hz substep while paused · p screenshot · q/esc quit
+
+The mouse: drag orbits, right / middle drag (or shift + drag) pans, the wheel zooms
+(runtime/view.py).
 
 In kiosk mode the overlays and the HUD stay off (o and h do nothing). Any other key may be an
 expression's hotkey (``[expressions.keys]``, runtime/panel/settings.py). A hairstyle is
@@ -47,10 +52,18 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(("s",), "s", "switch solver", lambda c, k: c.next_solver()),
     Binding(("c",), "c", "compare solvers side by side", lambda c, k: c.toggle_compare()),
     Binding(("m",), "m", "next clip", lambda c, k: c.next_clip()),
+    Binding(("k",), "k", "restart clip", lambda c, k: c.restart_clip()),
+    Binding(("v",), "v", "move then settle", lambda c, k: c.move_then_settle()),
     Binding(tuple(STYLE_CYCLE), "[ ]", "hairstyle", lambda c, k: c.cycle_style(STYLE_CYCLE[k])),
     Binding(tuple("123456789"), "1-9", "hairstyle N", lambda c, k: c.pick_style(int(k))),
     Binding(("0",), "0", "own hair", lambda c, k: c.pick_style(0)),
+    Binding(("f",), "f", "framing", lambda c, k: c.next_framing()),
+    Binding(("x",), "x", "reset view", lambda c, k: c.reset_view()),
+    Binding(("g",), "g", "inspection view", lambda c, k: c.next_inspect(), kiosk=False),
+    Binding(("t",), "t", "suggested roots", lambda c, k: c.toggle_roots(), kiosk=False),
+    Binding((".",), ".", "next chain's weights", lambda c, k: c.next_chain(), kiosk=False),
     Binding(("space",), "space", "pause", lambda c, k: c.toggle_pause()),
+    Binding(("right",), "→", "one substep (paused)", lambda c, k: c.step()),
     Binding(("p",), "p", "screenshot", lambda c, k: c.screenshot()),
     Binding(("q", "escape"), "q/esc", "quit", lambda c, k: c.quit()),
 )

@@ -209,8 +209,18 @@ class Outputs:
         Raises:
             RunError: a sink failed (naming the output).
         """
+        self.send_shown(wall_ns)
+        self.send_fed(wall_ns)
+
+    def send_shown(self, wall_ns: int) -> None:
+        """The windows' part of :meth:`send`: present the frame just drawn."""
         for sink, name in self._shown:
             self._send(sink, name, None, wall_ns)
+
+    def send_fed(self, wall_ns: int) -> None:
+        """The pixel sinks' part of :meth:`send` (the frame just drawn is queued for readback,
+        so the renderer may draw another view into the output before the windows present).
+        Raises RunError."""
         if self._fed:
             if self.immediate:       # live: this frame now, read straight into our buffer (one copy)
                 self.flush()         # (nothing is queued unless immediate was just switched on)

@@ -67,6 +67,14 @@ class RunControls:
     def toggle_pause(self) -> None:
         self.clock.toggle_pause()
 
+    def step(self) -> None:
+        from .clock import RATE_HZ
+
+        if not self.clock.paused:
+            self.say("step: pause first (space)")
+            return
+        self.clock.step(-(-1_000_000_000 // RATE_HZ))      # rounded up: exactly one grid point
+
     def next_solver(self) -> None:
         from solver.modes import SolverMode
 
@@ -86,6 +94,57 @@ class RunControls:
             self.say(f"motion: {self.stage.next_motion()}")
         except (MotionError, AvatarError) as exc:   # no body motion, a clip (ClipError) it cannot play: keep playing
             self.say(f"motion: {exc}")
+
+    def restart_clip(self) -> None:
+        from .rig.errors import MotionError
+
+        try:
+            self.say(f"motion: {self.stage.restart_motion()} from the start")
+        except MotionError as exc:
+            self.say(f"motion: {exc}")
+
+    def move_then_settle(self) -> None:
+        from avatars import AvatarError
+
+        from .rig.errors import MotionError
+
+        try:
+            self.stage.set_motion(self.stage.load_motion("move-then-settle"))
+            self.say("motion: move-then-settle (the settle time is in the HUD, h)")
+        except (MotionError, AvatarError) as exc:
+            self.say(f"motion: {exc}")
+
+    def next_framing(self) -> None:
+        d = self.drawer
+        d.set_framing(d.view.next_framing())
+        self.say(f"framing: {d.view.framing}")
+
+    def reset_view(self) -> None:
+        self.drawer.view.reset()
+
+    def next_inspect(self) -> None:
+        from .tryon import guides_of
+
+        mode = self.drawer.view.next_inspect()
+        none = guides_of(self.stage.rig.avatar) is None
+        self.say(f"inspection: {mode}" + (" (no fitted style drawn: no guides)" if none and mode != "mesh" else ""))
+
+    def next_chain(self) -> None:
+        v = self.drawer.view
+        v.chain += 1
+        self.say(f"chain {v.chain}" + ("" if v.inspect == "weights" else " (shown in the weights view, g)"))
+
+    def toggle_roots(self) -> None:
+        v = self.drawer.view
+        v.roots = not v.roots
+        self.say(f"suggested roots: {'on' if v.roots else 'off'}")
+
+    def orbit(self, dx: float, dy: float, *, pan: bool = False) -> None:
+        d = self.drawer
+        d.view.drag(dx, dy, pan=pan, camera=d.renderer.camera, height=d.renderer.size[1])
+
+    def zoom(self, notches: float) -> None:
+        self.drawer.view.wheel(notches)
 
     def screenshot(self) -> Path | None:
         """Write what the window shows now to ``out/screenshot-<time>-<n>.png`` (read from the

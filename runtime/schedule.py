@@ -83,7 +83,7 @@ PACE_POLL_S = 0.02
 
 def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callable[[int], bool],
              between: Callable[[], None], stop: threading.Event, dropped: Callable[[int], None],
-             arrivals: PoseArrivals | None = None) -> None:
+             arrivals: PoseArrivals | None = None, divisor: Callable[[], int] | None = None) -> None:
     """Draw frames (``draw(t)``, t = loop time; it returns False when the source ended) paced
     to ``fps`` until ``duration_ns`` of loop time (None: until the source ends or ``stop``).
 
@@ -92,8 +92,11 @@ def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callabl
     ``dropped(n)`` is told of the n whole periods that went without a frame (the lateness is
     carried over, so slow frames add up to drops). With ``arrivals`` (a tracked live input)
     the ticks are steered to the camera and a frame starts up to half a period before its
-    tick when its pose arrives (:mod:`runtime.pose_lock`); the output rate stays ``fps``."""
-    frame_ns = int(NS_PER_S / fps)
+    tick when its pose arrives (:mod:`runtime.pose_lock`); the output rate stays ``fps``.
+    ``divisor()`` (read before every frame; the quality governor's window-only ``rate`` step):
+    the period is ``divisor()`` times 1/fps from then on."""
+    base_ns = int(NS_PER_S / fps)
+    frame_ns = base_ns
     t0 = clock.now_ns()
     tick = clock.wall_ns()
     late_ns = 0                       # lateness carried over: whole periods of it are drops
@@ -106,6 +109,8 @@ def run_live(clock: Clock, fps: float, duration_ns: int | None, *, draw: Callabl
             break
         if not draw(clock.now_ns()):
             break
+        if divisor is not None:
+            frame_ns = base_ns * divisor()
         now = clock.wall_ns()
         m = locks(arrivals, frame_ns, now)
         if m:

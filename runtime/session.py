@@ -40,6 +40,8 @@ from pathlib import Path
 
 from avatars import AvatarError
 
+from render.orbit import Orbit
+
 from .clock import NO_CAP, Clock, MonotonicClock, ReplayClock
 from .commands import CommandQueue, RenderIdle
 from .config import RunConfig, tryon_settings, video_preset
@@ -53,12 +55,15 @@ from .panel.outputs_control import OutputControl
 from .panel.state import PanelState
 from .lipsync.input import VoiceInput
 from .pose_inputs import PoseInput, open_pose_input
+from .pose_inputs.track import TrackInput
 from .results import RunError, RunResult
 from .run_controls import RunControls
 from .schedule import pacing_text, run_live, run_offline, sigterm_as_interrupt
 from .stage import Stage
 from .telemetry import Telemetry
 from .tryon import HairStyles, StyleSwitcher
+from .settle import SettleMeter
+from .view import View
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +110,9 @@ class Session:
                                 self.output_control, now_ns=self._wall_ns)
         self.controller = SessionController(self)
         self.controls: RunControls | None = None
+        self._replay_views = False
+        #: the settle time of the "move-then-settle" clip (runtime/settle.py)
+        self.settle = SettleMeter()
         self.keys: Keys | None = None
         self.output_specs: list[OutputSpec] = []
         self.pose_input: PoseInput | None = None
@@ -121,6 +129,8 @@ class Session:
         self.service = None
         #: VMC Performer (``--vmc-send``): the drawn frames sent out, or None
         self.vmc_sender = None
+        #: the quality governor of a live run (:class:`runtime.quality.RunQuality`), None offline
+        self.quality = None
         self._window = False
         self._faces_seen = 0
         self._stop = threading.Event()
@@ -160,9 +170,13 @@ class Session:
                                                            outlines=cfg.outlines, detail=cfg.detail))
             self.renderer.set_background(cfg.background)
             self.drawer = FrameDrawer(self.renderer, self.metrics, framing=cfg.framing,
+                                      view=View(framing=cfg.framing, inspect=cfg.inspect, roots=cfg.guide_roots),
                                       pacing=pacing_text(**pace, short=True),
                                       overlays=cfg.overlays and not cfg.kiosk, hud=cfg.hud and not cfg.kiosk)
             self.drawer.set_avatar(rig.avatar, rig.world)
+            # a pose track recorded with the viewer's orbit replays it, into every output
+            self._replay_views = isinstance(self.pose_input, TrackInput) and self.pose_input.track.view is not None
+            self.drawer.view.follow = self.drawer.view.follow or self._replay_views
             self.controls = RunControls(stage=self.stage, tryon=self.tryon, drawer=self.drawer, clock=self.clock,
                                         recenter=self.recenter, stop=self.stop, hotkey=self.panel.hotkey,
                                         say=self.say)
@@ -183,6 +197,8 @@ class Session:
             for o in specs:
                 if o.kind in ("video", "png"):
                     self.say(f"writing {o.kind} to {o.target}")
+            if self.live:
+                self._open_quality()
             # offline every substep runs (no debt dropped); live, the cap keeps a stall from spiralling
             self.loop = Loop(rig, self.pose_input, max_substeps=cfg.max_substeps if self.live else NO_CAP,
                              metrics=self.metrics, clock=self.clock, draw=self._draw)
@@ -194,6 +210,19 @@ class Session:
             stack.callback(self.tryon.close)      # first to close: a fit in flight is dropped
             self._stack = stack.pop_all()
         return self
+
+    def _open_quality(self) -> None:
+        """The live run's quality governor (``quality``; offline runs never adapt)."""
+        from .governor import GovernorOptions
+        from .quality import RunQuality
+
+        try:
+            self.quality = RunQuality(self.renderer, self.outputs, self.pose_input, fps=self.fps,
+                                      window=self._window, options=GovernorOptions(pin=self.cfg.quality))
+        except ValueError as exc:
+            raise RunError(f"quality: {exc}") from None
+        self.metrics.watch("quality", self.quality.status)
+        self.drawer.quality = self.quality.text
 
     def _check_outputs(self) -> list[OutputSpec]:
         from render.platform import has_display
@@ -298,7 +327,8 @@ class Session:
                         self.say(f"live: {KEY_HELP}" if not self.cfg.kiosk else "kiosk mode: q/esc quits")
                     run_live(self.clock, self.fps, self.duration_ns, draw=whole(self._live_frame),
                              between=whole(self._between_frames), stop=self._stop, dropped=self._dropped_frames,
-                             arrivals=self.pose_input.arrivals if self.cfg.frame_lock else None)
+                             arrivals=self.pose_input.arrivals if self.cfg.frame_lock else None,
+                             divisor=self._rate_divisor)
                 else:
                     run_offline(self.clock, self.fps, self.duration_ns, draw=whole(self.loop.frame),
                                 between=whole(self._between_frames), stop=self._stop, progress=self.progress,
@@ -316,14 +346,26 @@ class Session:
 
     def _dropped_frames(self, n: int) -> None:
         self.metrics.drop(frames=n)
+        if self.quality is not None:
+            self.quality.dropped(n)
+
+    def _rate_divisor(self) -> int:
+        return 1 if self.quality is None else self.quality.divisor
 
     def _live_frame(self, t_ns: int) -> bool:
         """One live frame; False once the source has ended (and no duration was asked for).
-        Raises the tracking thread's error."""
+        Raises the tracking thread's error. The frame's work (its start to its hand-over to
+        the outputs) goes to the quality governor."""
         st = self.pose_input.status()
         if st.error is not None:
             raise st.error
+        q = self.quality
+        if q is not None:
+            q.before_frame()
+        w0 = self.clock.wall_ns()
         self.loop.frame(t_ns, latency_from_ns=st.newest_capture_ns)
+        if q is not None:
+            q.frame((self.clock.wall_ns() - w0) / 1e6)
         self.tryon.frame_drawn()          # the try-on worker's Python steps run while this thread sleeps
         self.render_idle.frame_drawn()    # so do the service's (an avatar load, many spring patterns)
         return not (st.finished and self.duration_ns is None)
@@ -341,20 +383,41 @@ class Session:
                 self.pose_input.recenter()
 
     def handle_events(self) -> None:
-        """Window events: close ends the run, keys go to :attr:`keys`."""
+        """Window events: close ends the run, keys go to :attr:`keys`, mouse drags orbit (pan
+        with the right or middle button or shift) and the wheel zooms (:attr:`controls`)."""
         for ev in self.context.poll_events():
             if ev.kind == "close":
                 self.stop()
             elif ev.kind == "key":
                 self.keys.press(ev.key)
+            elif ev.kind == "drag":        # window pixels -> output pixels (the window may be scaled)
+                s = self.renderer.size[1] / max(self.context.size[1], 1)
+                self.controls.orbit(ev.delta[0] * s, ev.delta[1] * s, pan=ev.button != 1 or "shift" in ev.mods)
+            elif ev.kind == "wheel":
+                self.controls.zoom(ev.delta[1])
 
     def _draw(self, info: FrameInfo) -> None:
+        if self._replay_views:              # a pose track recorded with the viewer's orbit: replayed
+            v = self.pose_input.view_at(self.loop.driver.last_time_ns)
+            self.drawer.view.orbit = Orbit(float(v[0]), float(v[1]), float(v[2]), (float(v[3]), float(v[4])))
+        self.settle.frame(self.stage.rig, self.loop.driver.last_time_ns)     # "move then settle"
+        self.drawer.settle = self.settle.text()
         panel = self.panel
         info.expressions = panel.expressions(info.expressions)
-        self.drawer.draw(info, self.stage.rig, self.stage.companion)
         wall_ns = self.clock.wall_ns()
-        self.outputs.send(wall_ns)
-        panel.frame_drawn(self.renderer, wall_ns, self.loop.draw_sample)
+        if self.drawer.split and self.outputs.needs_pixels and getattr(self.renderer, "reader", None) is None:
+            # the viewer orbits and the stream does not follow: the outputs' frame first (its
+            # readback is queued), then the viewer's for the window and the panel preview
+            self.drawer.draw(info, self.stage.rig, self.stage.companion, viewer=False)
+            self.outputs.send_fed(wall_ns)
+            self.drawer.draw(info, self.stage.rig, self.stage.companion)
+            self.outputs.send_shown(wall_ns)
+        else:
+            self.drawer.draw(info, self.stage.rig, self.stage.companion)
+            self.outputs.send(wall_ns)
+        o = self.drawer.view.orbit
+        panel.frame_drawn(self.renderer, wall_ns, self.loop.draw_sample,
+                          view=None if o.is_identity else (o.yaw, o.pitch, o.zoom, *o.pan))
         if self.vmc_sender is not None:
             st = self.pose_input.status()
             self.vmc_sender.send_frame(info.world, info.expressions or {}, self.clock.now_ns() * 1e-9,

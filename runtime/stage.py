@@ -326,6 +326,14 @@ class Stage:
             if layer is not None:
                 r.motion.set_layer(layer)
 
+    def restart_motion(self) -> str:
+        """The ``k`` key: the clip playing now from its start (cross-fading, as a switch).
+        Returns its name. Raises MotionError without body motion."""
+        if self.motion_setup is None:
+            raise MotionError("this run has no body motion (--motion none)")
+        self.set_motion(self.motion_setup)
+        return str(self.motion_setup.name)
+
     def next_motion(self) -> str:
         """The ``m`` key: the next clip of the ``--motion`` file (the idle after the last one).
         Returns the name of what plays now. Raises MotionError without body motion, ClipError

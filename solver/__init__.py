@@ -17,6 +17,8 @@ Public names:
   ``set_params(k=, c=, gravity=, hit_radius=, springs="*")``, ``set_overrides(overrides)``,
   ``get_params()`` (-> {name: :class:`SpringParams`}) and ``copy_state_from(other)``.
 - :mod:`solver.layout`: the packed layout, declared once as tables (solver/LAYOUT.md).
+- :mod:`solver.limits` (angle limits, wind responses at build; ``repack``) and :mod:`solver.wind`
+  (``set_wind``, ``impulse``, :class:`solver.wind.Wind`): what acts on the hair from outside.
 - :data:`RATE_HZ`, :data:`SUBSTEP_SECONDS` (:mod:`solver.params`): the substep rate, stated
   once (the runtime's fixed-step driver in :mod:`runtime.clock` reads it).
 - :class:`SolverMode`, :data:`SOLVER_NAMES` (:mod:`solver.modes`): rest-shape, legacy, vrm.

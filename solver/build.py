@@ -29,7 +29,9 @@ from .build_options import (
     BEND_PARENT_SHARE, CONTACT_TOLERANCE, CONTACT_U_MIN, REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, BuildOptions,
 )
 from avatars.colliders import collider_world, fit_torso_capsule, point_segment_distance
+from .limits import pack_external
 from .params import check_stable, override_for
+from .sheets import NO_LINKS, SheetLinks, build_links
 from .topology import Chain, chain_topology
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,10 @@ class BuildReport:
             allowed for the pair (the rest pose stays an equilibrium; contact still stops the
             link from going deeper); with "push" (and in "vrm" mode) the hair is pushed out.
         notes: other remarks (skipped chains, authored joints...).
+        sheet_links: (chain a, chain b, links) per pair of chains joined by a linked sheet
+            (:mod:`solver.sheets`).
+        angle_limits: the angle limits in effect ({"segment", "spring", "node", "kind",
+            "angle", "yaw" (radians), "source"}: config, file or fit; :mod:`solver.limits`).
     """
 
     chains: tuple[str, ...]
@@ -61,6 +67,8 @@ class BuildReport:
     torso_chains: tuple[str, ...] = ()
     rest_overlaps: tuple[tuple[str, int, int, float], ...] = ()
     notes: tuple[str, ...] = field(default=())
+    sheet_links: tuple[tuple[str, str, int], ...] = ()
+    angle_limits: tuple[dict, ...] = ()
 
 
 def _affine34(m: np.ndarray) -> np.ndarray:
@@ -206,6 +214,7 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         anchor = chain.anchor
         a_world = rest[anchor] if anchor >= 0 else np.eye(4)
         a_inv3 = np.linalg.inv(a_world[:3, :3])
+        rows.model_scale = max(rows.model_scale, joint_scale(a_world)) if kc else joint_scale(a_world)
         refs = sorted({ci for g in spring.collider_groups for ci in avatar.collider_groups[g].colliders})
         if not options.collisions:
             refs = []
@@ -237,7 +246,12 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         rows.chain_names.append(spring.name)
         rows.chain_anchor.append(anchor)
 
-    F, I, n_refs = _pack_buffers(rows, colliders, topo.affected, options)  # noqa: E741
+    links = (build_links(avatar, topo.chains, np.array(rows.tails, np.float64).reshape(-1, 3), options.links,
+                         options.sheets) if mode_is_rest_shape(options) else NO_LINKS)
+    if links.count:
+        notes.append(f"linked sheets: {links.count} links between {len(links.pairs)} pairs of chains")
+    F, I, n_refs = _pack_buffers(rows, colliders, topo.affected, options, links)  # noqa: E741
+    angle_limits = pack_external(F, I, topo.chains, options.limits, options.wind_drag, options.fit_limits)
     S, Kc = len(rows.nodes), len(rows.chain_names)
     mode = options.mode
     authored = set(options.authored_nodes)
@@ -252,6 +266,8 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
     report = BuildReport(
         chains=tuple(rows.chain_names), segments=S, colliders=len(colliders), collider_refs=n_refs,
         torso=torso_text, torso_chains=tuple(torso_chains), rest_overlaps=tuple(rest_overlaps), notes=tuple(notes),
+        sheet_links=tuple((rows.chain_names[a], rows.chain_names[b], n) for a, b, n in links.pairs),
+        angle_limits=tuple(angle_limits),
     )
     return Packed(
         F=F, I=I, mode=options.solver, node_count=sk.node_count, segment_nodes=np.array(rows.nodes, np.int64),
@@ -286,6 +302,7 @@ class _Rows:
         # chains
         self.chain_ints, self.chain_names, self.chain_anchor, self.chain_inv3 = ([] for _ in range(4))
         self.chain_apos, self.chain_cprev, self.chain_det0, self.chain_reach = ([] for _ in range(4))
+        self.model_scale = 1.0      # the largest anchor scale (joint_scale): the teleport distance's unit
 
 
 def _collider_set(avatar: Avatar, torso_capsule: str) -> tuple[list[Collider], int, str]:
@@ -308,6 +325,21 @@ def _collider_set(avatar: Avatar, torso_capsule: str) -> tuple[list[Collider], i
     return colliders, torso_idx, torso_text
 
 
+def joint_scale(m: np.ndarray) -> float:
+    """The uniform scale of a joint's rest world matrix ``m`` (4, 4): |det R|^(1/3), exactly
+    1.0 within 1e-9 of it (the round-off of a chain of rotations, so a file at scale 1 builds
+    bit-identically to before the scale was applied).
+
+    The VRM spring parameters are in the joint's own units (VRMC_springBone 1.0: hitRadius
+    and the VRM 0.x 7 cm tail scale with the node; UniVRM applies the node's lossy scale to the
+    stiffness and gravity too, ``SupportsScalingAtRuntime``): the build maps stiffness and
+    dragForce with the link length divided by this scale and multiplies gravity (and the "vrm"
+    mode's stiffness and gravity pushes) by it, so a model scaled by s swings s times as far
+    with the same angles (three-vrm 3.5.5 does not: its pushes are world metres)."""
+    s = abs(float(np.linalg.det(m[:3, :3]))) ** (1.0 / 3.0)
+    return 1.0 if abs(s - 1.0) < 1e-9 else s
+
+
 def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np.ndarray, refs: list[int],
                   options: BuildOptions) -> tuple[float, float]:
     """Append the segments of ``chain`` (chain index ``kc``, anchor rest 3x3 inverse
@@ -328,7 +360,9 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
         m = rest[n]
         vec = link.tail - link.head
         d0 = vec / link.length
-        k, c, gvec = options.mapping.kcg(joint, link.length)
+        scale = joint_scale(m)
+        k, c, gvec = options.mapping.kcg(joint, link.length / scale)
+        gvec = gvec * scale
         hit = joint.hit_radius * abs(np.linalg.det(m[:3, :3])) ** (1.0 / 3.0)
         rows.base_k.append(k)
         rows.base_c.append(c)
@@ -352,9 +386,9 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
         rows.c.append(c)
         rows.damp.append(damping_factor(c, substep))
         rows.hit.append(hit)
-        rows.vst.append(joint.stiffness)
+        rows.vst.append(joint.stiffness * scale)
         rows.vdrag.append(joint.drag_force)
-        rows.vext.append(joint.gravity_power * np.asarray(joint.gravity_dir, np.float64))
+        rows.vext.append(joint.gravity_power * scale * np.asarray(joint.gravity_dir, np.float64))
         rows.frame.append(_affine34(m))
         sp = link.parent
         rows.rel.append(_affine34(np.linalg.inv(rest[rows.nodes[sp]]) @ m if sp >= 0 else np.eye(4)))
@@ -375,9 +409,10 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
     return reach, max_hit
 
 
-def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: BuildOptions):
-    """The packed buffers (:func:`solver.layout.pack`) filled from ``rows``, the colliders and
-    the affected (node, segment) pairs: (F, I, number of collider references)."""
+def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: BuildOptions,
+                  links: SheetLinks = NO_LINKS):
+    """The packed buffers (:func:`solver.layout.pack`) filled from ``rows``, the colliders,
+    the affected (node, segment) pairs and the sheet links: (F, I, number of collider references)."""
     S, C, Kc = len(rows.nodes), len(colliders), len(rows.chain_names)
     mode = options.mode
     # CSR collider references
@@ -399,12 +434,13 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     affi[:, L.A_NODE] = [a[0] for a in affected]
     affi[:, L.A_SEG] = [a[1] for a in affected]
     F, I = L.pack(  # noqa: E741
-        {"S": S, "C": C, "K": Kc, "P": len(p_flat), "M": len(affected)},
-        {"segment_ints": segi, "collider_ints": coli,
+        {"S": S, "C": C, "K": Kc, "P": len(p_flat), "M": len(affected), "L": links.count},
+        {"segment_ints": segi, "collider_ints": coli, "sheet_links": links.rows(options.substep),
+         "sheet_link_ints": np.stack([links.a, links.b], axis=1) if links.count else np.zeros((0, 2), np.int64),
          "chain_ints": np.array(rows.chain_ints, np.int64).reshape(Kc, L.KI),
          "pairs": np.array(p_flat, np.int64), "affected": affi},
         {"H_MODE": mode, "H_MAXIT": options.contact_passes,
-         "H_RELAX": options.relax_passes if mode == L.MODE_REST_SHAPE else 0},
+         "H_RELAX": options.relax_passes if mode == L.MODE_REST_SHAPE else 0, "H_SHEET_PASSES": options.sheet_passes},
     )
     v = L.all_views(F, I)
     st, par, rst, scr, pose = v["state"], v["params"], v["rest"], v["scratch"], v["pose"]
@@ -444,13 +480,19 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
         kv.reach[:] = rows.chain_reach
     g = v["globals"]
     g.h[()] = options.substep
-    g.teleport[()] = options.teleport_distance
+    # model metres at scale 1: a model scaled by s (its chains' anchors) jumps s times as far
+    g.teleport[()] = options.teleport_distance * rows.model_scale
     g.contact_tolerance[()] = CONTACT_TOLERANCE
     g.u_min[()] = CONTACT_U_MIN
     g.bend_max[()] = np.radians(options.bend_limit_deg)
     g.bend_cos[()] = np.cos(np.radians(options.bend_limit_deg))
     g.bend_parent_share[()] = BEND_PARENT_SHARE
     return F, I, len(p_flat)
+
+
+def mode_is_rest_shape(options: BuildOptions) -> bool:
+    """Linked sheets are solved in the rest-shape relaxation only."""
+    return options.mode == L.MODE_REST_SHAPE
 
 
 def path_flags(segi: np.ndarray, fast_eligible: np.ndarray, rest_shape: bool) -> None:

@@ -8,10 +8,15 @@ unless a name says otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import layout as L
 from .errors import SolverOptionError
 from .params import DEFAULT_MAPPING, SUBSTEP_SECONDS, Overrides, VrmMapping
+from .sheets import SHEET_CHOICES, SHEET_PASSES, Links
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .limits import Limits, WindDrag
 
 #: Automatic reset when a chain's anchor moves farther than this in one substep (model metres:
 #: 0.5 m in 1/120 s is 60 m/s, a teleport, not a head movement).
@@ -73,10 +78,23 @@ class BuildOptions:
         collisions: False drops every collider reference (dynamics-only runs).
         authored_nodes: joint nodes driven by an animation (see
             :meth:`solver.chains.ChainSet.set_authored`), stored as a sorted tuple of ints.
+        sheets: linked sheets (:mod:`solver.sheets`, rest-shape only): "auto" (the try-on's
+            sheets and the groups ``links`` configures) or "off" (none: the chains move
+            independently).
+        links: per-spring sheet settings {fnmatch pattern: :class:`solver.sheets.LinkSetting`}
+            (``[hair.springs."Pattern"] link = ...``), or None.
+        sheet_passes: sheet passes per substep (count, >= 1).
+        limits: angle limits from the config, {spring-name pattern: JointLimit or None (no
+            limit)}; they win over the file's and the fit's (:mod:`solver.limits`).
+        fit_limits: the try-on auto-rig's root-bend cones (``SpringJoint.max_bend``) become
+            angle limits (off by default: fitted hair then moves as before).
+        wind_drag: wind response, 1/s: one number for every spring or {pattern: number}
+            (:mod:`solver.limits`; the wind itself: :mod:`solver.wind`).
 
     Raises:
         SolverOptionError (a ValueError): an unknown solver, torso-capsule or rest-overlap
-            choice, a bend limit outside (0, 180) or negative relaxation passes.
+            choice, a bend limit outside (0, 180), negative relaxation passes, an unknown
+            sheets choice or sheet passes < 1.
     """
 
     solver: str = "rest-shape"
@@ -92,6 +110,12 @@ class BuildOptions:
     rest_overlap: str = "allow"
     collisions: bool = True
     authored_nodes: tuple[int, ...] = ()
+    sheets: str = "auto"
+    links: Links = None
+    sheet_passes: int = SHEET_PASSES
+    limits: Limits = None
+    fit_limits: bool = False
+    wind_drag: WindDrag = None
 
     def __post_init__(self) -> None:
         if self.solver not in L.MODES:
@@ -104,6 +128,10 @@ class BuildOptions:
             raise SolverOptionError(f"rest_overlap must be 'allow' or 'push', not {self.rest_overlap!r}")
         if self.torso_capsule not in TORSO_CAPSULE_CHOICES:
             raise SolverOptionError(f"torso_capsule must be 'auto', 'on' or 'off', not {self.torso_capsule!r}")
+        if self.sheets not in SHEET_CHOICES:
+            raise SolverOptionError(f"sheets must be 'auto' or 'off', not {self.sheets!r}")
+        if isinstance(self.sheet_passes, bool) or not isinstance(self.sheet_passes, int) or self.sheet_passes < 1:
+            raise SolverOptionError(f"sheet_passes must be an integer >= 1, not {self.sheet_passes!r}")
         object.__setattr__(self, "authored_nodes", tuple(sorted({int(n) for n in self.authored_nodes})))
 
     @property

@@ -127,6 +127,7 @@ class ChainSet(ChainTuning):
                  chain_names=packed.chain_names, chain_anchor=packed.chain_anchor,
                  rest_lengths=packed.rest_lengths, report=packed.report, fast_eligible=packed.fast_eligible,
                  tuning=packed.tuning)
+        cs._avatar = avatar            # what solver.limits.repack re-resolves limits from
         cs._rest_tails = packed.rest_tails
         cs._anchor_rest_inv = packed.anchor_rest_inv
         cs.reset(avatar.skeleton.rest_world)
@@ -250,6 +251,27 @@ class ChainSet(ChainTuning):
         """(link, collider) pairs in the last substep whose root lay inside the collider
         (tested at the tail only, since a root cannot move)."""
         return int(self._I[L.H_N_ROOT_INSIDE])
+
+    @property
+    def link_count(self) -> int:
+        """L: sideways links of linked sheets (:mod:`solver.sheets`)."""
+        return int(self._I[L.H_L])
+
+    @property
+    def links(self) -> np.ndarray:
+        """(L, 2) segment indices of the two tails of every sheet link (a view)."""
+        return self.sections["sheet_link_ints"].array
+
+    @property
+    def last_caps(self) -> tuple[int, int]:
+        """(stretch, squish): sheet links held at their stretch / squish cap in the last pass
+        of the last substep."""
+        return int(self._I[L.H_N_STRETCH_CAP]), int(self._I[L.H_N_SQUISH_CAP])
+
+    @property
+    def cap_bindings(self) -> int:
+        """Sheet-link cap bindings (a link at its stretch or squish cap, per pass) so far."""
+        return int(self._I[L.H_N_CAP_TOTAL])
 
     def set_authored(self, nodes, authored: bool = True) -> None:
         """Mark joint ``nodes`` as driven by an animation (authored motion wins): the solver

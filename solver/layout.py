@@ -90,7 +90,7 @@ class Section:
         title: heading of the docs.
         buffer: "F" (float64) or "I" (int64).
         rows: "S" segments, "C" colliders, "K" chains, "P" collider references, "M"
-            affected nodes, "C+1", or "1" (one row).
+            affected nodes, "L" sheet links, "C+1", or "1" (one row).
         header: the header entry holding its offset (``H_OF_ST``); None for the header.
         width_const: the name of its row-width constant (``SF_ST``), or None.
         fields: the fields in storage order.
@@ -226,6 +226,39 @@ BOUNDS = Section("bounds", "Collider bounds", "F", "C", "H_OF_CB", None, (
 ), soa=True, doc="Struct of arrays (field f of collider c at f·C + c), so the broad phase tests four colliders per "
                  "vector instruction. Scratch, written with the colliders each substep.")
 
+# ------------------------------------------------------------------ external forces and angle limits (F)
+EXTERNAL = Section("external", "Segment external forces and angle limits", "F", "S", "H_OF_EXT", "XF", (
+    _f("X_WIND", "wind_response", (), "1/s", "wind response (drag per unit mass): the tail's acceleration per m/s of "
+       "wind (solver.kernels.forces)"),
+    _f("X_LKIND", "limit_kind", (), "LIMIT_*", "angle limit of the joint's link: 0 none, 1 cone, 2 hinge, 3 spherical "
+       "(solver.kernels.limits)"),
+    _f("X_LA", "limit_angle", (), "rad", "cone / hinge angle, or the spherical limit's pitch (at most π)"),
+    _f("X_LB", "limit_yaw", (), "rad", "the spherical limit's yaw (at most π/2)"),
+    _f("X_LCOS", "limit_cos", (), "1", "cos(limit_angle)"),
+    _f("X_LQ", "limit_frame", (3, 3), "joint's rest local frame",
+       "limit space -> the joint's rest local frame (columns: the limit's axes): axisRotation · rotation of the "
+       "VRMC_springBone_limit draft"),
+), doc="What acts on a joint from outside its spring: its wind response and its angle limit. Fixed at build "
+       "(`solver.limits`, `solver.wind`).")
+
+FORCES = Section("forces", "External forces", "F", "1", "H_OF_FRC", "WF", (
+    _f("W_ON", "active", (), "flag", "1: the substep applies wind or an impulse (0: no external force, no cost)"),
+    _f("W_NLIM", "limited", (), "count", "segments with an angle limit (0: the limit pass is skipped)"),
+    _f("W_M0", "mean_from", S3, "m/s, world", "mean wind at the start of the current ramp"),
+    _f("W_M1", "mean_to", S3, "m/s, world", "mean wind the ramp eases to"),
+    _f("W_G0", "gusts_from", (), "1", "gust share at the start of the ramp"),
+    _f("W_G1", "gusts_to", (), "1", "gust share the ramp eases to (0..1 of the mean)"),
+    _f("W_N0", "ramp_start", (), "substeps", "substep count (I[H_N_STEPS]) at the start of the ramp"),
+    _f("W_NR", "ramp_steps", (), "substeps", "length of the ramp (smoothstep)"),
+    _f("W_GF", "gust_freq", (4,), "rad/s", "angular frequencies of the four seeded gusts"),
+    _f("W_GP", "gust_phase", (4,), "rad", "their phases"),
+    _f("W_SF", "sway_freq", (), "rad/s", "angular frequency of the sideways sway"),
+    _f("W_SP", "sway_phase", (), "rad", "its phase"),
+    _f("W_IMP", "impulse", S3, "m/s, world", "velocity change waiting for the next substep (an impulse)"),
+    _f("W_WIND", "wind", S3, "m/s, world", "the wind of the last substep"),
+), doc="Global wind and impulses (`solver.wind`, `solver.kernels.forces`): written between substeps by "
+       "`solver.wind.set_wind` / `impulse`; the wind's clock is the substep count times h.")
+
 # ------------------------------------------------------------------ I sections
 SEG_INT = Section("segment_ints", "Segment indices and flags", "I", "S", "H_OI_SEG", "SI", (
     _f("SI_NODE", "node", (), "node index", "the joint's node"),
@@ -267,8 +300,31 @@ CANDIDATES = Section("candidates", "Candidate scratch", "I", "C+1", "H_OI_CAND",
     _f("CA_PAIR", "pair", (), "reference index", "candidate pairs of the link being stepped"),
 ), flat=True, doc="Scratch of the broad phase.")
 
-F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS)
-I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES)
+# ------------------------------------------------------------------ linked sheets (solver/sheets.py)
+SHEET_LINKS = Section("sheet_links", "Sheet links", "F", "L", "H_OF_LINK", "LF", (
+    _f("LF_REST", "rest", (), "model m", "rest distance of the two tails (times the chain scale s)"),
+    _f("LF_KEEP", "keep", (), "1", "exp(−r h): the share of a link's error (and of its separating velocity) kept "
+       "per substep, from the sheet rate r (1/s) and the substep h"),
+    _f("LF_MAXR", "max_ratio", (), "1", "stretch cap: largest distance / rest distance (1 + max stretch; inf: none)"),
+    _f("LF_MINR", "min_ratio", (), "1", "squish cap: smallest distance / rest distance (1 − max squish; 0: none)"),
+), doc="One per sideways link between the tails of two segments of neighbouring chains (a linked sheet).")
+
+SHEET_LINK_INT = Section("sheet_link_ints", "Sheet link ends", "I", "L", "H_OI_LINK", "LI", (
+    _f("LI_A", "a", (), "segment index", "first tail of the link"),
+    _f("LI_B", "b", (), "segment index", "second tail (another chain)"),
+))
+
+SHEET_CHAIN_INT = Section("sheet_chain_ints", "Sheet chain scratch", "I", "K", "H_OI_SHK", "KL", (
+    _f("KL_OK", "linkable", (), "flag", "scratch: 1 when the chain can be relaxed this substep (every joint on the "
+       "fast path or a chain root, none authored)"),
+    _f("KL_MOVED", "first_moved", (), "segment index", "scratch: first segment a link moved in this pass (end of "
+       "the chain: none)"),
+    _f("KL_TOUCHED", "touched", (), "flag", "scratch: 1 when a link moved the chain in this substep (its angle limits "
+       "are applied again)"),
+), doc="Written and read within the sheet pass of one substep.")
+
+F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS, EXTERNAL, FORCES, SHEET_LINKS)
+I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES, SHEET_LINK_INT, SHEET_CHAIN_INT)
 SECTIONS = F_SECTIONS + I_SECTIONS
 
 _BY_KEY = {s.key: s for s in SECTIONS}
@@ -313,13 +369,20 @@ HEADER = Section("header", "Header of I", "I", "1", None, None, (
     _f("H_N_ROOT_INSIDE", "root_inside", (), "count", "last substep: (link, collider) pairs whose root is inside "
        "(tail-only test)"),
     _f("H_N_CONTACT_TOTAL", "contacts_total", (), "count", "counter: contact corrections since construction"),
+    _f("H_L", "links", (), "count", "L: sheet links"),
+    _f("H_SHEET_PASSES", "sheet_passes", (), "count", "rest-shape: sheet passes per substep (links, then lengths and "
+       "contact of the chains they moved)"),
+    _f("H_N_STRETCH_CAP", "stretch_caps", (), "count", "last substep: sheet links held at their stretch cap"),
+    _f("H_N_SQUISH_CAP", "squish_caps", (), "count", "last substep: sheet links held at their squish cap"),
+    _f("H_N_CAP_TOTAL", "caps_total", (), "count", "counter: sheet-link cap bindings (link and pass) since "
+       "construction"),
 ) + tuple(_f(s.header, "offset_" + s.key, (), f"index into {s.buffer}",
              "offset of the " + " / ".join(m.title.lower() for m in _group(s)))
           for s in SECTIONS if _group(s)[0] is s),
     doc="Counts, options, counters, then the offset of every block (sections sharing rows share one).")
 
 #: Entries reserved for the header (the table's entries, then zeros).
-HDR_RESERVED = 32
+HDR_RESERVED = 48
 
 MODE_REST_SHAPE = 0
 MODE_LEGACY = 1
@@ -331,10 +394,16 @@ SHAPE_CAPSULE = 1
 SHAPE_INSIDE_SPHERE = 2
 SHAPE_INSIDE_CAPSULE = 3
 SHAPE_PLANE = 4
+LIMIT_NONE = 0
+LIMIT_CONE = 1
+LIMIT_HINGE = 2
+LIMIT_SPHERICAL = 3
+LIMITS = {"none": LIMIT_NONE, "cone": LIMIT_CONE, "hinge": LIMIT_HINGE, "spherical": LIMIT_SPHERICAL}
+
 SHAPES = {"sphere": SHAPE_SPHERE, "capsule": SHAPE_CAPSULE, "inside_sphere": SHAPE_INSIDE_SPHERE,
           "inside_capsule": SHAPE_INSIDE_CAPSULE, "plane": SHAPE_PLANE}
 
-_ROW_COUNTS = {"S": "H_S", "C": "H_C", "K": "H_K", "P": "H_P", "M": "H_M"}
+_ROW_COUNTS = {"S": "H_S", "C": "H_C", "K": "H_K", "P": "H_P", "M": "H_M", "L": "H_L"}
 
 
 # ------------------------------------------------------------------ derived constants
@@ -396,7 +465,7 @@ def pack(counts: dict[str, int], blocks: dict[str, np.ndarray],
     """The buffers ``F`` (float64) and ``I`` (int64) for the given section contents.
 
     Args:
-        counts: {"S", "C", "K", "P", "M"} row counts.
+        counts: {"S", "C", "K", "P", "M"} row counts, and "L" (sheet links; 0 when left out).
         blocks: {section key: array} with ``(rows, section.width)`` values (or (rows,) for
             flat sections, (width, rows) for struct-of-arrays ones); a missing key is zeros.
         header: {header constant: value} for the counts' entries beyond S C K P M (mode,
@@ -410,7 +479,7 @@ def pack(counts: dict[str, int], blocks: dict[str, np.ndarray],
     """
     hdr = np.zeros(HDR, np.int64)
     for sym, const in _ROW_COUNTS.items():
-        hdr[_COLS[const]] = counts[sym]
+        hdr[_COLS[const]] = counts.get(sym, 0)
     for const, value in header.items():
         hdr[_COLS[const]] = value
 

@@ -92,13 +92,43 @@ class ChainTopology:
         return [link for chain in self.chains for link in chain.links]
 
 
+def _singular(m: np.ndarray) -> bool:
+    """True when the 3x3 part of ``m`` cannot be inverted: a zero scale (exactly, or 1e-12 of
+    its largest axis), so a spring in it has no frame to simulate in."""
+    sv = np.linalg.svd(np.asarray(m, np.float64)[:3, :3], compute_uv=False)
+    return not np.all(np.isfinite(sv)) or sv[-1] <= 1e-12 * sv[0] or sv[0] == 0.0
+
+
+def _check_invertible(avatar: Avatar, spring: Spring, nodes: list[int]) -> None:
+    """ChainBuildError naming the file, ``spring``, the first joint whose rest world frame is
+    singular and the node that makes it so (the highest ancestor-or-self with a singular local
+    transform, e.g. a head bone scaled to 0)."""
+    sk = avatar.skeleton
+    for n in nodes:
+        if not _singular(sk.rest_world[n]):
+            continue
+        cause, m = n, n
+        while m >= 0:
+            if _singular(sk.rest_local[m]):
+                cause = m
+            m = int(sk.parents[m])
+
+        def label(k: int) -> str:
+            return f"node {k} {sk.names[k]!r}" if sk.names[k] else f"node {k}"
+
+        raise ChainBuildError(f"{avatar.path}: spring {spring.name!r}: joint {label(n)} has no rest frame: "
+                              f"{label(cause)} has a zero scale (its transform cannot be inverted); "
+                              "give it a non-zero scale or remove the spring")
+
+
 def chain_topology(avatar: Avatar) -> ChainTopology:
     """The chain topology of ``avatar``'s springs in its rest pose (module doc).
 
     Raises:
-        ChainBuildError (a ValueError): a zero-length link, or a joint hanging from a
-            simulated joint of a chain processed after its own (interleaved chains); the
-            message names the spring and the joint node.
+        ChainBuildError (a ValueError): a zero-length link, a joint hanging from a
+            simulated joint of a chain processed after its own (interleaved chains), or a
+            joint whose rest frame is singular (a zero scale on it or an ancestor: the
+            message names the file, the spring, the joint and the zero-scale node).
     """
     sk = avatar.skeleton
     rest = sk.rest_world
@@ -107,6 +137,7 @@ def chain_topology(avatar: Avatar) -> ChainTopology:
     springs = []
     for spring in avatar.springs:
         nodes = [j.node for j in spring.joints]
+        _check_invertible(avatar, spring, nodes)
         dup = [n for n in nodes if n in simulated]
         if dup:
             notes.append(f"spring {spring.name!r}: node {dup[0]} already simulated by "

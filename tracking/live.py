@@ -9,11 +9,19 @@ latency median 13.1 ms vs 12.7 ms here (p95 14.6 vs 14.5 ms), so no gain: VIDEO 
 Latency is measured on the capture clock: ``now_ns() − frame.timestamp_ns`` when the
 observation is pushed (``clock_ns`` must be the clock that stamped the frames; webcams
 use ``time.perf_counter_ns``).
+
+Under load (issue 32) the worker can track only every ``stride``-th camera frame it reads
+(the pose filter interpolates across the frames skipped; the runtime's quality governor sets
+it), and its thread can run at another nice value than the process's (``nice``: Linux sets a
+thread's nice value by its native id; raising priority, a negative change, needs
+``CAP_SYS_NICE`` or ``RLIMIT_NICE``, and is logged and ignored when refused).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 import time
 from typing import Callable
@@ -41,6 +49,10 @@ class LiveTracking:
             (default: one built from ``tracker_options``); it is closed with this object.
         clock_ns: the capture clock, for latency statistics.
         on_observation: optional callback (e.g. a :class:`PoseTrackWriter` recorder).
+        stride: track every ``stride``-th frame read (1: every one); :attr:`stride` may be
+            changed from any thread while it runs.
+        nice: the worker thread's nice value relative to the process's (None or 0: the same;
+            Linux only, see the module doc); :attr:`nice_applied` says what took effect.
 
     Call :meth:`start`, then sample ``pose_filter`` at any time; :meth:`close` stops the
     worker, then closes the tracker (the source belongs to the caller).
@@ -56,7 +68,8 @@ class LiveTracking:
                  tracker_options: FaceTrackerOptions = FaceTrackerOptions(),
                  pose_options: PoseFilterOptions = PoseFilterOptions(),
                  clock_ns: Callable[[], int] = time.perf_counter_ns,
-                 on_observation: Callable[[FaceObservation], None] | None = None) -> None:  # fmt: skip
+                 on_observation: Callable[[FaceObservation], None] | None = None,
+                 stride: int = 1, nice: int | None = None) -> None:  # fmt: skip
         self.source = source
         self.pose_filter = pose_filter or PoseFilter(pose_options)
         self.tracker = tracker if tracker is not None else FaceTracker(tracker_options)
@@ -69,6 +82,36 @@ class LiveTracking:
         self.errors = 0
         self._failing_since: int | None = None
         self.error: BaseException | None = None
+        self.stride = stride
+        self.nice = nice
+        #: the nice change that took effect on the worker thread (0: none)
+        self.nice_applied = 0
+        #: frames read but not tracked (``stride``)
+        self.skipped = 0
+        self._read = 0
+
+    @property
+    def stride(self) -> int:
+        return self._stride
+
+    @stride.setter
+    def stride(self, n: int) -> None:
+        if int(n) != n or not 1 <= n <= 8:
+            raise ValueError(f"tracking stride {n!r}: a whole number in 1..8")
+        self._stride = int(n)
+
+    def _renice(self) -> None:
+        """On the worker thread: its nice value, ``nice`` above the process's (module doc)."""
+        if not self.nice or not sys.platform.startswith("linux"):
+            return
+        tid = threading.get_native_id()
+        try:
+            base = os.getpriority(os.PRIO_PROCESS, os.getpid())
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, base + int(self.nice)))
+            self.nice_applied = os.getpriority(os.PRIO_PROCESS, tid) - base
+        except OSError as exc:
+            log.warning("tracking thread: nice %+d refused (%s); it runs at the process's priority",
+                        self.nice, exc.strerror)
 
     def start(self) -> "LiveTracking":
         self._thread = threading.Thread(target=self._run, name="swaycam-tracking", daemon=True)
@@ -76,6 +119,7 @@ class LiveTracking:
         return self
 
     def _run(self) -> None:
+        self._renice()
         try:
             while not self._stop.is_set():
                 live = self.source.info.live
@@ -84,6 +128,10 @@ class LiveTracking:
                     if live:
                         continue
                     return  # a file source ended
+                self._read += 1
+                if self._read % self._stride:        # skipped: the filter bridges it
+                    self.skipped += 1
+                    continue
                 try:
                     obs = self.tracker.process_frame(frame)
                 except Exception as exc:  # noqa: BLE001 - a failing frame is a frame without a face

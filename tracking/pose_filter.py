@@ -14,6 +14,16 @@ capture time). Per query at ``t``, with ``t' = t − delay_ns`` (default: one ca
   across the gap). A face is lost when an observation has no face (or a confidence
   below ``min_confidence``), or when observations stop for ``stale_s``.
 
+Gate (before any of that): a face is used only when it is plausible. While a face is
+tracked, a new one must be within ``max_rate_deg_s`` of the last used one; without one to
+compare with (the first face, a face after a loss) or after such a jump, a face must
+persist: ``confirm_frames`` found faces in a row, each within the rate of the one before
+(an empty observation breaks the row). A confirmed row is used from its first frame on, its
+neutral (``recenter_at_start``, ``recenter()``) taken from its last, confirming frame; after a
+loss or a jump it is a re-acquire, blended from the held pose at the confirming frame. A
+face that never persists (one false frame) never becomes the pose nor the neutral; such
+faces are counted in :attr:`PoseFilter.unconfirmed`.
+
 ``recenter()`` takes the newest raw observation as neutral and blends to the recentered
 pose like a re-acquire, so it never jumps either. Time is whatever the caller passes in
 (integer ns): no clock is read here.
@@ -49,6 +59,13 @@ log = logging.getLogger(__name__)
 ROTATION_FILTER = OneEuroParams(min_cutoff_hz=0.7, beta=8.0, d_cutoff_hz=1.0)
 TRANSLATION_FILTER = OneEuroParams(min_cutoff_hz=2.0, beta=20.0, d_cutoff_hz=1.0)
 EXPRESSION_FILTER = OneEuroParams(min_cutoff_hz=5.0, beta=5.0, d_cutoff_hz=1.0)
+#: Fastest plausible head rotation between two camera frames, degrees per second. Fast real
+#: head shakes stay well below it (the shared clips' fastest frame-to-frame turn: see
+#: tests/tracking/test_detection_gate.py); a tracker's false detection on a cut to a cartoon
+#: jumped 56.6° roll in one frame (1,378 °/s).
+MAX_RATE_DEG_S = 1000.0
+#: Consistent frames a face needs before it is used without a tracked face to compare with.
+CONFIRM_FRAMES = 2
 
 
 @dataclass(frozen=True)
@@ -68,6 +85,13 @@ class PoseFilterOptions:
         buffer_size: observations kept for interpolation.
         gaze: the eye gaze estimate (:class:`tracking.gaze.GazeOptions`); it is filtered,
             held and eased like the blendshapes.
+        max_rate_deg_s: a face turning faster than this from the tracked one (camera frame,
+            degrees per second between their capture times) is implausible: a false
+            detection, not a head (module doc, "Gate").
+        confirm_frames: found faces in a row, each within ``max_rate_deg_s`` of the one
+            before, that a face needs before it is used when there is no tracked face to
+            compare it with (the first face, a face after a loss, a jump); 1 turns the
+            persistence test off.
     """
 
     head: HeadPoseOptions = field(default_factory=HeadPoseOptions)
@@ -82,6 +106,8 @@ class PoseFilterOptions:
     min_confidence: float = 0.5
     buffer_size: int = 16
     gaze: GazeOptions = field(default_factory=GazeOptions)
+    max_rate_deg_s: float = MAX_RATE_DEG_S
+    confirm_frames: int = CONFIRM_FRAMES
 
 
 class _S:
@@ -121,8 +147,12 @@ class PoseFilter:
         self._last_raw: FaceObservation | None = None
         self._need_recenter = options.recenter_at_start
         self._tmp = PoseSample()
+        self._pending: list[FaceObservation] = []
+        self._provisional = False          # the neutral came from a face not yet confirmed
+        self._row = 0                      # ... and this many faces in a row agree with it
         self.observations = 0
         self.rejected = 0
+        self.unconfirmed = 0
 
     # --- input --------------------------------------------------------------------------
 
@@ -141,32 +171,112 @@ class PoseFilter:
             t = int(obs.timestamp_ns)
             if self._newest_obs is not None and t <= self._newest_obs:
                 return
-            self._newest_obs = t
             self.observations += 1
+            prev_t, self._newest_obs = self._newest_obs, t
             if not obs.found or obs.confidence < o.min_confidence:
+                self._drop_pending()
+                self._undo_provisional()
                 if self._tracking:
                     self._tracking = False
                     self._gap = _Gap(list(self._seg)[-2:], None)
                 return
-            self._last_raw = obs
-            if self._need_recenter:
-                self.mapper.recenter(obs.rotation, obs.translation)
-                self._need_recenter = False
-            q, d = self.mapper.apply(obs.rotation, obs.translation)
-            stale = bool(self._seg) and (t - self._seg[-1].t) * 1e-9 > o.lost.stale_s
-            restart = not self._tracking or stale
-            gz = self._gaze.update(obs.blendshapes, obs.landmarks, obs.image_size, t, restart=restart)
-            if restart:
-                if self._seg:  # a re-acquire (after an empty observation or a stall)
-                    end = self._gap.end if self._gap is not None and self._gap.t_r is None else list(self._seg)[-2:]
-                    self._gap = _Gap(end, t)
-                self._restart(q, d, obs.blendshapes, obs.confidence, t, gz)
-            else:
-                q = self._f_rot(q, t).copy()
-                d = self._f_tr(d, t).copy()
-                bs = self._f_bs(obs.blendshapes, t)
-                self._seg.append(_S(t, q, d, bs, obs.confidence, gz))
-            self._tracking = True
+            ref = self._last_raw
+            if self._pending and self._plausible(self._pending[-1], obs):
+                self._persist(obs)            # a row of faces that agree with each other: it persists
+                return
+            if ref is not None and self._tracking:
+                if self._plausible(ref, obs, int(obs.timestamp_ns) - int(ref.timestamp_ns)):
+                    self._drop_pending()      # a one-frame jump before it: never used
+                    self._use(obs)
+                    if self._provisional:
+                        self._row += 1
+                        self._provisional = self._row < o.confirm_frames
+                    return
+                if self._provisional:         # the face the neutral came from did not persist
+                    self._undo_provisional()
+                    self._tracking = False
+                    self._gap = _Gap(list(self._seg)[-2:], None)
+                    self._use(obs)
+                    return
+            elif ref is None or (prev_t is not None and self._plausible(ref, obs, t - prev_t)):
+                self._drop_pending()          # the first face, or one back where it was lost
+                self._use(obs)
+                return
+            self._persist(obs)
+
+    def _persist(self, obs: FaceObservation) -> None:
+        """A face that a tracked one does not vouch for (a jump, or back far from where it was
+        lost): used once ``confirm_frames`` of them in a row agree (module doc, "Gate")."""
+        o = self.options
+        if not (self._pending and self._plausible(self._pending[-1], obs)):
+            self._drop_pending()
+        self._pending.append(obs)
+        if len(self._pending) < max(1, o.confirm_frames):
+            return
+        rows, self._pending = self._pending, []
+        if self._tracking:                # a jump that persisted: a re-acquire from the held pose
+            self._tracking = False
+            self._gap = _Gap(list(self._seg)[-2:], None)
+        if self._need_recenter:           # the neutral from the confirming frame
+            self.mapper.recenter(rows[-1].rotation, rows[-1].translation)
+            self._need_recenter = False
+        for r in rows:
+            self._use(r)
+        if self._gap is not None and len(rows) > 1:
+            self._gap.t_r = int(rows[-1].timestamp_ns)   # blend from the held pose from now on
+
+    def _undo_provisional(self) -> None:
+        """The face the neutral was taken from did not persist: forget that neutral (the next
+        face is the neutral again) and that face."""
+        if self._provisional:
+            self._provisional = False
+            self.unconfirmed += self._row
+            self._need_recenter = True
+            self._last_raw = None
+            log.info("the face the neutral was taken from did not persist; the next face is the neutral")
+
+    def _plausible(self, a: FaceObservation, b: FaceObservation, dt_ns: int | None = None) -> bool:
+        """``b`` turned from ``a`` by at most ``max_rate_deg_s`` times ``dt_ns`` (default the
+        time between them), camera frame."""
+        qa, qb = np.asarray(a.rotation, np.float64), np.asarray(b.rotation, np.float64)
+        cos_half = abs(float(qa @ qb)) / math.sqrt(float(qa @ qa) * float(qb @ qb))
+        angle = 2.0 * math.degrees(math.acos(min(1.0, cos_half)))
+        dt = (int(b.timestamp_ns) - int(a.timestamp_ns) if dt_ns is None else dt_ns) * 1e-9
+        return angle <= self.options.max_rate_deg_s * dt
+
+    def _drop_pending(self) -> None:
+        """Forget faces that did not persist (counted in :attr:`unconfirmed`)."""
+        if self._pending:
+            self.unconfirmed += len(self._pending)
+            if self.unconfirmed == len(self._pending):
+                log.info("a face that did not persist (%d frame(s)) was not used (later ones are counted)",
+                         len(self._pending))
+            self._pending = []
+
+    def _use(self, obs: FaceObservation) -> None:
+        """Take a plausible observation into the buffer (the filters, a re-acquire)."""
+        o = self.options
+        t = int(obs.timestamp_ns)
+        self._last_raw = obs
+        if self._need_recenter:           # provisional until confirm_frames faces agree
+            self.mapper.recenter(obs.rotation, obs.translation)
+            self._need_recenter = False
+            self._provisional, self._row = o.confirm_frames > 1, 1
+        q, d = self.mapper.apply(obs.rotation, obs.translation)
+        stale = bool(self._seg) and (t - self._seg[-1].t) * 1e-9 > o.lost.stale_s
+        restart = not self._tracking or stale
+        gz = self._gaze.update(obs.blendshapes, obs.landmarks, obs.image_size, t, restart=restart)
+        if restart:
+            if self._seg:  # a re-acquire (after an empty observation or a stall)
+                end = self._gap.end if self._gap is not None and self._gap.t_r is None else list(self._seg)[-2:]
+                self._gap = _Gap(end, t)
+            self._restart(q, d, obs.blendshapes, obs.confidence, t, gz)
+        else:
+            q = self._f_rot(q, t).copy()
+            d = self._f_tr(d, t).copy()
+            bs = self._f_bs(obs.blendshapes, t)
+            self._seg.append(_S(t, q, d, bs, obs.confidence, gz))
+        self._tracking = True
 
     def _restart(self, q, d, bs, conf: float, t: int, gz) -> None:
         self._f_rot.reset(q, t)
@@ -178,13 +288,17 @@ class PoseFilter:
     def recenter(self) -> bool:
         """Make the newest tracked pose the neutral one, blending there over
         ``lost.reacquire_s``. Without a tracked face right now (none yet, or lost), the next
-        one is used; returns whether a face was available now."""
+        one is used; returns whether a face was available now. The new neutral is
+        provisional like the first one (module doc, "Gate"): taken on a face that then does
+        not persist (the kiosk recenters on every new face), it is forgotten with it."""
         with self._lock:
             raw = self._last_raw
             if raw is None or not self._seg or not self._tracking:
                 self._need_recenter = True
                 return False
             last = self._seg[-1]
+            self._row = 1 if not self._provisional else self._row
+            self._provisional = self._row < self.options.confirm_frames
             self.mapper.recenter(raw.rotation, raw.translation)
             q, d = self.mapper.apply(raw.rotation, raw.translation)
             self._gap = _Gap(list(self._seg)[-2:], last.t)
@@ -199,6 +313,8 @@ class PoseFilter:
             self._tracking = False
             self._newest_obs = None
             self._last_raw = None
+            self._pending = []
+            self._provisional, self._row = False, 0
             self._need_recenter = self.options.recenter_at_start
             self.mapper.clear_neutral()
             self._gaze.reset()

@@ -104,13 +104,16 @@ class PoseTrack:
             None: a head-only track.
         voice: (N, 8) lip sync rows (:attr:`PoseSample.voice`), or None (no audio recorded).
         header: :class:`TrackHeader`.
+        view: (N, 5) the viewer's orbit per observation [yaw, pitch, zoom, pan_right, pan_up]
+            (tracking/track_io.py), or None (none recorded); read by :meth:`view_at`.
 
     Raises:
         ValueError: shapes disagree or times are not strictly increasing.
     """
 
     def __init__(self, t_ns, rotations, translations=None, blendshapes=None, confidence=None,
-                 found=None, gaze=None, body=None, voice=None, *, header: TrackHeader = TrackHeader()) -> None:  # fmt: skip
+                 found=None, gaze=None, body=None, voice=None, *, header: TrackHeader = TrackHeader(),
+                 view=None) -> None:  # fmt: skip
         self.t_ns = np.asarray(t_ns, dtype=np.int64).reshape(-1)
         n = len(self.t_ns)
         if n == 0:
@@ -146,10 +149,20 @@ class PoseTrack:
             self.body = {k: np.ascontiguousarray(body[k], np.float64).reshape(shp) for k, shp in shapes.items()}
             self._bcursor = np.zeros(1, np.int64)
         self.voice = None if voice is None else np.ascontiguousarray(voice, np.float64).reshape(n, VOICE_W)
+        self.view = None if view is None else np.asarray(view, np.float64).reshape(n, 5)
         self._vcursor = np.zeros(1, np.int64)
 
     def __len__(self) -> int:
         return len(self.t_ns)
+
+    def view_at(self, t_ns: int, *, offset_ns: int = 0) -> np.ndarray | None:
+        """(5,) the recorded view of the last observation at or before ``t_ns - offset_ns``
+        (the first one before the track starts), or None without recorded views. Drawn frames
+        only (allocates nothing but the index; not for the 120 Hz path)."""
+        if self.view is None:
+            return None
+        k = int(np.searchsorted(self.t_ns, int(t_ns) - int(offset_ns), side="right")) - 1
+        return self.view[max(k, 0)]
 
     @property
     def start_ns(self) -> int:

@@ -18,6 +18,10 @@ Optional keys: ``"gaze": [yaw, pitch]`` (radians, :mod:`tracking.gaze`; default 
              "root": [px, py, pz, qx, qy, qz, qw], "expressions": {"happy": 0.5, ...},
              "arkit": false, "weight": 0.5}
 
+``"view": [yaw, pitch, zoom, pan_right, pan_up]`` is the viewer's orbit when the frame was drawn
+(radians, a factor, metres: render/orbit.py; recorded by the panel, replayed by ``swaycam run
+--source``; absent: the framing itself).
+
 (bones: normalized local rotations by VRM 1.0 humanoid name; ``root``: the sender's
 placement of the whole avatar; ``weight``: how much of what it names the body drives, 0..1,
 default 1; every key is optional; a line without ``body`` has none). ``t_ns`` is the capture time in integer ns, strictly increasing; rotation is a unit
@@ -50,6 +54,11 @@ from .observation import FaceObservation
 from .pose_track import FRAMES, SCHEMA, SCHEMA_VERSION, VOICE_W, PoseSample, PoseTrack, TrackHeader
 
 UNIT_NORM_TOLERANCE = 1e-3
+#: A line's "view": [yaw, pitch, zoom, pan_right, pan_up] (render/orbit.py ``Orbit``), its
+#: identity (the framing itself) and the zoom's bounds (render.orbit ZOOM_MIN, ZOOM_MAX).
+VIEW_W = 5
+VIEW_IDENTITY = (0.0, 0.0, 1.0, 0.0, 0.0)
+VIEW_ZOOM = (0.1, 20.0)
 
 
 class PoseTrackWriter:
@@ -76,10 +85,10 @@ class PoseTrackWriter:
                                   "source": header.source, "settings": header.settings}) + "\n")  # fmt: skip
 
     def write(self, t_ns: int, rotation, translation, blendshapes, confidence: float, found: bool = True,
-              gaze=None, body=None, voice=None) -> None:
+              gaze=None, body=None, voice=None, view=None) -> None:
         """Append one observation; ``t_ns`` must increase strictly. ``gaze`` (2,), ``body``
         (a :class:`tracking.body.BodyPose` that is on) and ``voice`` (8,) (when its ``on``,
-        index 7, is set) are written when given."""
+        index 7, is set) are written when given; ``view`` (5,) the viewer's orbit (module doc)."""
         t = int(t_ns)
         if self._last_t is not None and t <= self._last_t:
             raise TrackFormatError(f"{self.path}: t_ns {t} is not after the previous {self._last_t}")
@@ -98,11 +107,14 @@ class PoseTrackWriter:
             rec["body"] = body_json(body)
         if voice is not None and voice[VOICE_W - 1]:
             rec["voice"] = [float(v) for v in voice]
+        if view is not None:
+            rec["view"] = [float(v) for v in view]
         self._f.write(json.dumps(rec) + "\n")
         self.count += 1
 
-    def write_sample(self, s: PoseSample) -> None:
-        self.write(s.t_ns, s.rotation, s.translation, s.blendshapes, s.confidence, s.found, s.gaze, s.body, s.voice)
+    def write_sample(self, s: PoseSample, view=None) -> None:
+        self.write(s.t_ns, s.rotation, s.translation, s.blendshapes, s.confidence, s.found, s.gaze, s.body, s.voice,
+                   view)
 
     def flush(self) -> None:
         self._f.flush()
@@ -195,7 +207,8 @@ def save_track(track: PoseTrack, path: str | os.PathLike) -> None:
                 body.flags[:] = track.body["flags"][i]
             w.write(track.t_ns[i], track.rotations[i], track.translations[i], track.blendshapes[i],
                     track.confidence[i], track.found[i], track.gaze[i], body,
-                    None if track.voice is None else track.voice[i])  # fmt: skip
+                    None if track.voice is None else track.voice[i],
+                    None if track.view is None else track.view[i])  # fmt: skip
 
 
 def record(observations: Iterable[FaceObservation | PoseSample], path: str | os.PathLike,
@@ -279,7 +292,10 @@ def _parse_line(where: str, line: str, blend_row: np.ndarray):
         raise TrackFormatError(f"{where}: found must be true or false, got {found!r}")
     gaze = _numbers(where, "gaze", rec.get("gaze", [0.0, 0.0]), 2)
     voice = _numbers(where, "voice", rec["voice"], VOICE_W) if "voice" in rec else None
-    return t, rot, tr, float(conf), found, gaze, rec.get("body"), voice
+    view = _numbers(where, "view", rec["view"], VIEW_W) if "view" in rec else None
+    if view is not None and not VIEW_ZOOM[0] <= view[2] <= VIEW_ZOOM[1]:
+        raise TrackFormatError(f"{where}: view zoom must be in {VIEW_ZOOM[0]}..{VIEW_ZOOM[1]}, got {view[2]!r}")
+    return t, rot, tr, float(conf), found, gaze, rec.get("body"), voice, view
 
 
 def _body_rows(n: int) -> dict:
@@ -320,7 +336,7 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
         raise TrackFormatError(f"pose track {p} is not a regular file")
     header = None
     rejected, first_rejected = 0, ""
-    t_ns, rots, trs, confs, founds, blends, gazes, bodies, voices = [], [], [], [], [], [], [], [], []
+    t_ns, rots, trs, confs, founds, blends, gazes, bodies, voices, views = [], [], [], [], [], [], [], [], [], []
     with open(p, encoding="utf-8", errors="replace") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
@@ -336,7 +352,7 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
                 break
             row = np.zeros(NUM_BLENDSHAPES)
             try:
-                t, rot, tr, conf, found, gaze, body, voice = _parse_line(where, line, row)
+                t, rot, tr, conf, found, gaze, body, voice, view = _parse_line(where, line, row)
                 if body is not None:      # a NaN/inf inside the body rejects the observation too
                     _parse_body(where, body, _body_rows(1), 0)
             except _NonFinite as exc:
@@ -346,7 +362,7 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
             if t_ns and t <= t_ns[-1]:
                 raise TrackFormatError(f"{where}: t_ns {t} is not after the previous {t_ns[-1]}")
             t_ns.append(t), rots.append(rot), trs.append(tr), confs.append(conf), founds.append(found), blends.append(row)
-            gazes.append(gaze), bodies.append((where, body)), voices.append(voice)
+            gazes.append(gaze), bodies.append((where, body)), voices.append(voice), views.append(view)
     if header is None:
         raise TrackFormatError(f"pose track {p} is empty (expected a header line)")
     if not t_ns:
@@ -363,6 +379,10 @@ def load_track(path: str | os.PathLike) -> PoseTrack:
     voice = None
     if any(v is not None for v in voices):      # records without one: no audio then (on 0)
         voice = np.array([v if v is not None else [0.0] * VOICE_W for v in voices])
-    track = PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, np.array(gazes), body, voice, header=header)
+    view = None
+    if any(v is not None for v in views):       # records without one: the framing itself
+        view = np.array([v if v is not None else VIEW_IDENTITY for v in views])
+    track = PoseTrack(t_ns, rots, trs, np.array(blends), confs, founds, np.array(gazes), body, voice, header=header,
+                      view=view)
     track.rejected = rejected
     return track

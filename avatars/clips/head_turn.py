@@ -42,3 +42,32 @@ def head_turn_angles(t: float) -> tuple[float, float, float]:
 def head_turn_rotation(t: float) -> np.ndarray:
     """Head rotation (4,) xyzw relative to rest at ``t`` seconds of the standard head-turn test."""
     return quat_from_euler(*head_turn_angles(t))
+
+
+#: Keys per second of :func:`head_turn_clip`.
+CLIP_RATE_HZ = 60
+#: The built-in motions made of the head turn: name -> (seconds of one loop, its motion seconds).
+HEAD_TURN_MOTIONS = {"turn-test": (MOTION_S, MOTION_S), "move-then-settle": (DURATION_S, MOTION_S)}
+
+
+def head_turn_clip(name: str = "move-then-settle"):
+    """The head turn as a body-motion clip (:class:`avatars.clips.Clip`, looping, keyed at
+    :data:`CLIP_RATE_HZ`): "turn-test" is the 4 s turn over and over; "move-then-settle" the
+    turn then 8 s still (the metrics' motion: the hair comes to rest, runtime/settle.py
+    measures when). The head bone carries the whole turn as a world delta on the avatar's rest
+    pose (``rest=None``), the rest of the body stays at rest, so its subtree turns about the
+    head joint as the metrics' poser does (docs/design.md §4.5).
+
+    Raises:
+        KeyError: another name than those of :data:`HEAD_TURN_MOTIONS`.
+    """
+    from .model import Clip
+
+    loop_s, _ = HEAD_TURN_MOTIONS[name]
+    t = np.arange(int(round(loop_s * CLIP_RATE_HZ)) + 1) / CLIP_RATE_HZ
+    head = np.array([head_turn_rotation(float(x)) for x in t])
+    still = np.tile([0.0, 0.0, 0.0, 1.0], (len(t), 1))
+    return Clip(name=name, source="", times=t, rotations={"head": head, "neck": still}, hips_position=None,
+                rest=None, loop=True, frame_rate=float(CLIP_RATE_HZ),
+                notes=(f"generated: the standard head turn ({MOTION_S:g} s)"
+                       + (f" then {STILL_S:g} s still" if loop_s > MOTION_S else ", repeated"),))

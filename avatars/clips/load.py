@@ -54,6 +54,38 @@ def parse_spec(spec: str | Path) -> ClipSpec:
     return ClipSpec(Path(file).expanduser(), parts)
 
 
+#: Extensions only an avatar (a model) carries: a glTF using any of them is a model even when
+#: it also has animations (VRM 0.x ``VRM``; VRM 1.0's vrm, springBone, node constraint, MToon).
+MODEL_EXTENSIONS = ("VRM", "VRMC_vrm", "VRMC_springBone", "VRMC_springBone_extended_collider",
+                    "VRMC_node_constraint", "VRMC_materials_mtoon")
+
+
+def model_extensions(doc_json: dict) -> list[str]:
+    """The :data:`MODEL_EXTENSIONS` a glTF JSON uses: listed in ``extensionsUsed`` or present
+    on the root, a node or a material (an exporter may forget the list), in that order."""
+    def names(obj) -> list:
+        ext = obj.get("extensions") if isinstance(obj, dict) else None
+        return list(ext) if isinstance(ext, dict) else []
+
+    used = doc_json.get("extensionsUsed")
+    found = list(used) if isinstance(used, list) else []
+    found += names(doc_json)
+    for key in ("nodes", "materials"):
+        items = doc_json.get(key)
+        for item in items if isinstance(items, list) else ():
+            found += names(item)
+    return [e for e in MODEL_EXTENSIONS if e in found]
+
+
+def is_clip_document(doc_json: dict) -> bool:
+    """True for a glTF JSON that is a clip file: it has animations and uses none of the
+    :data:`MODEL_EXTENSIONS` (an avatar with animations is an avatar), or it is a VRM
+    Animation (``VRMC_vrm_animation``)."""
+    if "VRMC_vrm_animation" in (doc_json.get("extensions") or {}):
+        return True
+    return bool(doc_json.get("animations")) and not model_extensions(doc_json)
+
+
 def clip_names(path: str | Path) -> list[str]:
     """The names of the animations a glTF/GLB library holds (``FILE#Name`` plays one), read
     from its JSON only; [] for other files and for a file that cannot be read (listing

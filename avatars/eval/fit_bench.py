@@ -21,8 +21,9 @@ from ..tryon.pipeline import TryOnSettings, try_on
 
 def bench_tryon(avatar_path, styles, *, repeats: int = 3, cache_dir=None) -> list[dict]:
     """Seconds to fit + rig each style on the avatar (median of ``repeats`` fresh runs) and
-    to load it back from the disk cache (median of ``repeats``). A benchmark: run it from
-    ``swaycam hair bench``, never from a test."""
+    to load it back from the disk cache (median of ``repeats``); a style that cannot be fitted
+    is a row of its ``style`` and ``problems`` only. A benchmark: run it from
+    ``swaycam hair bench``, never from a test (its refusal path excepted)."""
     avatar = load_avatar(avatar_path)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -34,6 +35,9 @@ def bench_tryon(avatar_path, styles, *, repeats: int = 3, cache_dir=None) -> lis
                 t0 = time.perf_counter()
                 res = try_on(avatar, load_hair(path), TryOnSettings())
                 fresh.append(time.perf_counter() - t0)
+            if res.avatar is None:     # nothing fitted: no timing to report
+                rows.append({"style": path.stem, "problems": list(res.fit.problems)})
+                continue
             cache.store(avatar_path, path, TryOnSettings(), res)
             cached = []
             for _ in range(repeats):

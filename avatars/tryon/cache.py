@@ -30,8 +30,9 @@ from .pipeline import TryOnResult, TryOnSettings
 log = logging.getLogger(__name__)
 
 #: Bump when the stored layout changes.
-FORMAT = "tryon-cache-4"   # 2: the hair mesh instance carries its SkinContact; 3: reload-stable weights;
-#                            4: the pickled classes moved from solver.tryon to avatars.tryon
+FORMAT = "tryon-cache-5"   # 2: the hair mesh instance carries its SkinContact; 3: reload-stable weights;
+#                            4: the pickled classes moved from solver.tryon to avatars.tryon;
+#                            5: the result keeps its guide_set (avatars/tryon/guide_export.py)
 #: Files beside a style that change its result.
 SIDECARS = (".mhmat", ".mhclo")
 
@@ -81,7 +82,8 @@ class TryOnCache:
         return result if tag == FORMAT and isinstance(result, TryOnResult) else None
 
     def store(self, avatar_path, style_path, settings: TryOnSettings, result: TryOnResult) -> Path:
-        """Write ``result`` (without its intermediate guides) atomically; returns the entry path.
+        """Write ``result`` (without its intermediate guides; its ``guide_set`` is kept) atomically;
+        returns the entry path.
 
         Raises:
             OSError: the folder cannot be created or written.

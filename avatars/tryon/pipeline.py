@@ -31,6 +31,7 @@ from .errors import NoHeadError
 from .fit import FitReport, fit_hair
 from .flow import flow_alignment, flow_field
 from .graph import build_graph
+from .guide_export import GuideSet, guide_set
 from .guides import Guide, GuideOptions, extract_guides
 from .head import build_head
 from .own_hair import find_own_hair
@@ -159,7 +160,11 @@ class TryOnResult:
         sheets: which chains carry one connected sheet and their neighbour links
             (:class:`avatars.tryon.sheets.Sheets`; in the avatar as ``Spring.sheet``,
             ``SpringJoint.max_bend`` and ``Avatar.spring_links``).
-        guides, attachments, join: the intermediate guides (for inspection and plots).
+        guides, attachments, join: the intermediate guides (for inspection and plots; not
+            kept in the fit cache).
+        guide_set: the guides as plain arrays (:class:`avatars.tryon.guide_export.GuideSet`:
+            points, state, scalp triangles; kept in the fit cache) for the inspection views
+            and ``swaycam hair guides``.
     """
 
     avatar: Avatar | None
@@ -176,6 +181,7 @@ class TryOnResult:
     attachments: tuple[ScalpAttachment | None, ...] = field(default=(), repr=False)
     join: JoinResult | None = field(default=None, repr=False)
     sheets: Sheets | None = field(default=None, repr=False)
+    guide_set: GuideSet | None = field(default=None, repr=False)
 
     def summary(self) -> dict:
         """The ``swaycam hair fit --json`` object (without ``seconds``)."""
@@ -359,4 +365,5 @@ def try_on(avatar: Avatar, hair: HairMesh, settings: TryOnSettings = TryOnSettin
         hair_vertices=hair.vertex_count, hidden=hide, own_hair=own_report,
         notes=tuple(rig.notes) + tuple(contact_notes), seconds=seconds,
         guides=tuple(guides), attachments=tuple(attachments), join=join, sheets=sheets,
+        guide_set=guide_set(guides, attachments, join, out.head_node()),
     )

@@ -144,6 +144,14 @@ fraction = number(0.0, 1.0, hi_open=True)
 fraction.__name__ = "fraction"
 
 
+def frame_rates(text: str) -> tuple[float, ...]:
+    """A comma-separated list of frame rates (``24,30,60``); the range is checked where they are used."""
+    try:
+        return tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of frame rates") from None
+
+
 def size(text: str) -> tuple[int, int]:
     """``WIDTHxHEIGHT`` in pixels within the limits of ``swaycam run --size`` -> (width, height)."""
     from ..config import ConfigError, parse_size
@@ -242,7 +250,8 @@ def add_motion_options(p, *, default: str, in_place_default: bool) -> None:
     g = p.add_argument_group("body motion")
     g.add_argument("--motion", metavar="CLIP", help="body motion: FILE[#NAME[+NAME...]] (.vrma, .glb/.gltf with a "
                    "humanoid skeleton, .bvh; #NAME picks an animation, A+B plays a sequence), 'idle' (the "
-                   "generated breathing and sway), 'rest' or 'none' (default " + default + ")")
+                   "generated breathing and sway), 'turn-test' (the standard head turn, repeated), 'move-then-settle' "
+                   "(the turn then 8 s still, the settle time shown), 'rest' or 'none' (default " + default + ")")
     g.add_argument("--in-place", dest="in_place", action="store_true", default=None,
                    help="remove the clip's horizontal root motion" + (" (default)" if in_place_default else ""))
     g.add_argument("--no-in-place", dest="in_place", action="store_false",

@@ -14,6 +14,7 @@ from pathlib import Path
 from solver.modes import SolverMode
 
 from ..config import X264_PRESETS
+from ..eval.live_modes import DEFAULT_LIVE_MODES, LIVE_MODES
 
 from .args import (
     CommandError,
@@ -77,6 +78,10 @@ def add_parser(sub) -> None:
     s.add_argument("--motion", metavar="CLIP",
                    help="the avatars' bodies play this clip (FILE[#NAME], 'idle') while the head turns: the "
                    "substep and frame with pose then include clip sampling (default: no body motion)")
+    s.add_argument("--sheets", nargs="?", const="-", metavar="FILE.toml",
+                   help="instead: one 60 fps frame with linked sheets against without, interleaved, on the default "
+                   "and layered avatars with the [hair] link settings of FILE and on each --hair style fitted")
+    s.add_argument("--hair", action="append", metavar="STYLE", help="with --sheets: a try-on style to fit and time")
 
     r = parsers["render"] = add_command(
         targets, "render", run_target, help="renderer ms per frame (draw, readback) and fps per avatar and size",
@@ -142,6 +147,17 @@ def add_parser(sub) -> None:
     lp.add_argument("--video-preset", choices=X264_PRESETS, default=None,
                     help="x264 preset of the offline runs' mp4 (default: the run's, video_preset)")
     lp.add_argument("--no-table", action="store_true", help="skip the interpolation delay / extrapolation table")
+    lp.add_argument("--load", type=count(0, 16), default=0, metavar="N",
+                    help="N CPU-burning helper processes (one core busy each) started and stopped by the bench, "
+                    "running through the offline and live runs (default 0)")
+    lp.add_argument("--live-rounds", type=count(1), default=1, metavar="R",
+                    help="live: rounds of the live modes, interleaved (A B A B: a burst of load lands on every mode "
+                    "alike); medians over the rounds (default 1)")
+    lp.add_argument("--live-mode", action="append", choices=tuple(LIVE_MODES), metavar="MODE",
+                    help="live: a mode to run, repeatable (default: " + ", ".join(DEFAULT_LIVE_MODES) + "). "
+                    + "; ".join(f"{k}: {v[0]}" for k, v in LIVE_MODES.items()))
+    lp.add_argument("--live-seconds", type=positive(600), default=None, metavar="S",
+                    help="live: seconds per run (default: the clip's length)")
 
     ty = parsers["tryon"] = add_command(
         targets, "tryon", run_target, help="hairstyle try-on: fit + rig s per style, cached reload, a live switch",
@@ -219,6 +235,10 @@ def _solver(args, text: bool) -> dict:
         if unknown:
             raise UsageError(f"--set: unknown set {', '.join(unknown)} (sets here: {', '.join(known)})")
         sets = [(n, known[n]) for n in args.set]
+    if args.sheets is not None:
+        from .bench_sheets import run_sheet_bench
+
+        return run_sheet_bench(args, sys.stdout if text else io.StringIO())
     setup = load_motion(args.motion) if args.motion else None
     rig = posed_rig_with(setup) if setup is not None else posed_rig
     return run_solver_bench(motion=head_turn_rotation, samples=args.samples or SAMPLES, solver=args.solver,
@@ -289,7 +309,7 @@ def _tracker(args, text: bool) -> dict:
 def _loop(args, text: bool) -> dict:
     from avatars.assets import SELFIE_CLIP, asset_path
 
-    from ..eval.loop_bench import bench_live, bench_offline_modes, delay_table
+    from ..eval.loop_bench import bench_live_rounds, bench_offline_modes, delay_table
 
     if args.no_offline and args.no_live and args.no_table:
         raise UsageError("--no-offline, --no-live and --no-table together leave nothing to run")
@@ -301,7 +321,7 @@ def _loop(args, text: bool) -> dict:
     out: dict = {}
     if not args.no_offline:
         o = out["offline"] = bench_offline_modes(src, avatar=avatar, size=args.size, rounds=args.rounds,
-                                                 video_preset=args.video_preset)
+                                                 video_preset=args.video_preset, load=args.load)
         if text:
             print(f"offline {args.size[0]}x{args.size[1]}, {args.rounds} runs each (median; slowest x); x real time "
                   "of the whole run and of its frames (after the set-up):")
@@ -312,26 +332,34 @@ def _loop(args, text: bool) -> dict:
                 print(f"  {m:<11}{r['x_realtime']:>12}{r['x_realtime_p95_low']:>9}{r['frames_x_realtime']:>10}"
                       f"{r['setup_s']:>10}{r['ms_per_frame']:>10}"
                       f"{r['cpu_ms_per_frame']:>14}{r['ffmpeg_cpu_ms_per_frame']:>12}{r['x_realtime_2_cores']:>19}")
+            print(f"  mp4 sha256 (load {args.load}): " + "; ".join(f"{m} {', '.join(d[:12] for d in o[m]['sha256'])}"
+                                                               for m in ("serial", "pipelined", "replay")))
     if not args.no_live:
-        modes = {"default (frames follow poses, readback as drawn, filter read at the newest pose)": {},
-                 "clock schedule, PBO readback, interpolation delay 33.3 ms (before)":
-                     {"frame_lock": False, "immediate": False, "pose_delay_ms": 33.3},
-                 "frames follow poses, PBO readback": {"immediate": False},
-                 "clock schedule, readback as drawn": {"frame_lock": False},
-                 "default + extrapolation": {"extrapolate": True}}
-        lives = out["live"] = []
-        for name, kw in modes.items():
-            lv = bench_live(src, avatar=avatar, size=args.size, camera_fps=args.camera_fps, output=args.live_output,
-                            **kw)
-            lives.append({"mode": name, **lv})
-            if text:
-                into = ("a stand-in virtual camera (what a v4l2loopback device costs the sender: the I420 "
-                        "conversion; no device)" if lv["output"] == "vcam" else lv["output"])
-                print(f"live {lv['size']} into {into}, {lv['camera_fps'] or 'clip-rate'} fps camera, {name}: "
-                      f"fps {lv['fps']}, "
-                      f"dropped {lv['dropped_frames']}, locked {lv['locked_pct']} %; ms p50 / p95:")
-                for k, v in lv["stages_ms"].items():
-                    print(f"  {k:<22}{v['p50']!s:>8} / {v['p95']!s:<8}")
+        modes = args.live_mode or list(DEFAULT_LIVE_MODES)
+
+        def shown(m, k, lv):
+            if not text:
+                return
+            into = ("a stand-in virtual camera (what a v4l2loopback device costs the sender: the I420 "
+                    "conversion; no device)" if lv["output"] == "vcam" else lv["output"])
+            q = lv.get("quality") or {}
+            steps = ", ".join(f"{s['rung']} {'down' if s['down'] else 'up'} @{s['frame']}" for s in q.get("steps", []))
+            print(f"live {lv['size']} into {into}, {lv['camera_fps'] or 'clip-rate'} fps camera, load {args.load}, "
+                  f"round {k + 1}, {LIVE_MODES[m][0]}: fps {lv['fps']}, dropped {lv['dropped_frames']}, "
+                  f"locked {lv['locked_pct']} %; quality steps: {steps or 'none'}; ms p50 / p95:")
+            for st, v in lv["stages_ms"].items():
+                print(f"  {st:<22}{v['p50']!s:>8} / {v['p95']!s:<8}")
+
+        live = out["live"] = bench_live_rounds(src, modes, rounds=args.live_rounds, load=args.load, on_run=shown,
+                                               avatar=avatar, size=args.size, camera_fps=args.camera_fps,
+                                               output=args.live_output, duration_s=args.live_seconds)
+        if text and args.live_rounds > 1:
+            print(f"live, load {args.load}: medians of {args.live_rounds} interleaved rounds")
+            print(f"  {'mode':<14}{'fps':>7}{'dropped':>9}{'capture->output p50':>21}{'p95':>7}  governor (per round)")
+            for m, r in live["modes"].items():
+                c = r["stages_ms"]["capture_to_output"]
+                chosen = " | ".join(",".join(q["active"]) or "full" for q in r["quality"])
+                print(f"  {m:<14}{r['fps']!s:>7}{r['dropped_frames']!s:>9}{c['p50']!s:>21}{c['p95']!s:>7}  {chosen}")
     if not args.no_table:
         rows = out["delay_table"] = delay_table(src)
         if text:

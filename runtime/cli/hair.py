@@ -2,10 +2,12 @@
 
     swaycam hair fit HAIR --avatar AVATAR --out OUT.vrm [--json]   fit, rig, export VRM 1.0
     swaycam hair fit --own --avatar AVATAR --out OUT.vrm          re-rig the avatar's own hair
+    swaycam hair guides HAIR [--avatar AVATAR] --out GUIDES.json  the fitted guide curves (docs/guides.md)
     swaycam hair list                                             styles in the hair folders
     swaycam hair bench [STYLE ...] [--avatar A] [--json]          fit + rig and cached reload, s
     swaycam hair metrics [STYLE ...] [--avatar A] [--json]        the hair-quality table
     swaycam hair corpus --out DIR [STYLE ...]                     write the procedural test styles
+    swaycam hair audit [--avatar A ...] [--out DIR]               every style x avatar: a static page
 
 HAIR is a file (.obj with MakeHuman .mhmat/.mhclo beside it, .glb/.gltf/.vrm with
 ``--mesh``/``--node``/``--spring``) or a style name looked up in the hair folders
@@ -32,7 +34,8 @@ def add_parser(sub) -> None:
     f.add_argument("hair", nargs="?", help="hair file or style name (not with --own)")
     f.add_argument("--own", action="store_true", help="re-rig the avatar's own hair (its hair meshes, or its hair cut "
                    "out of a mesh it shares with the face or body) with the try-on rig")
-    f.add_argument("--avatar", help="target avatar (.vrm/.glb; default: the generated default avatar)")
+    f.add_argument("--avatar", help="target avatar (.vrm/.glb, or default / layered: the generated avatars; "
+                   "default: the generated default avatar)")
     f.add_argument("--out", help="the VRM 1.0 file to write")
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.add_argument("--mesh", help="the hair mesh's name inside a .glb/.vrm hair file")
@@ -42,36 +45,89 @@ def add_parser(sub) -> None:
     f.add_argument("--keep-own-hair", action="store_true", help="do not hide the avatar's own hair meshes")
     f.add_argument("--max-chains", type=int, default=24, help="most spring chains (default 24)")
     f.add_argument("--no-cache", action="store_true", help="fit again even when a cached result exists")
-    f.set_defaults(func=run_fit)
+    f.set_defaults(func=run_fit, command_prog=f.prog)
+    g = hs.add_parser("guides", help="write a fitted style's guide curves (points, state, scalp triangle) as JSON",
+                      description="Fit HAIR on AVATAR (or take the cached fit) and write every candidate guide: its "
+                      "points (metres, the avatar's rest frame), state (attached, joined, rejected), scalp triangle "
+                      "and barycentric weights, parent of a joined fragment. Schema: avatars/tryon/guides.schema.json "
+                      "(docs/guides.md).")
+    g.add_argument("hair", help="hair file or style name")
+    g.add_argument("--avatar", help="target avatar (a file, or default / layered: the generated avatars; "
+                   "default: the generated default avatar)")
+    g.add_argument("--out", required=True, help="the JSON file to write ('-': standard output)")
+    g.add_argument("--no-cache", action="store_true", help="fit again even when a cached result exists")
+    g.set_defaults(func=run_guides, command_prog=g.prog)
     ls = hs.add_parser("list", help="the styles in the hair folders")
-    ls.set_defaults(func=run_list)
+    ls.set_defaults(func=run_list, command_prog=ls.prog)
     c = hs.add_parser("corpus", help="write the procedural test hairstyles (CC0) as OBJ + .mhmat into a folder",
                       description="Write swaycam's procedural hairstyles (avatars/hair/procedural.py: long, layered, "
                       "braid, bun, afro, twin tails, crop, closed cap; each made for another head size and unit) "
                       "as DIR/<name>/<name>.obj with a .mhmat; use them with --hair-dir DIR or $SWAYCAM_HAIR_DIR.")
     c.add_argument("styles", nargs="*", help="style names (default: all)")
     c.add_argument("--out", required=True, help="the folder to write")
-    c.set_defaults(func=run_corpus)
+    c.set_defaults(func=run_corpus, command_prog=c.prog)
     for name, func, what in (("bench", run_bench, "seconds to fit + rig and to reload cached"),
                              ("metrics", run_metrics, "hair quality on the standard head turn")):
         b = hs.add_parser(name, help=what)
         b.add_argument("styles", nargs="*", help="style names or files (default: every style found)")
-        b.add_argument("--avatar", help="target avatar (default: the generated default avatar)")
+        b.add_argument("--avatar", help="target avatar (a file, or default / layered: the generated avatars; "
+                       "default: the generated default avatar)")
         b.add_argument("--json", action="store_true", help="print JSON")
         if name == "bench":
             b.add_argument("--repeats", type=int, default=3, help="runs per style (median)")
         else:
             b.add_argument("--solver", action="append", help="rest-shape, legacy (repeatable; default both)")
-        b.set_defaults(func=func)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+        b.set_defaults(func=func, command_prog=b.prog)
+    _add_audit(hs)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1], command_prog=p.prog)
+
+
+_AUDIT = """Fit every style of the hair folders (and swaycam's procedural corpus) on every given avatar,
+measure each fit on the standard head turn and a fast body clip with the quality matrix, draw it
+front and back, and write a static page: OUT/index.html (sortable, a filter for styles with
+rejected guides, each row with the command that opens it live).
+
+Per style and avatar: guides (candidates, attached, joined, rejected), vertices missed, chains,
+edge stretch over the head turn and the clip (p99 and worst edge), hair inside the head and the
+colliders, fit time, thumbnails. The cells are the matrix's (OUT/matrix: one file per finished
+cell, so an interrupted audit goes on where it stopped); fit records in OUT/fits, thumbnails in
+OUT/thumbs, the rows in OUT/audit.json.
+
+    swaycam hair audit
+    swaycam hair audit --avatar default --style bob01 --style proc_braid --duration 1 --settle 2
+    swaycam hair audit --avatar default --avatar layered --avatar assets:vrm/Godette_vrm_v4.vrm"""
+
+
+def _add_audit(hs) -> None:
+    from .args import add_command, add_json_option, count, frame_rates, number
+
+    a = add_command(hs, "audit", run_audit, help="every style x avatar fitted, measured and drawn: a static page",
+                    description=_AUDIT)
+    a.add_argument("--avatar", action="append", metavar="AVATAR", help="a file, a folder, or default / layered / "
+                   "godette; repeatable (default: default, layered and godette when the shared assets have her)")
+    a.add_argument("--hair-dir", action="append", metavar="DIR", help="a hair folder; repeatable (default: "
+                   "$SWAYCAM_HAIR_DIR and the shared assets' hair folder)")
+    a.add_argument("--no-corpus", action="store_true", help="leave out the procedural corpus (swaycam hair corpus)")
+    a.add_argument("--style", action="append", metavar="NAME", help="only this style; repeatable (default: all)")
+    a.add_argument("--clip", metavar="CLIP", help="the fast body clip: FILE#Name, or none (default "
+                   "assets:anim/ual/AnimationLibrary_Godot_Standard.gltf#Sprint_Loop)")
+    a.add_argument("--rates", type=frame_rates, metavar="FPS,...", help="render rates of the fps identity (default 30,120)")
+    a.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True), metavar="S",
+                   help="seconds of motion (default as swaycam metrics: the 4 s head turn, the clip repeated to 4 s)")
+    a.add_argument("--settle", type=number(2.0, 3600.0), metavar="S", help="seconds still after the motion (default 8)")
+    a.add_argument("--out", metavar="DIR", default="out/audit", help="the audit folder (default out/audit)")
+    a.add_argument("--workers", type=count(1, 4096), metavar="N", help="worker processes (default: the core count)")
+    a.add_argument("--retry-failed", action="store_true", help="measure stored failed cells again")
+    a.add_argument("--no-thumbnails", action="store_true", help="draw no thumbnails (no OpenGL needed)")
+    add_json_option(a, "the totals and every row")
 
 
 def _avatar_path(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    from avatars.generate import default_avatar_path
+    """``--avatar`` as every other command reads it: None or ``default`` -> the generated
+    default avatar, ``layered`` -> the generated layered one, else the file."""
+    from .args import avatar_path
 
-    return default_avatar_path()
+    return avatar_path(arg)
 
 
 def _style_path(arg: str) -> Path:
@@ -161,6 +217,44 @@ def run_fit(args) -> int:
     return 0
 
 
+def run_guides(args) -> int:
+    from avatars import AvatarError
+    from avatars.tryon import TryOnSettings
+    from avatars.tryon.cache import cached_try_on
+    from avatars.tryon.guide_export import to_json
+
+    from ..writable import check_file
+
+    try:
+        if args.out != "-":
+            check_file(args.out)
+    except OSError as exc:
+        print(f"swaycam hair guides: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    try:
+        avatar_path = _avatar_path(args.avatar)
+        style = _style_path(args.hair)
+        result, _ = cached_try_on(avatar_path, style, TryOnSettings(), use_cache=not args.no_cache)
+        if result.avatar is None:
+            raise ValueError("; ".join(result.fit.problems) or "the hair could not be fitted")
+    except (AvatarError, ValueError, OSError) as exc:
+        print(f"swaycam hair guides: {exc}", file=sys.stderr)
+        return 1
+    doc = json.dumps(to_json(result.guide_set, style=Path(style).stem, avatar=avatar_path.name), separators=(",", ":"))
+    if args.out == "-":
+        print(doc)
+        return 0
+    try:
+        Path(args.out).write_text(doc, encoding="utf-8")
+    except OSError as exc:
+        print(f"swaycam hair guides: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    c = result.guide_set.counts()
+    print(f"{Path(style).stem}: {c['candidates']} guides ({c['attached']} attached, {c['joined']} joined, "
+          f"{c['rejected']} rejected) -> {args.out}")
+    return 0
+
+
 def _styles(names: list[str]) -> list[Path]:
     from avatars.hair import hair_folders
 
@@ -202,6 +296,12 @@ def run_bench(args) -> int:
     from avatars.eval.fit_bench import bench_tryon
 
     rows = bench_tryon(_avatar_path(args.avatar), [str(p) for p in _styles(args.styles)], repeats=args.repeats)
+    failed = [r for r in rows if "problems" in r]
+    for r in failed:
+        print(f"swaycam hair bench: {r['style']}: {'; '.join(r['problems'])}", file=sys.stderr)
+    rows = [r for r in rows if "problems" not in r]
+    if failed and not rows:
+        return 1
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
@@ -209,7 +309,7 @@ def run_bench(args) -> int:
         for r in rows:
             print(f"{r['style']:<14}{r['fit_rig_s']:>10.3f}{r['fit_rig_s_max']:>8.3f}{r['cached_s']:>10.4f}"
                   f"{r['cached_s_max']:>8.4f}{r['chains']:>8}{r['hair_vertices']:>10}")
-    return 0
+    return 1 if failed else 0
 
 
 def run_metrics(args) -> int:
@@ -219,23 +319,70 @@ def run_metrics(args) -> int:
     from solver.eval.tryon_quality import measure_tryon
 
     avatar = load_avatar(_avatar_path(args.avatar))
-    rows = []
+    rows, failed = [], []
     for style in _styles(args.styles):
         res = try_on(avatar, load_hair(style), TryOnSettings())
         if res.avatar is None:
             print(f"swaycam hair metrics: {style.stem}: {'; '.join(res.fit.problems)}", file=sys.stderr)
+            failed.append(style.stem)
             continue
         head = build_head(res.avatar, hide=(res.hair_instance,))
         for solver in args.solver or ["rest-shape", "legacy"]:
             run = measure_tryon(res, solver=solver, head=head)
             g = res.guide_report
             rows.append({"style": style.stem, "attached_pct": 100.0 * g.attached_share, **run.row()})
+    if failed and not rows:        # nothing measured: no empty table, exit code 1
+        return 1
     if args.json:
         print(json.dumps(rows, indent=1))
-        return 0
+        return 1 if failed else 0
     cols = ("style", "solver", "chains", "attached_pct", "stretch_p99_pct", "stretch_worst_pct", "all_edges_p99_pct",
             "all_edges_worst_pct", "settle_mm", "tip_swing_mm", "scalp_drift_m", "head_depth_mm", "collider_depth_mm")
     print("\t".join(cols))
     for r in rows:
         print("\t".join(f"{r[c]:.4g}" if isinstance(r[c], float) else str(r[c]) for c in cols))
-    return 0
+    return 1 if failed else 0
+
+
+def run_audit(args) -> int:
+    from ..eval.audit.plan import FAST_CLIP, RATES, AuditSpec
+    from ..eval.audit.run import run_audit as audit
+    from ..eval.matrix.axes import Settings, SpecError
+    from ..eval.matrix.executors import PoolExecutor
+    from ..eval.matrix.progress import Progress
+    from ..schedule import sigterm_as_interrupt
+    from .args import UsageError, print_json, writable_folder
+
+    try:
+        settings = Settings(rates=args.rates or RATES, jittered=(), duration_s=args.duration,
+                            settle_s=8.0 if args.settle is None else args.settle)
+        spec = AuditSpec(**({"avatars": tuple(args.avatar)} if args.avatar else {}),
+                         hair_dirs=tuple(args.hair_dir) if args.hair_dir else None, corpus=not args.no_corpus,
+                         styles=tuple(args.style or ()), clip=None if args.clip == "none" else (args.clip or FAST_CLIP),
+                         settings=settings)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from None
+    writable_folder(args.out)
+    guard = sigterm_as_interrupt()
+    try:
+        with guard:
+            summary = audit(spec, args.out, PoolExecutor(args.workers), progress=lambda n: Progress(n, sys.stderr),
+                            thumbnails=not args.no_thumbnails, retry_failed=args.retry_failed)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        print(f"swaycam hair audit: interrupted; the finished cells are in {args.out}", file=sys.stderr)
+        return 128 + (guard.received or 2)
+    t = summary.totals
+    if args.json:
+        print_json(summary.as_dict())
+    else:
+        from ..eval.audit.page import headline
+
+        m = summary.matrix
+        print(f"{headline(t)}")
+        print(f"{m.total} cells: {m.cached} cached, {m.computed} computed ({m.failed} failed); "
+              f"{summary.thumbs_drawn} thumbnails drawn; {summary.seconds:.1f} s; page {summary.page}")
+        if summary.thumb_note:
+            print(f"note: {summary.thumb_note}", file=sys.stderr)
+    return 1 if t["errors"] else 0

@@ -36,6 +36,7 @@ def _avatar_or_clip(text: str) -> str:
 
 def _is_clip_file(spec: str, force: bool) -> bool:
     from avatars.clips import CLIP_SUFFIXES, parse_spec
+    from avatars.clips.load import is_clip_document
     from avatars.gltf_io import read_document
 
     p = parse_spec(spec).path
@@ -46,9 +47,7 @@ def _is_clip_file(spec: str, force: bool) -> bool:
         return True
     if suffix not in CLIP_SUFFIXES or suffix == ".vrm":
         return False
-    doc = read_document(p)
-    ext = doc.json.get("extensions") or {}
-    return bool(doc.json.get("animations")) and "VRMC_vrm" not in ext and "VRM" not in ext
+    return is_clip_document(read_document(p).json)
 
 
 def run(args) -> int:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .args import CommandError, UsageError, add_command, add_json_option, count, existing_dir, number, print_json
+from .args import (CommandError, UsageError, add_command, add_json_option, count, existing_dir, frame_rates, number,
+                   print_json)
 
 _DESCRIPTION = """Measure every cell (avatar, hairstyle, clip, solver) of a matrix with the hair-quality
 measures of 'swaycam metrics' and the fps identity across render rates.
@@ -23,13 +24,6 @@ that axis of the preset or file). Paths may start with 'assets:' (the shared ass
     swaycam matrix --avatar default --hair none --hair bob01 --clip turn-test --solver legacy
     swaycam matrix --preset full --ray                  # a local Ray
     swaycam matrix --preset full --ray 10.0.0.5:6379    # an existing Ray cluster"""
-
-
-def _rates(text: str) -> tuple[float, ...]:
-    try:
-        return tuple(float(v) for v in text.split(",") if v.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of frame rates") from None
 
 
 def _jittered(text: str) -> tuple:
@@ -58,7 +52,7 @@ def add_parser(sub) -> None:
     p.add_argument("--clip", action="append", metavar="CLIP",
                    help="turn-test, idle, FILE#Name, or FILE (all its clips); repeatable (default: turn-test)")
     p.add_argument("--solver", action="append", metavar="SOLVER", help="repeatable (default: rest-shape)")
-    p.add_argument("--rates", type=_rates, metavar="FPS,...", help="render rates of the fps identity "
+    p.add_argument("--rates", type=frame_rates, metavar="FPS,...", help="render rates of the fps identity "
                    "(default 24,30,60,120,144)")
     p.add_argument("--jittered", type=_jittered, metavar="FPS:JITTER:SEED,...",
                    help="jittered replays of the fps identity, or none (default 60:0.5:1,30:0.9:2,144:0.95:3)")

@@ -42,6 +42,12 @@ def add_parser(sub) -> None:
                    "each file's own; "
                    "without --avatar the default set already adds a Godette run at 9.81")
     p.add_argument("--no-fps-check", action="store_true", help="skip the frame-rate consistency replays")
+    p.add_argument("--hair-config", type=existing_file, metavar="FILE.toml",
+                   help="the [hair] table of this config file for every row (spring parameters, linked sheets: "
+                   "[hair.springs.\"Pattern\"] link = true)")
+    p.add_argument("--sheets", choices=("auto", "off"), default="auto",
+                   help="linked sheets: 'auto' (the try-on's sheets and the link settings; default) or 'off' "
+                   "(none; the phase columns still measure the pairs 'auto' would link)")
     add_motion_options(p, default="none", in_place_default=False)
     g = p.add_argument_group("hairstyle try-on")
     g.add_argument("--hair", action="append", metavar="STYLE",
@@ -62,15 +68,30 @@ def add_parser(sub) -> None:
 EARTH_G = 9.81
 
 
-def _avatars(specs, gravity=None, *, styles=(), hair_dir=None, keep_own_hair=False):
+def _hair_config(path) -> dict:
+    """The ``[hair]`` table of the TOML file ``path`` (CommandError naming the file when it
+    cannot be read or the table is not valid)."""
+    import tomllib
+    from pathlib import Path
+
+    from ..rig.hair_params import parse_hair, parse_links
+
+    try:
+        hair = tomllib.loads(Path(path).read_text()).get("hair") or {}
+        parse_hair(hair)
+        parse_links(hair)
+    except (OSError, tomllib.TOMLDecodeError, ValueError) as exc:
+        raise CommandError(f"--hair-config {path}: {exc}") from None
+    return hair
+
+
+def _avatars(specs, gravity=None, *, styles=(), hair_dir=None, keep_own_hair=False, hair=None):
     """({row name: avatar, or (avatar, [hair] settings) when a gravity replaces the file's},
     {row name: attachment report} of the rows with a hairstyle tried on).
 
     With ``styles`` each avatar (default: the generated default avatar) is measured with
     each style fitted on it (:func:`runtime.tryon.fit_style`: the fit cache or a fit) instead
     of its own hair; a style that cannot be fitted is a CommandError with the try-on's message."""
-    from pathlib import Path
-
     from avatars import load_avatar
     from avatars.assets import GODETTE, find_asset
 
@@ -85,11 +106,12 @@ def _avatars(specs, gravity=None, *, styles=(), hair_dir=None, keep_own_hair=Fal
                 runs.append((str(godette), EARTH_G))
         runs += [("default", gravity), ("layered", gravity)]
     loaded, fitted, out, attachments = {}, {}, {}, {}
-    for s, g in runs:
+    for s, _ in runs:
         if s not in loaded:
             loaded[s] = load_avatar(avatar_path(s))
-        a = loaded[s]
-        name = {"default": "swaycam default", "layered": "swaycam layered"}.get(s, a.meta.name or Path(s).stem)
+    names = _row_names({s: a.meta.name for s, a in loaded.items()})
+    for s, g in runs:
+        a, name = loaded[s], names[s]
         for style in styles or (None,):
             avatar, row = a, name
             if style is not None:
@@ -99,10 +121,28 @@ def _avatars(specs, gravity=None, *, styles=(), hair_dir=None, keep_own_hair=Fal
                 row = f"{name} + {label}"
             if g is not None:
                 row = f"{row}, g = {g:g} m/s²"
-            out[row] = avatar if g is None else (avatar, {"gravity": [0.0, -g, 0.0]})
+            settings = dict(hair or {})
+            if g is not None:
+                settings["gravity"] = [0.0, -g, 0.0]
+            out[row] = (avatar, settings) if settings else avatar
             if style is not None:
                 attachments[row] = report
     return out, attachments
+
+
+def _row_names(avatar_names: dict[str, str | None]) -> dict[str, str]:
+    """{avatar spec: its rows' name}: the avatar's own name (the generated ones "swaycam
+    default" / "swaycam layered", a nameless file its stem); names two specs share (two exports
+    of one avatar) get the file name in brackets, or the whole path when that is shared too."""
+    from pathlib import Path
+
+    builtin = {"default": "swaycam default", "layered": "swaycam layered"}
+    base = {s: builtin.get(s, n or Path(s).stem) for s, n in avatar_names.items()}
+    names = dict(base)
+    for label in (lambda s: Path(s).name, str):
+        shared = {n for n in names.values() if list(names.values()).count(n) > 1}
+        names = {s: f"{base[s]} ({label(s)})" if n in shared and s not in builtin else n for s, n in names.items()}
+    return names
 
 
 def _fit(spec, avatar, style: str, hair_dir, keep_own_hair: bool):
@@ -132,8 +172,9 @@ def run(args) -> int:
         raise UsageError("--track and --motion: a motion row keeps the head still; give one of them")
     writable_folder(args.out)      # before the measurements: a bad --out fails now, not after them
 
+    hair = _hair_config(args.hair_config) if args.hair_config else None
     avatars, attachments = _avatars(args.avatar, args.gravity, styles=args.hair or (), hair_dir=args.hair_dir,
-                                    keep_own_hair=args.keep_own_hair)
+                                    keep_own_hair=args.keep_own_hair, hair=hair)
     track = load_track(args.track) if args.track else None
     bare = [name for name, e in avatars.items()
             if not (a := e[0] if isinstance(e, tuple) else e).springs or a.head_node() < 0]
@@ -157,7 +198,7 @@ def run(args) -> int:
     if setups:
         motions = {s.label: s for s in setups}
     rows = measure(avatars, tuple(args.solver or (SolverMode.REST_SHAPE, SolverMode.LEGACY)), track=track,
-                   fps_check=not args.no_fps_check, motions=motions)
+                   fps_check=not args.no_fps_check, motions=motions, sheets=args.sheets)
     title = f"pose track {args.track}" if args.track else None
     if motions:
         title = f"body motion {', '.join(motions)}: each clip (loops to 4 s), then 8 s at rest; head still"

@@ -8,7 +8,7 @@ import sys
 import time
 from dataclasses import replace
 
-from ..config import MAX_DURATION_S, ConfigError, RunConfig, load_toml, merge
+from ..config import MAX_DURATION_S, QUALITY, ConfigError, RunConfig, load_toml, merge
 from .args import (
     BUILTIN_AVATARS,
     Progress,
@@ -55,10 +55,24 @@ def add_parser(sub) -> None:
     add_solver_option(p, default_text="rest-shape")
     p.add_argument("--mirror", dest="mirror", action="store_true", default=None, help="selfie view (default)")
     p.add_argument("--no-mirror", dest="mirror", action="store_false", help="the avatar copies the camera view")
-    p.add_argument("--framing", choices=("bust", "full"), help="camera framing (default bust)")
+    p.add_argument("--framing", choices=("bust", "full", "hair", "back"),
+                   help="camera framing: bust, full body, hair close-up, back view (default bust)")
+    p.add_argument("--inspect", choices=("mesh", "mesh+guides", "guides", "weights"),
+                   help="a fitted style's inspection view: the raw mesh (default), mesh + guides (cyan attached "
+                   "to the scalp, green joined, orange rejected), guides only, the skin weights of one chain "
+                   "(key g cycles, . the chain)")
+    p.add_argument("--guide-roots", dest="guide_roots", action="store_true", default=None,
+                   help="the inspection views show the guides' suggested roots (key t)")
     p.add_argument("--antialias", choices=("auto", "msaa", "fxaa", "off"),
                    help="anti-aliasing: 4x MSAA, an FXAA pass, or none (default auto: MSAA on GPUs, off on "
                    "software OpenGL, where both cost more than a frame's budget)")
+    p.add_argument("--quality", choices=QUALITY,
+                   help="live quality governor: auto (default: under load, steps down tracker rate, mesh detail, a "
+                   "window's render scale, outlines, a window's rate, and back up when the load goes), full "
+                   "(never steps), or a step pinned (it and every step before it)")
+    p.add_argument("--tracker-nice", type=int, choices=range(-20, 20), metavar="N",
+                   help="live: the tracking thread's nice value above the process's, default 0 (a negative value "
+                   "needs CAP_SYS_NICE or RLIMIT_NICE, else it is logged and ignored)")
     p.add_argument("--config", type=existing_file, metavar="FILE.toml",
                    help="TOML settings file (command-line options win)")
     p.add_argument("--record", metavar="POSES.jsonl", help="record the tracked head poses")
@@ -139,9 +153,11 @@ class FirstFrameLog:
 def config_from_args(args) -> RunConfig:
     base = load_toml(args.config) if args.config else RunConfig()
     values = {k: getattr(args, k, None) for k in (
-        "avatar", "source", "fps", "background", "solver", "mirror", "framing", "antialias", "record", "duration",
+        "avatar", "source", "fps", "background", "solver", "mirror", "framing", "inspect", "guide_roots", "antialias",
+        "record", "duration",
         "realtime", "kiosk", "recenter", "overlays", "hud", "service", "port", "avatar_dir", "face_model", "motion_dir",
-        "record_dir", "hair_dir", "vmc_listen", "service_token", "audio", "hands", "hand_model", "pose_model")}
+        "record_dir", "hair_dir", "vmc_listen", "service_token", "audio", "hands", "hand_model", "pose_model",
+        "quality", "tracker_nice")}
     if getattr(args, "vmc_send", None):
         values["vmc_send"] = tuple(args.vmc_send)
     motion = base.motion

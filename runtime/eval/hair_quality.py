@@ -38,7 +38,8 @@ from tracking.pose_track import PoseSample, PoseTrack, synthetic_track
 from ..pose_inputs.track import head_turn_track
 from ..replay import check_fps
 from ..rig import AvatarRig, MotionSetup
-from ..rig.hair_params import parse_hair
+from ..rig.hair_external import build_fields
+from ..rig.hair_params import LINK_KEYS, parse_hair, parse_links
 
 QUALITY_COLUMNS = (
     ("avatar", "avatar", "{}"), ("solver", "solver", "{}"),
@@ -50,6 +51,14 @@ QUALITY_COLUMNS = (
     ("vertex_inside", "hair vertices inside", "{}"), ("vertex_max_depth_mm", "vertex depth (mm)", "{:.2f}"),
     ("tip_swing_mm", "tip swing (mm)", "{:.1f}"), ("tip_rest_arc_mm", "tip off rest arc at end (mm)", "{:.2f}"),
     ("fps_identical", "fps check", "{}"),
+)
+#: Linked sheets (solver/sheets.py), shown when a row has neighbouring chains: links solved, cap
+#: bindings, the neighbours' phase difference during the motion and their relative swing
+#: (solver/eval/sheet_phase.py).
+SHEET_COLUMNS = (
+    ("sheet_links", "sheet links", "{}"), ("cap_bindings", "cap bindings", "{}"),
+    ("phase_median_deg", "phase ° (median)", "{:.1f}"), ("phase_max_deg", "phase ° (max)", "{:.1f}"),
+    ("shear_median_mm", "shear mm (median)", "{:.2f}"),
 )
 #: The try-on's attachment report (docs/design.md §9): candidate guides, attached to the scalp,
 #: joined to an attached guide, rejected.
@@ -106,19 +115,20 @@ def motion_pose(avatar: Avatar, setup: MotionSetup, motion_s: float):
 
 def measure(avatars: dict[str, Avatar | tuple[Avatar, dict]], solvers=(SolverMode.REST_SHAPE, SolverMode.LEGACY), *,
             track: PoseTrack | None = None, fps_check: bool = True,
-            motions: dict[str, MotionSetup] | None = None) -> list[RunMetrics]:
+            motions: dict[str, MotionSetup] | None = None, sheets: str = "auto") -> list[RunMetrics]:
     """Run every (avatar, solver). A value may be ``(avatar, hair)`` with ``[hair]`` settings
     (:mod:`runtime.rig.hair_params`, e.g. ``{"gravity": [0, -9.81, 0]}``) replacing the file's
     spring parameters. ``track`` replaces the standard head turn (avatar frame). ``motions``
     ({label: setup}): instead, one row per clip with the head still (module doc); the row's
-    avatar reads "<avatar> · <label>".
+    avatar reads "<avatar> · <label>". ``sheets="off"`` runs without linked sheets (the
+    try-on's nor the ``link`` settings'; their pairs are still measured for the phase columns).
 
     Raises:
         ValueError: bad ``hair`` settings, or an avatar without springs or head; ClipError:
             a clip the avatar cannot play.
     """
     if motions:
-        return _measure_motions(avatars, solvers, motions, fps_check=fps_check)
+        return _measure_motions(avatars, solvers, motions, fps_check=fps_check, sheets=sheets)
     motion = head_turn_rotation
     motion_s, still_s = 4.0, 8.0
     if track is not None:
@@ -128,35 +138,49 @@ def measure(avatars: dict[str, Avatar | tuple[Avatar, dict]], solvers=(SolverMod
     rows = []
     for name, entry in avatars.items():
         avatar, hair = entry if isinstance(entry, tuple) else (entry, None)
-        overrides = parse_hair(hair)
+        overrides, build, links = parse_hair(hair), build_fields(hair), parse_links(hair)
         for solver in solvers:
             m = standard_run(avatar, motion, solver=solver, name=name, motion_s=motion_s, still_s=still_s,
-                             overrides=overrides)
+                             overrides=overrides, build=build, links=links, sheets=sheets)
             if fps_check:
                 res = check_fps(avatar, track or head_turn_track(), solver=solver, duration_ns=4_000_000_000,
-                                hair=hair)
+                                hair=_sheet_hair(hair, sheets))
                 m.fps_identical = "0 (identical)" if all(r.max_position_diff == 0 and r.max_velocity_diff == 0
                                                          for r in res) else "DIFFERS"
             rows.append(m)
     return rows
 
 
-def _measure_motions(avatars, solvers, motions: dict[str, MotionSetup], *, fps_check: bool) -> list[RunMetrics]:
+def _sheet_hair(hair: dict | None, sheets: str) -> dict | None:
+    """``[hair]`` settings for a rig that runs as ``sheets`` says: "off" drops every ``link``
+    setting and turns every spring's links off."""
+    if sheets != "off":
+        return hair
+    out = {k: v for k, v in (hair or {}).items() if k not in LINK_KEYS}
+    springs = {p: {k: v for k, v in t.items() if k not in LINK_KEYS} for p, t in (out.get("springs") or {}).items()}
+    if springs:
+        out["springs"] = {p: t for p, t in springs.items() if t}
+    return {**out, "link": False}
+
+
+def _measure_motions(avatars, solvers, motions: dict[str, MotionSetup], *, fps_check: bool,
+                     sheets: str = "auto") -> list[RunMetrics]:
     rows = []
     for name, entry in avatars.items():
         avatar, hair = entry if isinstance(entry, tuple) else (entry, None)
-        overrides = parse_hair(hair)
+        overrides, build, links = parse_hair(hair), build_fields(hair), parse_links(hair)
         for label, setup in motions.items():
             motion_s = motion_window_s(setup)
             for solver in solvers:
                 m = standard_run(avatar, head_turn_rotation, solver=solver, name=f"{name} · {label}",
                                  motion_s=motion_s, still_s=MOTION_STILL_S, overrides=overrides,
-                                 pose=motion_pose(avatar, setup, motion_s))
+                                 pose=motion_pose(avatar, setup, motion_s), build=build, links=links,
+                                 sheets=sheets)
                 if fps_check:
                     still = synthetic_track(lambda t: np.array([0.0, 0.0, 0.0, 1.0]), duration_s=motion_s + 1.0,
                                             source="synthetic:still")
-                    res = check_fps(avatar, still, solver=solver, duration_ns=int(round(motion_s * 1e9)), hair=hair,
-                                    motion=setup)
+                    res = check_fps(avatar, still, solver=solver, duration_ns=int(round(motion_s * 1e9)),
+                                    hair=_sheet_hair(hair, sheets), motion=setup)
                     m.fps_identical = "0 (identical)" if all(r.max_position_diff == 0 and r.max_velocity_diff == 0
                                                              for r in res) else "DIFFERS"
                 rows.append(m)
@@ -169,22 +193,25 @@ def _table(rows: list[RunMetrics], columns, extra: dict | None = None) -> str:
     lines = [head, sep]
     for r in rows:
         d = {**r.row(), **(extra or {}).get(r.avatar, {})}
-        lines.append("| " + " | ".join("-" if key not in d else fmt.format(d[key]) for key, _, fmt in columns) + " |")
+        lines.append("| " + " | ".join("-" if d.get(key) is None else fmt.format(d[key]) for key, _, fmt in columns)
+                     + " |")
     return "\n".join(lines)
 
 
-def quality_columns(attachments: dict | None) -> tuple:
+def quality_columns(attachments: dict | None, rows: list[RunMetrics] = ()) -> tuple:
     """The quality table's columns: :data:`QUALITY_COLUMNS`, with :data:`TRYON_COLUMNS` after
-    the solver when rows carry an attachment report."""
-    if not attachments:
-        return QUALITY_COLUMNS
-    return QUALITY_COLUMNS[:2] + TRYON_COLUMNS + QUALITY_COLUMNS[2:]
+    the solver when rows carry an attachment report, and :data:`SHEET_COLUMNS` at the end
+    when a row has neighbouring chains or sheet links."""
+    cols = QUALITY_COLUMNS if not attachments else QUALITY_COLUMNS[:2] + TRYON_COLUMNS + QUALITY_COLUMNS[2:]
+    if any(r.sheet_links or r.phase_median_deg is not None for r in rows):
+        cols = cols + SHEET_COLUMNS
+    return cols
 
 
 def markdown(rows: list[RunMetrics], title: str | None = None, attachments: dict | None = None) -> str:
     run = title or "standard head turn: 4 s of motion, 8 s still"
     return (f"Hair quality ({run}; physics 120 Hz, mesh sampled at 30 Hz)\n\n"
-            + _table(rows, quality_columns(attachments), attachments) + "\n\nTiming (this machine, CPU; a 60 fps "
+            + _table(rows, quality_columns(attachments, rows), attachments) + "\n\nTiming (this machine, CPU; a 60 fps "
             "frame = 2 substeps + posing + skinning matrices)\n\n" + _table(rows, TIMING_COLUMNS) + "\n")
 
 

@@ -23,15 +23,18 @@ Run it as ``swaycam bench loop`` (its options are declared in runtime/cli/bench.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import resource
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
 from ..config import RunConfig
+from .live_modes import DEFAULT_LIVE_MODES, LIVE_MODES
 from ..session import Session, run
 
 
@@ -55,6 +58,7 @@ def bench_offline(source: str, *, avatar: str | None = None, size=(1280, 720), f
         res = run(cfg, say=lambda s: None)
         wall = time.perf_counter() - t0
         cpu, ffmpeg = time.process_time() - c0, _cpu_children_s() - k0
+        digest = hashlib.sha256(Path(f"{tmp}/b.mp4").read_bytes()).hexdigest()
     media_s = res.frames / fps
     n = max(res.frames, 1)
     return {"source": source, "size": f"{size[0]}x{size[1]}", "fps": fps, "frames": res.frames,
@@ -62,7 +66,7 @@ def bench_offline(source: str, *, avatar: str | None = None, size=(1280, 720), f
             "x_realtime": round(media_s / wall, 3), "frames_x_realtime": round(media_s / max(res.duration_s, 1e-9), 3),
             "setup_s": round(wall - res.duration_s, 3), "ms_per_frame": round(1000 * wall / n, 2),
             "cpu_ms_per_frame": round(1000 * cpu / n, 2), "ffmpeg_cpu_ms_per_frame": round(1000 * ffmpeg / n, 2),
-            "x_realtime_2_cores": round(media_s / ((cpu + ffmpeg) / 2), 3)}
+            "x_realtime_2_cores": round(media_s / ((cpu + ffmpeg) / 2), 3), "sha256": digest}
 
 
 def _median_row(rows: list[dict]) -> dict:
@@ -71,16 +75,20 @@ def _median_row(rows: list[dict]) -> dict:
     out = {k: round(statistics.median(r[k] for r in rows), 3) for k in keys}
     out["x_realtime_p95_low"] = round(min(r["x_realtime"] for r in rows), 3)   # the slowest run
     out["runs"] = len(rows)
+    out["sha256"] = sorted({r["sha256"] for r in rows})     # one digest: every run wrote the same bytes
     return out
 
 
 def bench_offline_modes(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 25.0,
-                        rounds: int = 2, video_preset: str | None = None) -> dict:
+                        rounds: int = 2, video_preset: str | None = None, load: int = 0) -> dict:
     """Serial, pipelined and pose-track replay, alternating for ``rounds`` rounds (module doc).
-    Returns {"serial": ..., "pipelined": ..., "replay": ...} medians over the rounds, and
-    ``runs`` (every run)."""
+    ``load``: CPU-burning helpers running throughout (:class:`runtime.eval.load.CpuLoad`).
+    Returns {"serial": ..., "pipelined": ..., "replay": ...} medians over the rounds (with the
+    mp4 digests of the mode's runs: one when they agree), and ``runs`` (every run)."""
+    from .load import CpuLoad
+
     runs: dict[str, list[dict]] = {"serial": [], "pipelined": [], "replay": []}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, CpuLoad(load):
         track = f"{tmp}/poses.jsonl"
         for k in range(rounds):
             vp = {"video_preset": video_preset}
@@ -190,7 +198,8 @@ def retimed_clip(source: str, fps: float, folder: str) -> str:
 def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps: float = 30.0,
                pose_delay_ms: float | None = None, extrapolate: bool | None = None,
                frame_lock: bool = True, immediate: bool = True, camera_fps: float | None = None,
-               output: str = "video", video_preset: str | None = None) -> dict:
+               output: str = "video", video_preset: str | None = None, quality: str = "auto",
+               tracker_nice: int = 0, duration_s: float | None = None) -> dict:
     """The file played live (as a ``camera_fps`` camera when given, see :func:`retimed_clip`)
     at ``fps`` into ``output``; telemetry summary plus ``stages_ms`` (p50/p95 per stage, module
     doc; ``read_delay``: how far before the frame's start the filter is read (its delay
@@ -199,7 +208,10 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
     ``frame_lock``: frames follow the tracked poses (:mod:`runtime.pose_lock`);
     ``immediate``: each frame read back as drawn (False: the PBO double buffer, one frame
     late); ``locked_pct``: frames drawn while locked. ``output``: "video" (an mp4) or "vcam"
-    (:class:`LoopbackLikeBackend`)."""
+    (:class:`LoopbackLikeBackend`). ``quality``, ``tracker_nice``: the run's settings (the
+    quality governor, the tracking thread's nice value); ``quality`` in the result: the
+    governor's level, steps taken and undone (``steps``: frame, rung, down) at the end.
+    ``duration_s``: loop seconds to run (None: the clip's length)."""
     recs: list[tuple] = []
     with tempfile.TemporaryDirectory() as tmp:
         if camera_fps:
@@ -209,7 +221,7 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
         extra = {"video_preset": video_preset} if video_preset else {}
         cfg = RunConfig(source=source_run, avatar=avatar, size=size, fps=fps, realtime=True,
                         output=(_live_output(output, tmp),), pose_delay_ms=pose_delay_ms, frame_lock=frame_lock,
-                        **extra)
+                        quality=quality, tracker_nice=tracker_nice, duration=duration_s, **extra)
         if extrapolate is not None:
             cfg = dataclasses.replace(cfg, filter=dataclasses.replace(cfg.filter, extrapolate=bool(extrapolate)))
         with Session(cfg, say=lambda s: None) as session:
@@ -254,6 +266,50 @@ def bench_live(source: str, *, avatar: str | None = None, size=(1280, 720), fps:
             "frame_lock": frame_lock, "immediate": immediate, "extrapolate": extra,
             "pose_delay_ms": pose_delay_ms, "locked_pct": round(100.0 * sum(locked) / max(len(locked), 1), 1),
             **result.summary, "stages_ms": {k: _pcts(v) for k, v in stages.items()}}
+
+
+#: The numbers of a live run that :func:`bench_live_rounds` takes the median of.
+_LIVE_KEYS = ("fps", "dropped_frames", "latency_ms_p50", "latency_ms_p95", "tracker_ms_p50", "tracker_ms_p95",
+              "locked_pct")
+
+
+def _median(values):
+    v = [x for x in values if x is not None]
+    return None if not v else round(float(statistics.median(v)), 2)
+
+
+def bench_live_rounds(source: str, modes, *, rounds: int = 3, load: int = 0, on_run=None, **live) -> dict:
+    """The live ``modes`` (names of :data:`LIVE_MODES`) interleaved round by round (A B A B: a
+    burst of load lands on every mode alike) for ``rounds`` rounds, with ``load`` CPU-burning
+    helpers (:class:`runtime.eval.load.CpuLoad`) running throughout. ``live``: the
+    :func:`bench_live` keywords of every run; ``on_run(mode, round, row)`` after each run.
+
+    Returns {"load": n, "rounds": r, "modes": {name: {"what", medians of the :data:`_LIVE_KEYS`
+    and of every stage's p50 / p95 over the rounds ("stages_ms"), "quality": the governor's
+    chosen steps per round ([rungs active at the end], steps taken), "runs": every run}}}."""
+    from .load import CpuLoad
+
+    unknown = [m for m in modes if m not in LIVE_MODES]
+    if unknown:
+        raise ValueError(f"live mode {unknown[0]!r}: one of {', '.join(LIVE_MODES)}")
+    runs: dict[str, list[dict]] = {m: [] for m in modes}
+    with CpuLoad(load):
+        for k in range(rounds):
+            for m in modes:
+                row = bench_live(source, **{**live, **LIVE_MODES[m][1]})
+                runs[m].append(row)
+                if on_run is not None:
+                    on_run(m, k, row)
+    out: dict = {}
+    for m, rows in runs.items():
+        stages = {st: {q: _median(r["stages_ms"][st][q] for r in rows) for q in ("p50", "p95")}
+                  for st in rows[0]["stages_ms"]}
+        quality = [{"active": r["quality"]["active"], "steps": [(s["frame"], s["rung"], "down" if s["down"] else "up")
+                                                                for s in r["quality"]["steps"]]}
+                   for r in rows if r.get("quality")]
+        out[m] = {"what": LIVE_MODES[m][0], **{key: _median(r.get(key) for r in rows) for key in _LIVE_KEYS},
+                  "stages_ms": stages, "quality": quality, "runs": rows}
+    return {"load": load, "rounds": rounds, "modes": out}
 
 
 def delay_table(source: str, *, delays_ms=(0, 10, 20, 33.3, 40, 50), camera_fps: float = 30.0,

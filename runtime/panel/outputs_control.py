@@ -249,8 +249,9 @@ class OutputControl:
             return out
 
     # ------------------------------------------------------------------ render thread
-    def frame_drawn(self, sample) -> None:
-        """Record the pose the frame just drawn used (render thread)."""
+    def frame_drawn(self, sample, view=None) -> None:
+        """Record the pose the frame just drawn used, and ``view`` (the viewer's orbit (5,),
+        tracking/track_io.py "view"; render thread)."""
         p = self.poses
         if p is None or sample is None:
             return
@@ -258,7 +259,7 @@ class OutputControl:
         if self._last_pose_t is not None and t <= self._last_pose_t:
             return
         self._last_pose_t = t
-        p[0].write_sample(sample)
+        p[0].write_sample(sample, view)
 
     def close(self) -> None:
         """At the end of the run (render thread, before the outputs close): finish every

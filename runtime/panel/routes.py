@@ -9,7 +9,7 @@ is documented in the README and is what the panel itself calls):
                            second, read back only while a client watches (runtime/panel/preview.py)
     GET  /preview.jpg      one preview frame
     GET  /avatars          {"avatars": [files in --avatar-dir], "current"}
-    GET  /clips            {"clips": ["idle", "rest", files in --motion-dir, FILE#Name of each clip of
+    GET  /clips            {"clips": ["idle", "rest", "turn-test", "move-then-settle", files in --motion-dir, FILE#Name of each clip of
                            a library], "playing"}
     GET  /hair             {"solver", "solvers", "params", "springs" {name: params in effect},
                            "steps", "resets"} (+ "tails" and "rest_tails", where each tail would be
@@ -176,11 +176,11 @@ class PanelRoutes:
                    "folder": d is not None})
 
     def clips(self, req: Request) -> None:
-        """The clips: idle, rest, every file of the motion folder, and every named clip of a
+        """The clips: idle, rest, the head turn (repeated, and then still), every file of the motion folder, and every named clip of a
         library (a glTF with several animations: ``FILE#Name``), so each can be picked."""
         from avatars.clips.load import clip_names
 
-        items = ["idle", "rest"]
+        items = ["idle", "rest", "turn-test", "move-then-settle"]
         for f in folder_files(self.motion_dir, CLIP_SUFFIXES):
             p = self.motion_dir / f
             try:

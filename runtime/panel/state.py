@@ -53,11 +53,11 @@ class PanelState:
         """The frame's expression weights with the triggered ones on top."""
         return self.overlay.apply(tracked)
 
-    def frame_drawn(self, renderer, wall_ns: int, sample) -> None:
-        """After the frame is drawn and sent: the preview, the pose recording, the
-        calibration's samples."""
+    def frame_drawn(self, renderer, wall_ns: int, sample, view=None) -> None:
+        """After the frame is drawn and sent: the preview, the pose recording (with ``view``,
+        the viewer's orbit (5,), when given), the calibration's samples."""
         self.preview.frame_drawn(renderer, wall_ns)
-        self.outputs.frame_drawn(sample)
+        self.outputs.frame_drawn(sample, view)
         if self.calibration.phase is not None and sample is not None:
             self.calibration.feed(sample.blendshapes, sample.found)
 

@@ -113,6 +113,8 @@ class LiveInput(PoseInput):
             per pose (:mod:`runtime.pose_lock`): the read delay eases to the tracker's latency
             (capture -> filter) less the draw's one-substep lag, instead of ``pose.delay_ns``
             (which stays the delay otherwise).
+        tracker_nice: the tracking thread's nice value above the process's
+            (:class:`tracking.live.LiveTracking` ``nice``).
         voice: the ``--audio`` timeline (:class:`tracking.audio.stream.VoiceTimeline`, on the
             capture clock) whose value at each recorded pose's time is recorded with it, or None.
 
@@ -124,7 +126,7 @@ class LiveInput(PoseInput):
     def __init__(self, source: FrameSource, *, tracker: FaceTrackerOptions = FaceTrackerOptions(),
                  pose: PoseFilterOptions = PoseFilterOptions(), metrics: Telemetry | None = None,
                  record: str | None = None, clock_ns=time.perf_counter_ns, follow_newest: bool = False,
-                 voice=None):
+                 tracker_nice: int = 0, voice=None):
         from tracking.live import LiveTracking
 
         self._clock_ns = clock_ns
@@ -146,7 +148,7 @@ class LiveInput(PoseInput):
         #: the arm poses of the tracked frames (``--hands``: tracking.hands), on the capture clock
         self.arms = Timeline(ARM_W, 256) if tracker.hands else None
         self.tracking = LiveTracking(self.source, tracker_options=tracker, pose_options=pose, clock_ns=clock_ns,
-                                     on_observation=self._observed)
+                                     on_observation=self._observed, nice=tracker_nice)
         self.filter = self.tracking.pose_filter
         self.arrivals = PoseArrivals()
         self._read_delay = ReadDelay(self.filter.options.delay_ns, self.arrivals, NS_PER_S // RATE_HZ) if follow_newest else None
@@ -207,6 +209,15 @@ class LiveInput(PoseInput):
     def read_delay_ns(self) -> int:
         """How far behind the wall time the filter is read now, ns (module doc, ``follow_newest``)."""
         return self.filter.options.delay_ns if self._read_delay is None else int(self._read_delay.delay_ns)
+
+    @property
+    def stride(self) -> int:
+        """Camera frames per tracked frame (the quality governor's ``tracker`` step sets 2)."""
+        return self.tracking.stride
+
+    @stride.setter
+    def stride(self, n: int) -> None:
+        self.tracking.stride = n
 
     def recenter(self) -> None:
         self.filter.recenter()

@@ -58,6 +58,10 @@ def _pose_options(cfg: RunConfig) -> PoseFilterOptions:
         opts = replace(opts, delay_ns=int(cfg.pose_delay_ms * 1e6))
     if cfg.filter.extrapolate is not None:      # [filter] extrapolate = true: no interpolation delay needed
         opts = replace(opts, extrapolate=cfg.filter.extrapolate)
+    if cfg.filter.max_rate_deg_s is not None:   # the detection gate (tracking/pose_filter.py)
+        opts = replace(opts, max_rate_deg_s=float(cfg.filter.max_rate_deg_s))
+    if cfg.filter.confirm_frames is not None:
+        opts = replace(opts, confirm_frames=cfg.filter.confirm_frames)
     return opts
 
 
@@ -185,6 +189,7 @@ def _open_source(cfg: RunConfig, metrics, voice) -> tuple[PoseInput, int | None]
             extra["ahead"] = DEFAULT_DEPTH if cfg.track_ahead is None else int(cfg.track_ahead)
         else:   # no delay asked for: read the newest pose while frames follow the camera
             extra["follow_newest"] = cfg.pose_delay_ms is None and not cfg.filter.extrapolate
+            extra["tracker_nice"] = int(cfg.tracker_nice)
         try:
             inp = kind(source, tracker=_tracker_options(cfg), pose=_pose_options(cfg),
                        metrics=metrics, record=cfg.record, voice=None if voice is None else voice.timeline, **extra)

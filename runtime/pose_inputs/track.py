@@ -51,6 +51,11 @@ class TrackInput(PoseInput):
         self._found = out.found
         return out
 
+    def view_at(self, t_ns: int):
+        """(5,) the view recorded with the pose at loop time ``t_ns`` (tracking/pose_track.py
+        :meth:`PoseTrack.view_at`), or None: the track has none."""
+        return self.track.view_at(t_ns, offset_ns=self._offset)
+
     def status(self) -> InputStatus:
         finished = self._clock is not None and self._clock.now_ns() - self._offset > self.end_ns
         return InputStatus(live=self.live, finished=finished, face_found=self._found, start_ns=self.start_ns,

@@ -7,6 +7,14 @@
     hit_radius = 0.02          # metres
     [hair.springs."boneGroup0/*"]   # springs whose name matches the pattern (fnmatch);
     k = 90.0                        # the first matching pattern wins, then the [hair] values
+    [hair.springs."Inner*"]         # linked sheets (solver/sheets.py): link these springs to
+    link = true                     # their neighbours (true: the pattern is the group; or a
+    link_rate = 40.0                # group name; false: no links, the try-on's neither);
+    link_stretch = 0.15             # sheet rate 1/s, stretch and squish caps (fractions
+    link_squish = 0.3               # of the rest distance)
+
+The wind (``[hair.wind]``), ``wind_drag``, ``limit`` and ``fit_limits`` are read by
+:mod:`runtime.rig.hair_external`.
 
 Unset values keep the avatar's own parameters mapped from its VRM file (docs/design.md §4.3).
 ``swaycam inspect`` lists the spring names. Values are checked: finite, not negative, and
@@ -25,6 +33,10 @@ from solver.params import SpringOverride
 from ..errors import SettingsError
 
 KEYS = ("k", "c", "gravity", "hit_radius")
+#: The linked-sheet keys (:func:`parse_links`; fixed when the chain set is built).
+LINK_KEYS = ("link", "link_rate", "link_stretch", "link_squish")
+#: Largest accepted sheet rate (1/s) and stretch cap (fraction).
+LINK_LIMITS = {"link_rate": 1e4, "link_stretch": 10.0, "link_squish": 1.0}
 #: Largest accepted value of each setting (gravity: of each component's magnitude).
 LIMITS = {"k": 1e7, "c": 1e4, "gravity": 1000.0, "hit_radius": 1.0}
 
@@ -40,9 +52,12 @@ def _number(value, where: str, *, minimum: float = 0.0, maximum: float = math.in
 
 
 def _override(table: dict, where: str) -> SpringOverride:
-    unknown = [k for k in table if k not in KEYS]
+    from .hair_external import SPRING_KEYS    # wind_drag, limit: read by runtime.rig.hair_external
+
+    unknown = [k for k in table if k not in KEYS and k not in SPRING_KEYS and k not in LINK_KEYS]
     if unknown:
-        raise SettingsError(f"{where}: unknown hair setting {unknown[0]!r} (known: {', '.join(KEYS)}, springs)")
+        raise SettingsError(f"{where}: unknown hair setting {unknown[0]!r} (known: {', '.join(KEYS + LINK_KEYS)}, "
+                            "springs)")
     g = table.get("gravity")
     if g is not None:
         if not isinstance(g, (list, tuple)) or len(g) != 3:
@@ -69,7 +84,10 @@ def parse_hair(settings: dict | None, where: str = "hair") -> dict[str, SpringOv
         return None
     if not isinstance(settings, dict):
         raise SettingsError(f"{where}: must be a table of {', '.join(KEYS)}")
-    settings = dict(settings)
+    from .hair_external import TOP_KEYS, parse_external
+
+    parse_external(settings, where)             # wind, wind_drag, limit, fit_limits: checked there
+    settings = {k: v for k, v in settings.items() if k not in TOP_KEYS}
     springs = settings.pop("springs", {}) or {}
     if not isinstance(springs, dict):
         raise SettingsError(f"{where}.springs: must be a table of spring-name patterns")
@@ -88,6 +106,41 @@ def parse_hair(settings: dict | None, where: str = "hair") -> dict[str, SpringOv
             hit_radius=ov.hit_radius if ov.hit_radius is not None else base.hit_radius)
     if any(v is not None for v in (base.k, base.c, base.g, base.hit_radius)):
         out["*"] = base
+    return out or None
+
+
+def _link_setting(table: dict, where: str):
+    from solver.sheets import LinkSetting
+
+    link = table.get("link")
+    if link is not None and not isinstance(link, (bool, str)):
+        raise SettingsError(f"{where}.link: {link!r} is not true, false or a group name")
+    vals = {k: None if k not in table else _number(table[k], f"{where}.{k}", maximum=LINK_LIMITS[k])
+            for k in LINK_KEYS[1:]}
+    return LinkSetting(link=link, rate=vals["link_rate"], stretch=vals["link_stretch"], squish=vals["link_squish"])
+
+
+def parse_links(settings: dict | None, where: str = "hair") -> dict | None:
+    """The linked-sheet settings of ``[hair]`` -> {pattern: :class:`solver.sheets.LinkSetting`}
+    (None when there are none): ``link``, ``link_rate`` (1/s), ``link_stretch``,
+    ``link_squish`` per ``[hair.springs."PATTERN"]`` table; the ``[hair]`` table's own values
+    apply to every spring (pattern ``*``) and are inherited by the spring tables.
+
+    Raises:
+        SettingsError (a ValueError): a value of the wrong kind or out of range, named.
+    """
+    if not settings or not isinstance(settings, dict):
+        return None
+    springs = settings.get("springs") or {}
+    base = {k: settings[k] for k in LINK_KEYS if k in settings}
+    out = {}
+    if isinstance(springs, dict):
+        for pattern, table in springs.items():
+            if isinstance(table, dict) and any(k in table for k in LINK_KEYS):
+                out[str(pattern)] = _link_setting({**base, **{k: table[k] for k in LINK_KEYS if k in table}},
+                                                  f"{where}.springs.{pattern}")
+    if base:
+        out["*"] = _link_setting(base, where)
     return out or None
 
 

@@ -41,6 +41,7 @@ import numpy as np
 from avatars import Avatar
 from avatars.clips import Clip, ClipError
 from avatars.errors import did_you_mean
+from avatars.clips.head_turn import HEAD_TURN_MOTIONS, head_turn_clip
 from avatars.clips.idle import idle_clip
 
 from . import kernels as RK
@@ -52,13 +53,13 @@ from .retarget import RetargetedClip, _leg, retarget
 log = logging.getLogger(__name__)
 
 #: The ``--motion`` values that name no file.
-MOTION_KEYWORDS = ("idle", "rest", "none")
+MOTION_KEYWORDS = ("idle", "rest", "none", "turn-test", "move-then-settle")
 #: "no event pending" (ns)
 NEVER = 1 << 62
 
 
 #: The motion spec words that are not files.
-BUILTIN_MOTIONS = ("idle", "rest", "none")
+BUILTIN_MOTIONS = ("idle", "rest", "none", "turn-test", "move-then-settle")
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,9 @@ class MotionSetup:
 def load_motion(spec: str | None, *, options: MotionOptions = MotionOptions(), bone_map=None,
                 bvh_scale: float | None = None, loop: bool | None = None) -> MotionSetup | None:
     """A ``--motion`` spec -> :class:`MotionSetup`: "none" (or None) -> None (no body motion),
-    "idle" / "rest" -> the generated idle / the still body, else ``FILE[#Name[+Name...]]``
+    "idle" / "rest" -> the generated idle / the still body, "turn-test" / "move-then-settle" ->
+    the standard head turn repeated / then 8 s still (:func:`avatars.clips.head_turn.head_turn_clip`),
+    else ``FILE[#Name[+Name...]]``
     (:func:`avatars.clips.load_clips`).
 
     Raises:
@@ -98,6 +101,8 @@ def load_motion(spec: str | None, *, options: MotionOptions = MotionOptions(), b
         return None
     if spec in ("idle", "rest"):
         return MotionSetup(spec, options, loop, spec)
+    if spec in HEAD_TURN_MOTIONS:         # the head turn as a clip (avatars/clips/head_turn.py)
+        return MotionSetup((head_turn_clip(spec),), options, loop, spec)
     try:
         clips = load_clips(spec, bone_map=bone_map, unit_scale=bvh_scale)
     except ClipError as exc:          # 'idel': a mistyped keyword rather than a file

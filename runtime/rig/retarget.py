@@ -27,7 +27,10 @@ motion from the clip's rest, scaled by leg length (s = avatar / clip, thigh + sh
 sides averaged; the hips height above the feet when a leg is missing):
 p(t) = p0_avatar + s · (p_clip(t) − p0_clip). *Root motion*: with ``in_place`` the clip's
 horizontal drift from its first key to its last is removed linearly in time (the sway and
-bob stay); without it the player carries the drift on from loop to loop.
+bob stay); a clip that does not loop (a motion capture that starts from standing, curves or
+slows down) also loses the rest of its slow horizontal path (:data:`IN_PLACE_WINDOW_S`), so
+it never walks toward or away from the camera; without it the player carries the drift on
+from loop to loop.
 
 Node tracks (hair and other non-humanoid nodes): an avatar node of the same name that is
 neither a humanoid bone nor above one plays the clip's local rotation relative to the
@@ -49,6 +52,34 @@ from avatars.humanoid import HUMAN_BONES, REQUIRED_BONES
 from avatars.math3d import mat_decompose, quat_conj, quat_from_vecs, quat_mul, quat_normalize
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+#: In place, a one-shot clip's horizontal hips motion slower than this window (seconds) is its
+#: path, removed; faster motion (the sway of a step, ~1 s a gait cycle) stays.
+IN_PLACE_WINDOW_S = 2.0
+_PATH_RATE_HZ = 120.0
+
+
+def _slow_path(times: np.ndarray, move: np.ndarray) -> np.ndarray:
+    """(K, 3) the slow part of ``move`` (K, 3) sampled at ``times`` (K,) seconds, less its
+    value at the first key: a centred local quadratic fit over :data:`IN_PLACE_WINDOW_S` (the
+    clip's length when shorter; Savitzky-Golay smoothing weights on a 120 Hz grid), so a path
+    that speeds up or slows down is followed (a moving average lagged a start from standing
+    by ~20 cm) while the sway of each step (~1 s) is kept (97 % of it in
+    tests/runtime/rig/test_in_place_capture.py); the ends extended by point reflection, so a
+    straight path leaves nothing and the first and last keys stay where they are."""
+    t0, t1 = float(times[0]), float(times[-1])
+    n = max(int(round((t1 - t0) * _PATH_RATE_HZ)), 1)
+    grid = np.linspace(t0, t1, n + 1)
+    x = np.stack([np.interp(grid, times, move[:, c]) for c in range(3)], axis=1)
+    half = max(1, min(int(round(IN_PLACE_WINDOW_S * _PATH_RATE_HZ / 2)), n))
+    ext = np.concatenate([2 * x[0] - x[half:0:-1], x, 2 * x[-1] - x[-2:-half - 2:-1]])
+    m = half
+    j = np.arange(-m, m + 1, dtype=np.float64)
+    w = 3.0 * (3 * m * m + 3 * m - 1 - 5 * j * j) / ((2 * m + 3) * (2 * m + 1) * (2 * m - 1))
+    avg = np.stack([np.convolve(ext[:, k], w[::-1], mode="valid") for k in range(3)], axis=1)
+    slow = avg - avg[0]
+    return np.stack([np.interp(times, grid, slow[:, k]) for k in range(3)], axis=1)
 
 
 def _parent_map() -> dict[str, str | None]:
@@ -248,6 +279,8 @@ def retarget(clip: Clip, avatar: Avatar, *, options: RetargetOptions = RetargetO
         d = (move[-1] - move[0]) * horiz
         if options.in_place and clip.duration_s > 0:
             move = move - (clip.times / clip.duration_s)[:, None] * d
+            if not clip.loop:         # a one-shot capture's path may curve or change speed
+                move = move - _slow_path(clip.times, move * horiz)
         elif clip.loop:
             drift = inv_parent[:3, :3] @ d
         world = rest_t[hips] + move

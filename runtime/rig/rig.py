@@ -45,6 +45,7 @@ from tracking.expressions import ExpressionMapper, ExpressionOptions, PerfectSyn
 from tracking.body import BodyPose
 from tracking.pose_track import PoseSample
 
+from . import hair_external
 from . import kernels as RK
 from . import motion_kernels as MK
 from .constraints import ConstraintPlan, constrained_nodes
@@ -53,7 +54,7 @@ from ..errors import SettingsError
 from ..lipsync.mix import MixOptions, mix_mouth
 from .errors import MotionError, RigError
 from .eyes import BodyDrive, EyeDrive, look_at_multiplier
-from .hair_params import ResolvedHair, parse_hair, resolve_hair, unmatched_springs
+from .hair_params import ResolvedHair, parse_hair, parse_links, resolve_hair, unmatched_springs
 from .motion import MotionPlayer
 from .motion_options import MotionOptions
 from .posing import DrivenPose, PosePlan
@@ -128,9 +129,12 @@ class AvatarRig:
         #: the packed parameters of the compiled drive: head (HP), lookAt (LP), body (55 x BP_W)
         self._hp = np.concatenate([self.drive.params, self.eyes.lp, self.body.bp.ravel()])
         overrides = parse_hair(self.hair_params)   # validated with or without springs
+        links = parse_links(self.hair_params)      # linked sheets: fixed at this build
         try:
-            self.chains = (ChainSet.from_avatar(avatar, BuildOptions(solver=solver, overrides=overrides))
+            self.chains = (ChainSet.from_avatar(avatar, BuildOptions(solver=solver, overrides=overrides, links=links,
+                                                                     **hair_external.build_fields(self.hair_params)))
                            if avatar.springs else None)
+            hair_external.start_wind(self.chains, self.hair_params)
         except SolverError as exc:      # springs the solver cannot build, or settings it cannot keep stable
             raise RigError(str(exc)) from None
         for note in self.hair_warnings():
@@ -415,6 +419,7 @@ class AvatarRig:
                 self.chains.set_overrides(overrides)
             except ValueError as exc:   # a k its c cannot keep stable at 120 Hz (solver.params.check_stable)
                 raise SettingsError(str(exc)) from None
+            hair = hair_external.retune(self.chains, self.hair_params, hair)   # wind, limits, wind_drag
             target = self.chains.params.hit_radius.copy()
             if np.any(target > before):    # raised radii grow from where they were
                 self.chains.set_hit_radii(np.minimum(target, before))

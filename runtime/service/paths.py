@@ -48,11 +48,11 @@ def resolve_avatar(avatar_dir: Path, requested: str) -> Path:
 
 
 def resolve_clip(motion_dir: Path | None, requested) -> str:
-    """A clip spec for ``requested`` ("idle", "rest", or ``FILE[#Name...]`` inside
-    ``motion_dir``); raises BadRequest, Forbidden or NotFound otherwise."""
+    """A clip spec for ``requested`` ("idle", "rest", "turn-test", "move-then-settle", or
+    ``FILE[#Name...]`` inside ``motion_dir``); raises BadRequest, Forbidden or NotFound otherwise."""
     if not isinstance(requested, str) or not requested or "\0" in requested:
         raise BadRequest("'clip' must be a non-empty string without NUL bytes")
-    if requested in ("idle", "rest"):
+    if requested in ("idle", "rest", "turn-test", "move-then-settle"):
         return requested
     if motion_dir is None:
         raise Forbidden("no motion folder is configured (--motion-dir)")

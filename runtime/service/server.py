@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import socket
 import threading
 import time
@@ -234,6 +235,17 @@ class ControlService:
         self.close()
 
 
+#: An absolute path in a message: a slash, then folders, then the last component.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~/])(?:/[^/\s:'\"(),]+)+/([^/\s:'\"(),]+)")
+
+
+def client_message(text: str) -> str:
+    """``text`` as a web client may read it: every absolute server path shortened to its last
+    component (``/home/me/avatars/zero.vrm: ...`` -> ``zero.vrm: ...``), so no folder layout of
+    the server leaks (issue 34 item 9); the log keeps the whole message."""
+    return _ABSOLUTE_PATH.sub(lambda m: m.group(1), text)
+
+
 def _short(text: str, n: int = 300) -> str:
     """A log line's copy of a message: at most ``n`` characters (a request's 30 KB string
     is not copied to the console)."""
@@ -297,7 +309,7 @@ class _Handler(BaseHTTPRequestHandler):
             except RequestError as exc:     # Refused
                 log.info("service: refused %s %s from %s: %s", method, self.path[:80], self.client_address[0],
                          _short(str(exc)))
-                req.reply({"error": str(exc)}, exc.status, exc.headers)
+                req.reply({"error": client_message(str(exc))}, exc.status, exc.headers)
                 return
             cookie = svc.policy.panel_login(method, req.path, req.query)
             if cookie is not None:          # the panel opened with the token: a nonce, the token out of the URL
@@ -328,13 +340,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self.service.gate()
             route(req)
         except RequestError as exc:
-            req.reply({"error": str(exc)}, exc.status, exc.headers)
+            req.reply({"error": client_message(str(exc))}, exc.status, exc.headers)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             raise
         except Exception as exc:  # noqa: BLE001 - a bad request must never kill the service
             status = status_of(exc)
             if status is not None:                 # the runtime's errors, by kind
-                req.reply({"error": str(exc)}, status)
+                req.reply({"error": client_message(str(exc))}, status)
                 return
             # one line in the log (the traceback only at debug level), none in the answer
             log.error("service: internal error on %s %s: %s: %s", method, path[:80], type(exc).__name__,

@@ -10,8 +10,8 @@ swap between frames (the session's ``tryon``).
 
 from ..errors import SessionClosed, StyleError, StyleSuperseded
 from .fitter import Fitter
-from .styles import BaseAvatar, HairStyles, fit_style, summary
+from .styles import BaseAvatar, HairStyles, fit_style, guides_of, keep_guides, summary
 from .switcher import StyleSwitcher, TryOnHost, carry_motion
 
 __all__ = ["BaseAvatar", "Fitter", "HairStyles", "SessionClosed", "StyleError", "StyleSuperseded", "StyleSwitcher",
-           "TryOnHost", "carry_motion", "fit_style", "summary"]
+           "TryOnHost", "carry_motion", "fit_style", "guides_of", "keep_guides", "summary"]

@@ -10,6 +10,7 @@ or a fit (:func:`avatars.tryon.try_on`) on a :class:`BaseAvatar`, a failure bein
 from __future__ import annotations
 
 import logging
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,6 +79,26 @@ class BaseAvatar:
     avatar: Avatar
 
 
+#: avatar -> (its try-on's GuideSet, the hair's mesh instance): the fitted avatars' guides, for
+#: the inspection views and GET /hairstyle/guides (weak: an avatar no longer drawn is forgotten).
+_GUIDES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def keep_guides(result: TryOnResult) -> None:
+    """Remember ``result``'s guides (:class:`avatars.tryon.guide_export.GuideSet`) for its avatar."""
+    if result.avatar is not None and result.guide_set is not None:
+        _GUIDES[result.avatar] = (result.guide_set, result.hair_instance)
+
+
+def guides_of(avatar) -> tuple | None:
+    """(GuideSet, hair mesh instance) of a fitted avatar (:func:`keep_guides`), or None (an
+    avatar's own hair, or a style fitted before guides were kept)."""
+    try:
+        return _GUIDES.get(avatar)
+    except TypeError:
+        return None
+
+
 def fit_style(base: BaseAvatar, style: Path, settings: TryOnSettings, cache: TryOnCache | None = None
               ) -> tuple[TryOnResult, bool]:
     """``style`` tried on ``base``: the cached result when there is one, else a fit (stored
@@ -99,6 +120,7 @@ def fit_style(base: BaseAvatar, style: Path, settings: TryOnSettings, cache: Try
         raise StyleError(f"{style.name}: {exc.strerror or exc}") from None
     if hit is not None:
         _say_own_hair(style, hit)
+        keep_guides(hit)
         return hit, True
     try:
         hair = load_hair(style)
@@ -112,6 +134,7 @@ def fit_style(base: BaseAvatar, style: Path, settings: TryOnSettings, cache: Try
     except OSError as exc:
         log.warning("cannot store the try-on result in %s: %s", cache.folder, exc)
     _say_own_hair(style, result)
+    keep_guides(result)
     return result, False
 
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 from .fitter import Fitter
 from ..errors import SessionClosed, StyleError, StyleSuperseded
-from .styles import BaseAvatar, HairStyles, summary
+from .styles import BaseAvatar, HairStyles, keep_guides, summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from avatars.tryon import TryOnSettings
@@ -316,6 +316,7 @@ class StyleSwitcher:
         avatar = req.base.avatar
         if req.path is not None:
             result, cached = self._fit(req.base, req.path)
+            keep_guides(result)
             avatar = result.avatar
             info = summary(result, cached=cached)
         t1 = time.perf_counter()

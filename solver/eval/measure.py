@@ -37,6 +37,9 @@ from ..params import RATE_HZ
 from .hair_mesh import find_hair
 from avatars.skinning import joint_matrices, skin_instance
 from .posing import SubtreePoser
+from .sheet_phase import PhaseMeter, tip_pairs
+from ..sheets import build_links
+from ..topology import chain_topology
 from .quality import StretchMeter, WorldCollider, max_step_movement, segment_depths, stretch_percent
 
 SAMPLE_HZ = 30
@@ -75,6 +78,11 @@ class RunMetrics:
     frame_update_us_median: float
     frame_update_us_p95: float
     fps_identical: str = "-"   # filled by callers that run the frame-rate check
+    sheet_links: int = 0               # sideways links solved (solver/sheets.py)
+    cap_bindings: int = 0              # sheet-link cap bindings during the run (link and pass)
+    phase_median_deg: float | None = None   # neighbouring chains' phase difference during the motion
+    phase_max_deg: float | None = None      # (solver/eval/sheet_phase.py), median and largest over pairs;
+    shear_median_mm: float | None = None    # their relative swing, median over pairs (None: no pairs)
     tips: np.ndarray = field(repr=False, default=None)          # (F, K, 3) sampled tips, metres
     tip_times: np.ndarray = field(repr=False, default=None)     # (F,) seconds
     edge_max_ratio: np.ndarray = field(repr=False, default=None)  # (E,) m_e
@@ -110,20 +118,26 @@ def _link_depths(cs: ChainSet, posed: np.ndarray, refs: list[np.ndarray]) -> np.
 
 def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solver: str = "rest-shape",
                  name: str | None = None, motion_s: float = MOTION_S, still_s: float = STILL_S,
-                 overrides=None, pose: Callable[[int, np.ndarray], None] | None = None) -> RunMetrics:
+                 overrides=None, pose: Callable[[int, np.ndarray], None] | None = None,
+                 build: dict | None = None, links=None, sheets: str = "auto") -> RunMetrics:
     """Run and measure (module doc). ``motion(t_seconds)`` is the head's world rotation
     relative to rest, (4,) xyzw; ``overrides`` replace mapped spring parameters
     (:class:`solver.params.SpringOverride`, or {fnmatch pattern: SpringOverride}).
     ``pose(n, world)``, when given, writes the whole body's world matrices (N, 4, 4), hair
     joints at rest local rotations, at substep n (t = n / 120 s; n = 0 is the start)
-    instead of turning the head by ``motion`` (a body clip: the runtime's rig).
+    instead of turning the head by ``motion`` (a body clip: the runtime's rig). ``build``:
+    further :class:`solver.build_options.BuildOptions` fields (angle ``limits``, ``fit_limits``...).
+    ``links``, ``sheets``: the linked sheets (:class:`solver.build_options.BuildOptions`);
+    the phase columns measure the pairs a build with ``sheets="auto"`` links, also when the
+    run's own sheets are off (:mod:`solver.eval.sheet_phase`).
     Raises ValueError for an avatar without springs or head."""
     if not avatar.springs:
         raise ValueError(f"{avatar.path}: no springs to measure")
     head = avatar.head_node()
     if head < 0:
         raise ValueError(f"{avatar.path}: no humanoid head bone")
-    cs = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides)
+    cs = ChainSet.from_avatar(avatar, solver=solver, overrides=overrides, links=links, sheets=sheets, **(build or {}))
+    phase = PhaseMeter(_phase_pairs(avatar, cs, links) if solver == "rest-shape" else np.zeros((0, 2), np.int64))
     sk = avatar.skeleton
     poser = SubtreePoser(sk, head)
     world = poser.rest.copy()
@@ -216,7 +230,10 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
                 drift = max(drift, float(np.linalg.norm(draw[node, :3, 3] - expect)))
             tips.append(cs.tails[tips_idx].copy())
             times.append(t)
-            swing = max(swing, float(np.linalg.norm(tips[-1] - cs.rest_arc_tails(world)[tips_idx], axis=1).max()))
+            arc_now = cs.rest_arc_tails(world)
+            swing = max(swing, float(np.linalg.norm(tips[-1] - arc_now[tips_idx], axis=1).max()))
+            if t <= motion_s + 1e-9:
+                phase.update(cs.tails, arc_now)
             pts = vertex_points(draw)
             for m, p in zip(meters, pts):
                 m.update(p)
@@ -233,6 +250,7 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
     m_e = np.concatenate([m.max_ratio for m in meters]) if meters else np.zeros(0)
     p99, worst = stretch_percent(m_e)
     arc = cs.rest_arc_tails(world)[tips_idx]
+    ph = phase.result()
     return RunMetrics(
         avatar=name or avatar.meta.name or avatar.path, solver=solver, chains=cs.chain_count,
         joints=cs.segment_count, hair_vertices=int(sum(len(p.vertices) for p in parts)),
@@ -246,5 +264,15 @@ def standard_run(avatar: Avatar, motion: Callable[[float], np.ndarray], *, solve
         tip_swing_mm=1e3 * swing,
         substep_us_median=float(np.median(step_us)), substep_us_p95=float(np.percentile(step_us, 95)),
         frame_update_us_median=float(np.median(frame_us)), frame_update_us_p95=float(np.percentile(frame_us, 95)),
-        tips=tips, tip_times=times, edge_max_ratio=m_e,
+        tips=tips, tip_times=times, edge_max_ratio=m_e, sheet_links=cs.link_count, cap_bindings=cs.cap_bindings,
+        phase_median_deg=ph.median_deg, phase_max_deg=ph.max_deg, shear_median_mm=ph.shear_median_mm,
     )
+
+
+def _phase_pairs(avatar: Avatar, cs: ChainSet, links) -> np.ndarray:
+    """(P, 2) the segment pairs the phase measure follows: one per pair of chains a build with
+    linked sheets on would join (:func:`solver.eval.sheet_phase.tip_pairs`)."""
+    topo = chain_topology(avatar)
+    rest_tails = np.array([link.tail for link in topo.links], np.float64).reshape(-1, 3)
+    sl = build_links(avatar, topo.chains, rest_tails, links, "auto")
+    return tip_pairs(sl.a, sl.b, cs.segment_chain)

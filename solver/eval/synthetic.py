@@ -193,3 +193,48 @@ def branched_avatar() -> Avatar:
                Spring(name="B", joints=joints(b0, b1), tail_offset=tail))
     return Avatar(path="<branched>", vrm_version="0.x", meta=Meta(name="branched"), skeleton=nodes.skeleton(),
                   humanoid={"head": head}, springs=springs)
+
+
+def extended_collider_avatar(strands_per_kind: int = 4) -> Avatar:
+    """A still head with one-link strands (two-joint VRM 1.0 springs) resting against the
+    extended colliders of VRMC_springBone_extended_collider — a plane, an inside sphere, an
+    inside capsule — plus an outside sphere and capsule, each kind in its own collider group
+    with ``strands_per_kind`` strands (gravityPower 1, stiffness 0.5, drag 0.3, hitRadius
+    0.01): gravity swings the strands into their collider from the first step. The roots hang
+    from the head, so they do not move while it is still (the three-vrm comparison,
+    tests/solver/eval/test_threevrm_extended.py)."""
+    nodes = _Nodes()
+    hips = nodes.add("hips", -1, (0.0, 0.95, 0.0))
+    head = nodes.add("head", hips, (0.0, 1.5, 0.0))
+    # kind: (collider as (shape, world offset, world tail, radius, normal), strand roots, direction, length)
+    kinds = [
+        (("plane", (0.0, 1.485, 0.0), None, 0.0, (0.1, 1.0, -0.05)), (0.0, 1.5, 0.0), (0.0, 0.0, 1.0), 0.1),
+        (("inside_sphere", (0.3, 1.5, 0.0), None, 0.09, None), (0.34, 1.5, 0.0), (1.0, 0.0, 0.0), 0.05),
+        (("inside_capsule", (-0.3, 1.56, 0.0), (-0.3, 1.40, 0.0), 0.05, None), (-0.27, 1.55, 0.0),
+         (0.0, 0.0, 1.0), 0.06),
+        (("sphere", (0.0, 1.42, -0.35), None, 0.05, None), (0.0, 1.5, -0.25), (0.0, 0.0, -1.0), 0.1),
+        (("capsule", (0.25, 1.47, -0.3), (0.35, 1.47, -0.3), 0.03, None), (0.3, 1.5, -0.22), (0.0, 0.0, -1.0), 0.1),
+    ]
+    cols, groups, springs = [], [], []
+    for k, ((shape, off, tail, radius, normal), root, direction, length) in enumerate(kinds):
+        base = nodes.world[head]
+        o = np.asarray(off, np.float64) - base
+        t = o if tail is None else np.asarray(tail, np.float64) - base
+        n = None if normal is None else np.asarray(normal, np.float64) / np.linalg.norm(normal)
+        cols.append(Collider(node=head, shape=shape, offset=o, radius=radius, tail=t, normal=n))
+        groups.append(ColliderGroup(shape, (k,)))
+        d = np.asarray(direction, np.float64)
+        for s in range(strands_per_kind):
+            # strands side by side across their direction, turned a little each
+            side = np.cross(d, [0.0, 1.0, 0.0])
+            r = np.asarray(root, np.float64) + (s - 0.5 * (strands_per_kind - 1)) * 0.012 * side
+            turn = d + 0.15 * (s - 0.5 * (strands_per_kind - 1)) * side
+            j0 = nodes.add(f"{shape}_{s}", head, r)
+            j1 = nodes.add(f"{shape}_{s}_tip", j0, r + length * turn / np.linalg.norm(turn))
+            joint = dict(hit_radius=0.01, stiffness=0.5, drag_force=0.3, gravity_power=1.0)
+            springs.append(Spring(name=f"{shape}/{s}", joints=(SpringJoint(node=j0, **joint),
+                                                               SpringJoint(node=j1, **joint)),
+                                  collider_groups=(k,)))
+    return Avatar(path="<extended colliders>", vrm_version="1.0", meta=Meta(name="extended colliders"),
+                  skeleton=nodes.skeleton(), humanoid={"hips": hips, "head": head}, springs=tuple(springs),
+                  colliders=tuple(cols), collider_groups=tuple(groups))

@@ -18,7 +18,8 @@ puts around every inlined helper that takes an array cost ~13 % of a substep (me
 with ``perf``; results bit-identical). An allocation in a kernel now fails to compile.
 The algebra lives in :mod:`avatars.math_kernels`, the per-link spring step in :mod:`solver.kernels.spring`,
 the contact geometry in :mod:`solver.kernels.contact`, the per-link contact resolution in
-:mod:`solver.kernels.resolve` and the chain relaxation after a contact in :mod:`solver.kernels.relax`.
+:mod:`solver.kernels.resolve`, the chain relaxation after a contact in :mod:`solver.kernels.relax` and
+the sideways links of linked sheets in :mod:`solver.kernels.sheets`.
 
 A chain is stepped in two loops: a short one (root, spring step, broad phase and an exact
 "can anything touch?" test) for the links that need no contact work — most links in most
@@ -41,7 +42,10 @@ from avatars.math_kernels import (
 )
 
 from .contact import contact, pair_depth
+from .forces import add_forces, forces_now
+from .limits import apply_limits
 from .relax import _relax
+from .sheets import sheet_limits, sheet_pass
 from .spring import joint_frame, link_root, spring_tail, store_link
 from .resolve import _candidates, _in_reach, _no_radial, _residual, _resolve
 from ..layout import (
@@ -49,9 +53,10 @@ from ..layout import (
     G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE, H_N_AUTO_RESET,
     H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH, H_OF_COL, H_OF_G,
     H_OF_PAIRF, H_OF_PAR, H_OF_REST, H_OF_SCR, H_OF_ST, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
-    H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV, K_DET0, K_S,
+    H_L, H_OF_EXT, H_OF_FRC, H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV,
+    K_DET0, K_S,
     MODE_REST_SHAPE, MODE_VRM, SF_PAR, SF_REST, SF_SCR, SF_ST, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_P0,
-    SI_P1, SI_REFMASK, S_HIT, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP,
+    SI_P1, SI_REFMASK, S_HIT, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP, W_NLIM, W_ON, WF, XF,
 )
 
 
@@ -265,6 +270,14 @@ def step_kernel(world, F, I):
 
     _update_colliders(world, col, coli, C, cb)
     segment_wise = mode != MODE_VRM
+    # external forces and angle limits (solver.kernels.forces / .limits): called, not inlined
+    frc = F[I[H_OF_FRC]:I[H_OF_FRC] + WF]
+    ext = F[I[H_OF_EXT]:I[H_OF_EXT] + I[H_S] * XF].reshape((I[H_S], XF))
+    forces_on = frc[W_ON] != 0.0
+    limits_on = frc[W_NLIM] > 0.0
+    wx, wy, wz, ix, iy, iz = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    if forces_on:
+        wx, wy, wz, ix, iy, iz = forces_now(frc, I[H_N_STEPS], h)
 
     for k in range(K):
         s = ch[k, K_S]
@@ -284,6 +297,8 @@ def step_kernel(world, F, I):
                     st[i, S_X + j] = x[j]
                     st[i, S_XP + j] = xp[j]
                     st[i, S_V + j] = v[j]
+        if forces_on:
+            add_forces(st, ext, segi, s0, s1, h, mode, wx, wy, wz, ix, iy, iz)
         ma = world34(world, chi[k, KI_ANCHOR])
         chain_hits = 0
         chain_unres = 0
@@ -405,8 +420,18 @@ def step_kernel(world, F, I):
             chain_unres = 0
             for i in range(s0, s1):
                 chain_unres += int(scr[i, S_UNR])
+        if limits_on:
+            apply_limits(world, st, rst, scr, segi, ext, s0, s1, mode, h)
         n_contact += chain_hits
         n_unresolved += chain_unres
+    if I[H_L] > 0 and mode == MODE_REST_SHAPE:
+        # linked sheets: across chains, after all of them (solver/kernels/sheets.py)
+        sh_hits, sh_unres = sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow, cand,
+                                       maxit, u_min, tol)
+        n_contact += sh_hits
+        n_unresolved += sh_unres
+        if limits_on:
+            sheet_limits(world, I, st, rst, scr, segi, chi, ext, mode, h)
     I[H_N_CONTACT] = n_contact
     I[H_N_CONTACT_TOTAL] += n_contact
     I[H_N_UNRESOLVED] = n_unresolved

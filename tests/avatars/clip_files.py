@@ -28,10 +28,10 @@ MIXAMO_RENAME = {"LowerBack": "Spine", "Spine": "Spine1", "Spine1": "Spine2", "N
 
 
 def bvh_text(*, joints=CMU_JOINTS, frames: int = 30, frame_time: float = 1 / 30, order: str = "ZXY",
-             hips_height: float = 92.0, swing_deg: float = 30.0, walk: float = 0.0) -> str:
+             hips_height: float = 92.0, swing_deg: float = 30.0, walk: float = 0.0, hips_path=None) -> str:
     """A BVH file: the root with 6 channels, every joint with 3 rotations in ``order``; the
     left upper leg and right arm swing by ``swing_deg`` (sine over the clip), the hips move
-    forward by ``walk`` units per second."""
+    forward by ``walk`` units per second, or along ``hips_path(t)`` -> (x, y, z) units."""
     children: dict[str | None, list[str]] = {}
     for name, parent, _ in joints:
         children.setdefault(parent, []).append(name)
@@ -70,13 +70,34 @@ def bvh_text(*, joints=CMU_JOINTS, frames: int = 30, frame_time: float = 1 / 30,
         vals = []
         for name, kind in chan_order:
             if kind == "pos":
-                vals += [0.0, hips_height, walk * t]
+                vals += list(hips_path(t)) if hips_path is not None else [0.0, hips_height, walk * t]
             else:
                 a = swing_deg * np.sin(2 * np.pi * f / max(frames - 1, 1)) if name in swing else 0.0
                 rot = {"X": a, "Y": 0.0, "Z": 0.0}
                 vals += [rot[c] for c in order]
         lines.append(" ".join(f"{v:.5f}" for v in vals))
     return "\n".join(lines) + "\n"
+
+
+def cmu_walk_path(duration: float, *, speed: float = 140.0, ramp: float = 1.5, sway: float = 4.0,
+                  bob: float = 2.0, gait: float = 1.1, hips_height: float = 92.0):
+    """A CMU-style capture's hips path (units ~ cm): from standing, speeding up to ``speed``
+    over ``ramp`` seconds, walking along +Z, slowing to a stop at ``duration``; ``sway``
+    side to side once a gait cycle (``gait`` s), ``bob`` up and down twice."""
+    ts = np.linspace(0.0, duration, 2001)
+
+    def smooth(u):
+        u = np.clip(u, 0.0, 1.0)
+        return u * u * (3 - 2 * u)
+
+    v = speed * smooth(ts / ramp) * smooth((duration - ts) / ramp)
+    z = np.concatenate([[0.0], np.cumsum((v[1:] + v[:-1]) / 2 * np.diff(ts))])
+
+    def path(t):
+        return (sway * np.sin(2 * np.pi * t / gait), hips_height + bob * np.sin(4 * np.pi * t / gait),
+                float(np.interp(t, ts, z)))
+
+    return path
 
 
 def mixamo_joints():

@@ -27,3 +27,15 @@ def join_raw(json_chunk: bytes, bin_chunk: bytes) -> bytes:
     total = 12 + 8 + len(j) + 8 + len(b)
     return (struct.pack("<4sII", b"glTF", 2, total) + struct.pack("<II", len(j), 0x4E4F534A) + j
             + struct.pack("<II", len(b), 0x004E4942) + b)
+
+
+def with_scale(src, dst, scale, *, bone: str = "head"):
+    """Write ``dst``: the VRM 1.0 file ``src`` with humanoid bone ``bone``'s node scaled to
+    ``scale`` (3,) (pygltflib; every other byte kept); returns ``dst``."""
+    import pygltflib
+
+    g = pygltflib.GLTF2().load_binary(str(src))
+    node = g.extensions["VRMC_vrm"]["humanoid"]["humanBones"][bone]["node"]
+    g.nodes[node].scale = [float(s) for s in scale]
+    g.save_binary(str(dst))
+    return dst

@@ -246,3 +246,80 @@ def test_vrm0_main_tex_tiling_flips_v_and_render_queue(godette_path):
     mats = {m.name: m for m in load("g.vrm", data=join(doc, b)).materials}
     assert (mats["Face"].mtoon.render_queue_offset, mats["Body"].mtoon.render_queue_offset) == (1, 0)
     assert mats["Face"].mtoon.transparent_with_z_write
+
+@pytest.mark.parametrize("ext", ["VRMC_vrm", "VRMC_springBone"])
+def test_unknown_spec_version_warns_and_reads_as_1_0(smoke, ext):
+    def mutate(doc):
+        doc["extensions"][ext]["specVersion"] = "2.7"
+
+    av = load_mutated(smoke, mutate)
+    assert [str(w) for w in av.warnings] == [
+        f"extensions.{ext}.specVersion: '2.7' is not a known specVersion (1.0, 1.0-beta); read as 1.0"]
+    assert av.vrm_version == "1.0" and len(av.springs) == 1 and av.head_node() == 4
+    assert load_mutated(smoke, lambda doc: doc["extensions"][ext].update(specVersion="1.0-beta")).warnings == ()
+
+
+def test_a_joint_rotated_by_two_springs_warns_and_the_later_spring_is_skipped(smoke):
+    def mutate(doc):
+        springs = doc["extensions"]["VRMC_springBone"]["springs"]
+        twin = copy.deepcopy(springs[0])
+        twin["name"], twin["joints"] = "twin", twin["joints"][1:]      # nodes 20..22: 20 and 21 rotated twice
+        springs.append(twin)
+
+    av = load_mutated(smoke, mutate)
+    assert [str(w) for w in av.warnings] == [
+        "springs[1].joints[0]: node 20 is already a joint of spring 'springbone_collider_sphere_x0p02_r0p1_chain' "
+        "(a joint in two springs is prohibited by VRMC_springBone 1.0); spring 'twin' skipped"]
+    assert [s.name for s in av.springs] == ["springbone_collider_sphere_x0p02_r0p1_chain"]
+
+
+def test_a_joint_that_is_only_the_tail_of_one_spring_warns_and_both_run(smoke):
+    def mutate(doc):
+        springs = doc["extensions"]["VRMC_springBone"]["springs"]
+        first = copy.deepcopy(springs[0])
+        first["name"], first["joints"] = "upper", first["joints"][:2]     # nodes 19, 20: 20 is its tail
+        springs[0]["name"], springs[0]["joints"] = "lower", springs[0]["joints"][1:]   # 20, 21, 22
+        springs.insert(0, first)
+
+    av = load_mutated(smoke, mutate)
+    assert [str(w) for w in av.warnings] == [
+        "springs[1].joints[0]: node 20 is also a joint of spring 'upper' (a joint in two springs is prohibited by "
+        "VRMC_springBone 1.0); kept: only one of them rotates it"]
+    assert [s.name for s in av.springs] == ["upper", "lower"]
+
+
+def test_unknown_spec_versions_of_mtoon_and_extended_colliders_warn(tmp_path):
+    """Siblings of the VRMC_vrm one: each extension object three-vrm checks says its own."""
+    from avatars.generate import default_avatar_path
+
+    doc, bin_chunk = split(default_avatar_path().read_bytes())
+    doc["materials"][1]["extensions"]["VRMC_materials_mtoon"]["specVersion"] = "1.1"
+    col = doc["extensions"]["VRMC_springBone"]["colliders"][0]
+    col["extensions"] = {"VRMC_springBone_extended_collider": {"specVersion": "1.0-beta", "shape": {
+        "sphere": {"offset": [0.0, 0.0, 0.0], "radius": 0.05, "inside": False}}}}
+    av = load_avatar(NAME, data=join(doc, bin_chunk))
+    assert [str(w) for w in av.warnings] == [
+        "materials[1].extensions.VRMC_materials_mtoon.specVersion: '1.1' is not a known specVersion (1.0, 1.0-beta); "
+        "read as 1.0",
+        "VRMC_springBone.colliders[0].extensions.VRMC_springBone_extended_collider.specVersion: '1.0-beta' is not a "
+        "known specVersion (1.0); read as 1.0"]
+    assert av.materials[1].mtoon is not None and av.colliders[0].radius == pytest.approx(0.05)
+
+
+def test_spring_links_follow_their_springs_past_a_skipped_one(smoke):
+    """A skipped spring shifted the springs after it: swaycam's links (extras.swaycamSpringLinks)
+    then named the wrong springs, or none. They map through the file's indices now."""
+    def mutate(doc):
+        sb = doc["extensions"]["VRMC_springBone"]
+        j = sb["springs"][0]["joints"]
+        sb["springs"] = [{"name": "bad", "joints": j[:1]}, {"name": "a", "joints": j[:2]},
+                         {"name": "b", "joints": j[2:]}]
+        sb["extras"] = {"swaycamSpringLinks": [{"springs": [1, 2], "joints": [[0, 0]], "rest": [0.05]},
+                                               {"springs": [0, 2], "joints": [[0, 0]], "rest": [0.05]}]}
+
+    av = load_mutated(smoke, mutate)
+    assert [s.name for s in av.springs] == ["a", "b"]
+    assert [(lk.springs, lk.joints) for lk in av.spring_links] == [((0, 1), ((0, 0),))]
+    assert [str(w) for w in av.warnings] == [
+        "springs[0]: spring has 1 joint(s); needs 2 to form a segment; skipped",
+        "VRMC_springBone.extras.swaycamSpringLinks[1]: links spring 0, which was skipped; skipped"]

@@ -83,3 +83,18 @@ def test_hair_corpus_writes_the_procedural_styles(tmp_path, capsys):
     assert [p.rsplit("/", 1)[-1] for p in printed] == ["proc_crop.obj", "proc_cap.obj"]
     assert (tmp_path / "proc_cap" / "proc_cap.mhmat").is_file()
     assert main(["hair", "corpus", "--out", str(tmp_path), "nope"]) == 1
+
+
+def test_hair_guides_writes_the_fit_counts(tmp_path, capsys, monkeypatch):
+    from avatars.tryon.guide_export import from_json
+
+    monkeypatch.setenv("SWAYCAM_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "g.json"
+    assert main(["hair", "guides", "short02", "--out", str(out)]) == 0
+    assert "short02: 18 guides (18 attached, 0 joined, 0 rejected)" in capsys.readouterr().out
+    assert main(["hair", "fit", "short02", "--json"]) == 0
+    fit = json.loads(capsys.readouterr().out)
+    assert fit["cached"] is True and from_json(out).counts() == fit["guides"]
+    assert json.loads(out.read_text())["style"] == "short02"
+    assert main(["hair", "guides", "short02", "--out", str(out / "g.json")]) == 1   # under a file
+    assert "cannot write" in capsys.readouterr().err

@@ -115,7 +115,9 @@ def test_readme_config_example_loads(tmp_path):
     p = tmp_path / "readme.toml"
     p.write_text("\n".join(lines) + "\n")
     cfg = load_toml(p)
-    assert cfg.drive["neck_share"] == 0.35 and cfg.hair["springs"] == {"Bang*": {"k": 90.0}}
+    assert cfg.drive["neck_share"] == 0.35
+    assert cfg.hair["springs"] == {"Bang*": {"k": 90.0, "limit": {"kind": "cone", "angle": 25}}}
+    assert cfg.hair["wind"]["strength"] == 6.0
     # and it runs on the avatar a new user starts with: stable, every pattern matches
     from avatars import load_avatar
     from avatars.generate import default_avatar_path

@@ -33,6 +33,8 @@ class FakeControls:
     ("[", ("cycle_style", (-1,))), ("]", ("cycle_style", (1,))), ("0", ("pick_style", (0,))),
     ("1", ("pick_style", (1,))), ("9", ("pick_style", (9,))), ("space", ("toggle_pause", ())),
     ("p", ("screenshot", ())), ("q", ("quit", ())), ("escape", ("quit", ())),
+    ("k", ("restart_clip", ())), ("v", ("move_then_settle", ())), ("f", ("next_framing", ())), ("x", ("reset_view", ())),
+    ("g", ("next_inspect", ())), ("t", ("toggle_roots", ())), (".", ("next_chain", ())), ("right", ("step", ())),
 ])
 def test_each_key_calls_its_control(key, call):
     c = FakeControls()
@@ -55,16 +57,18 @@ def test_other_keys_go_to_the_expression_hotkeys():
     c = FakeControls(hotkeys={"f1"})
     keys = Keys(c)
     keys.press("f1")
-    keys.press("x")
-    assert c.calls == [("expression_hotkey", ("f1",)), ("expression_hotkey", ("x",))]
+    keys.press("y")
+    assert c.calls == [("expression_hotkey", ("f1",)), ("expression_hotkey", ("y",))]
 
 
 def test_help_line_and_reserved_keys_come_from_the_table():
     from runtime.panel.settings import RESERVED_KEYS
 
     assert KEY_HELP == ("r recenter · o overlays · h HUD · s switch solver · c compare solvers side by side · "
-                        "m next clip · [ ] hairstyle · 1-9 hairstyle N · 0 own hair · space pause · p screenshot · "
+                        "m next clip · k restart clip · v move then settle · [ ] hairstyle · 1-9 hairstyle N · 0 own hair · f framing · "
+                        "x reset view · g inspection view · t suggested roots · . next chain's weights · space pause · → one substep (paused) · "
+                        "p screenshot · "
                         "q/esc quit")
     assert RESERVED_KEYS == frozenset(KEYS) == frozenset(
-        "r o h s c m p q [ ] 0 1 2 3 4 5 6 7 8 9 space escape".split())
+        "r o h s c m k v f x g t . p q [ ] 0 1 2 3 4 5 6 7 8 9 space right escape".split())
     assert len(KEYS) == sum(len(b.keys) for b in BINDINGS)      # no key bound twice

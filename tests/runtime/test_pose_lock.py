@@ -250,3 +250,28 @@ def test_a_live_run_on_the_real_clip_feeds_the_arrivals(tmp_path, frame_lock):
         first = locked.index(True) if True in locked else len(locked)
         assert set(delays[:first]) <= {33_333_333}
         assert max(abs(b - a) for a, b in zip(delays, delays[1:])) <= MAX_SLEW * 0.2e9   # frames < 200 ms apart
+
+
+def test_the_window_rate_step_doubles_the_period_from_the_next_frame():
+    """The quality governor's window-only ``rate`` step: ``divisor()`` read after each frame."""
+    clock = ReplayClock(0)
+    starts = []
+    stop = threading.Event()
+    div = {"n": 1}
+
+    def draw(t):
+        starts.append(clock.wall_ns())
+        clock.advance(5 * MS)
+        if len(starts) == 5:
+            div["n"] = 2                 # the step, taken after frame 5
+        if len(starts) == 10:
+            div["n"] = 1
+        if len(starts) >= 15:
+            stop.set()
+        return True
+
+    drops = []
+    run_live(clock, 30.0, None, draw=draw, between=lambda: None, stop=stop, dropped=drops.append,
+             divisor=lambda: div["n"])
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert gaps == [FRAME_30] * 4 + [2 * FRAME_30] * 5 + [FRAME_30] * 5 and drops == []

@@ -136,3 +136,18 @@ def test_expression_hotkeys():
     assert c.expression_hotkey("f1") is True and c.expression_hotkey("x") is False
     c, _, _, _ = controls(hotkey=None)
     assert c.expression_hotkey("f1") is False
+
+
+def test_a_single_substep_while_paused():
+    from runtime.clock import MonotonicClock, RATE_HZ
+
+    c, p, said, _ = controls()
+    clock = MonotonicClock()
+    c.clock = clock
+    c.step()
+    assert said[-1] == "step: pause first (space)"
+    clock.pause()
+    t0 = clock.now_ns()
+    c.step()
+    c.step()
+    assert clock.now_ns() - t0 == 2 * -(-1_000_000_000 // RATE_HZ) and clock.paused   # 2 x 8333334 ns

@@ -49,3 +49,17 @@ def test_a_missing_virtual_camera_leaves_an_existing_video_alone(kept_video, cap
 def test_bad_run_options_are_one_line_errors(args, code, message, capsys):
     rc, err = _run(args, capsys)
     assert (rc, err.count("\n")) == (code, 1) and message in err
+
+
+@pytest.mark.parametrize("command", [["check-fps", "turn-test"], ["run", *SMALL, "--source", "turn-test"]])
+def test_a_zero_scale_head_bone_is_an_error_naming_file_spring_and_node(tmp_path, capsys, command):
+    """Issue 34 item 10: was a bare "Singular matrix" (check-fps) or a traceback (run)."""
+    from tests.avatars.glb import with_scale
+    from tests.conftest import asset
+    from tests.solver.test_zero_scale import MESSAGE
+
+    zero = with_scale(asset("vrm", "springbone_collider_sphere_x0p02_r0p1.vrm"), tmp_path / "zero.vrm", (0, 0, 0))
+    extra = ["--output", f"png:{tmp_path / 'png'}"] if command[0] == "run" else []
+    assert main([*command, "--avatar", str(zero), *extra]) == 1
+    assert capsys.readouterr().err == f"swaycam {command[0]}: {tmp_path}/{MESSAGE}\n"
+    assert not (tmp_path / "png").exists() or not any((tmp_path / "png").iterdir())

@@ -68,6 +68,7 @@ class FakeResult:
     def __init__(self, name):
         self.avatar = SimpleNamespace(name=f"base+{name}")
         self.hidden, self.seconds = ["OwnHair"], 0.5
+        self.guide_set, self.hair_instance = None, -1     # no guides kept (runtime.tryon.keep_guides)
 
     def summary(self):
         return {"ok": True, "chains": 2, "guides": {"candidates": 3, "attached": 2, "joined": 1, "rejected": 0}}

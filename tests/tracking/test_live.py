@@ -72,3 +72,61 @@ def test_real_tracker_on_a_file_source(android_gif, model_path):
         assert live.frames == 75 and live.error is None
         assert live.pose_filter.state == "tracking"
         assert live.pose_filter.sample(74 * 80 * MS + live.pose_filter.options.delay_ns).found
+
+
+class IndexTracker(FakeTracker):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def process_frame(self, frame):
+        self.seen.append(frame.index)
+        return super().process_frame(frame)
+
+
+def test_stride_tracks_every_other_frame_and_changes_while_running():
+    src, tr = FakeLive(), IndexTracker()
+    with LiveTracking(src, tracker=tr, stride=2) as live:
+        for k in range(6):
+            src.q.put(Frame(np.zeros((4, 4, 3), np.uint8), k * 33 * MS, k))
+        wait_until(lambda: live.frames == 3)
+        assert tr.seen == [1, 3, 5] and live.skipped == 3
+        live.stride = 1                              # the governor steps back up
+        for k in range(6, 9):
+            src.q.put(Frame(np.zeros((4, 4, 3), np.uint8), k * 33 * MS, k))
+        wait_until(lambda: live.frames == 6)
+        assert tr.seen == [1, 3, 5, 6, 7, 8] and live.skipped == 3
+
+
+def test_stride_out_of_range_is_refused():
+    import pytest
+
+    with pytest.raises(ValueError, match="tracking stride 0: a whole number in 1..8"):
+        LiveTracking(FakeLive(), tracker=FakeTracker(), stride=0)
+
+
+def test_nice_applies_to_the_worker_thread_only():
+    import os
+    import sys
+    import threading
+
+    import pytest
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-thread nice values are a Linux feature")
+    seen = {}
+
+    class NiceTracker(FakeTracker):
+        def process_frame(self, frame):
+            seen["thread"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            return super().process_frame(frame)
+
+    base = os.getpriority(os.PRIO_PROCESS, os.getpid())
+    if base + 3 > 19:
+        pytest.skip(f"the process already runs at nice {base}")
+    src = FakeLive()
+    with LiveTracking(src, tracker=NiceTracker(), nice=3) as live:
+        src.q.put(Frame(np.zeros((4, 4, 3), np.uint8), 0, 0))
+        wait_until(lambda: live.frames == 1)
+        assert seen["thread"] == base + 3 and live.nice_applied == 3
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base   # this thread untouched

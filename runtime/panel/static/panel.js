@@ -54,14 +54,18 @@ async function pollStatus() {
     chip("st-tracker", s.tracker_ms_p50 == null ? "tracker –" : `tracker ${s.tracker_ms_p50.toFixed(1)} ms`);
     chip("st-face", s.face_found ? "face found" : "no face", s.face_found ? "ok" : "bad");
     chip("st-substeps", s.substeps_per_frame == null ? "substeps –" : `${s.substeps_per_frame.toFixed(2)} substeps`);
+    const q = s.quality;
+    chip("st-quality", q == null ? "quality –" : q.active.length ? `quality: ${q.active.join(", ")}` + (q.pin !== "auto" ? " (pinned)" : "")
+      : "quality full", q && q.active.length ? "bad" : null);
     document.body.dataset.solver = s.solver;
     // the server's truth: a change made elsewhere (a window key, another client, a hairstyle
     // fitted meanwhile) refreshes the pickers it touches
     const seen = state.seen || {};
     if (seen.avatar !== undefined && seen.avatar !== s.avatar) { loadAvatars(); loadHair(); loadExpressions(); }
-    if (seen.hairstyle !== undefined && seen.hairstyle !== s.hairstyle) { loadHairstyles(); loadHair(); }
+    if (seen.hairstyle !== undefined && seen.hairstyle !== s.hairstyle) { loadHairstyles(); loadHair(); loadView(); }
     if (seen.solver !== undefined && seen.solver !== s.solver) loadHair();
-    state.seen = { avatar: s.avatar, hairstyle: s.hairstyle, solver: s.solver };
+    if ((seen.paused !== undefined && seen.paused !== s.paused) || (state.view && state.view.settle)) loadView();
+    state.seen = { avatar: s.avatar, hairstyle: s.hairstyle, solver: s.solver, paused: s.paused };
   }
   setTimeout(pollStatus, 1000);
 }
@@ -133,6 +137,7 @@ async function loadHair() {
   const h = await api("GET", "/hair");
   if (!h) return;
   state.hair = h;
+  showWind(h.params && h.params.wind);
   fill($("solver"), h.solvers, h.solver);
   const sel = $("spring"); const pick = sel.value;
   fill(sel, ["", ...Object.keys(h.springs)], pick, (v) => v || "all springs");
@@ -175,6 +180,38 @@ function onSlider(key) {
   $(`${SLIDERS[key]}-out`).textContent = fmt(key, shown);
   clearTimeout(hairTimer);
   hairTimer = setTimeout(sendHair, 60);        // live while dragging, at most ~15 requests/s
+}
+
+// ---------------------------------------------------------------- wind (POST /wind)
+function showWind(w) {
+  if (!w) return;
+  // the select shows where the wind comes from; the API takes where it blows to
+  const from = (w.direction || [1, 0, 0]).map((x) => Math.round(-x) || 0).join(",");
+  for (const o of $("wind-from").options) o.selected = o.value === from;
+  $("wind-strength").value = w.strength || 0; $("wind-gusts").value = w.gusts || 0;
+  $("wind-strength-out").textContent = Number(w.strength || 0).toFixed(1);
+  $("wind-gusts-out").textContent = Number(w.gusts || 0).toFixed(2);
+}
+function windBody() {
+  const from = $("wind-from").value.split(",").map(Number);
+  return { direction: from.map((x) => -x || 0), strength: parseFloat($("wind-strength").value),
+           gusts: parseFloat($("wind-gusts").value) };
+}
+let windTimer = null;
+async function sendWind(body) {
+  const r = await api("POST", "/wind", body);
+  if (r) {
+    showWind(r.wind);
+    $("wind-now").textContent = r.now && r.now.length ? `now ${Math.hypot(...r.now).toFixed(1)} m/s` : "";
+    if (state.hair && state.hair.params) state.hair.params.wind = r.wind;
+  }
+  return r;
+}
+function onWind() {
+  $("wind-strength-out").textContent = Number($("wind-strength").value).toFixed(1);
+  $("wind-gusts-out").textContent = Number($("wind-gusts").value).toFixed(2);
+  clearTimeout(windTimer);
+  windTimer = setTimeout(() => sendWind(windBody()), 80);   // eased in by the solver: never a jump
 }
 
 // ---------------------------------------------------------------- expressions
@@ -315,7 +352,103 @@ async function setBackground() {
 }
 
 // ---------------------------------------------------------------- wiring
+// ---------------------------------------------------------------- view and playback
+const STATES = ["attached", "joined", "rejected"];
+function showView(v) {
+  if (!v) return;
+  state.view = v;
+  $("framing").value = v.framing;
+  $("inspect").value = v.inspect;
+  $("roots").checked = v.roots;
+  $("chain").value = v.chain;
+  $("chain-row").hidden = v.inspect !== "weights";
+  $("follow").checked = v.follow;
+  $("compare").checked = v.compare;
+  $("pause").textContent = v.paused ? "Resume" : "Pause";
+  $("step").disabled = !v.paused;
+  const g = v.guides;
+  $("inspect").disabled = !g; $("roots").disabled = !g;
+  $("guides-download").hidden = !g;
+  $("guides-note").textContent = g
+    ? `${g.candidates} guides: ${STATES.map((s) => `${g[s]} ${s}`).join(", ")} (cyan attached to the scalp, green joined, orange rejected)`
+    : "the avatar's own hair: pick a hairstyle to inspect its guides";
+  const st = v.settle;
+  const settle = !st ? "" : st.phase === "moving" ? ` · moving ${st.clip_s.toFixed(1)} s`
+    : st.phase === "settling" ? " · settling…" : ` · settled in ${st.settle_s.toFixed(2)} s`;
+  const last = st && st.last_2s_mm != null ? ` (last 2 s: ${st.last_2s_mm.toFixed(3)} mm)` : "";
+  $("playback-note").textContent = (v.compare ? `left ${v.solvers[0]}, right ${v.solvers[1]}` : `solver ${v.solvers[0]}`)
+    + settle + last;
+  document.body.dataset.yaw = String(v.orbit.yaw);
+}
+async function loadView() { showView(await api("GET", "/view")); }
+async function setView(change) { showView(await api("POST", "/view", change)); }
+async function playback(change) { showView(await api("POST", "/playback", change)); }
+
+// drags on the preview orbit the view (pan with shift or the right button); one request in
+// flight at a time, the moves in between are added up
+const drag = { on: false, x: 0, y: 0, dx: 0, dy: 0, pan: false, busy: false, notches: 0 };
+// touch: one finger orbits, two pinch (zoom: 1.1x per notch, as the wheel)
+const touches = new Map();
+let pinch = 0;
+const spread = () => { const p = [...touches.values()]; return Math.hypot(p[0].x - p[1].x, p[0].y - p[1].y); };
+async function flushDrag() {
+  if (drag.busy || (drag.dx === 0 && drag.dy === 0 && Math.abs(drag.notches) < 0.05)) return;
+  const d = [drag.dx, drag.dy], pan = drag.pan, notches = drag.notches;
+  drag.dx = 0; drag.dy = 0; drag.notches = 0; drag.busy = true;
+  const body = { height: $("preview").clientHeight || 270 };
+  if (d[0] || d[1]) body[pan ? "pan" : "drag"] = d;
+  if (Math.abs(notches) >= 0.05) body.wheel = Math.max(-100, Math.min(100, notches));
+  await setView(body);
+  drag.busy = false;
+  flushDrag();
+}
+function wirePreview() {
+  const img = $("preview");
+  img.draggable = false;
+  img.addEventListener("pointerdown", (ev) => {
+    touches.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+    if (touches.size === 2) { drag.on = false; pinch = spread(); }
+    else { drag.on = true; drag.x = ev.clientX; drag.y = ev.clientY; drag.pan = ev.shiftKey || ev.button === 2; }
+    img.setPointerCapture(ev.pointerId); ev.preventDefault();
+  });
+  img.addEventListener("pointermove", (ev) => {
+    if (touches.has(ev.pointerId)) touches.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+    if (touches.size === 2 && pinch > 0) {
+      const s = spread();
+      drag.notches += Math.log(s / pinch) / Math.log(1.1); pinch = s;
+      flushDrag();
+      return;
+    }
+    if (!drag.on) return;
+    drag.dx += ev.clientX - drag.x; drag.dy += ev.clientY - drag.y;
+    drag.x = ev.clientX; drag.y = ev.clientY;
+    flushDrag();
+  });
+  const end = (ev) => { touches.delete(ev.pointerId); if (touches.size < 2) pinch = 0; drag.on = false; flushDrag(); };
+  img.addEventListener("pointerup", end);
+  img.addEventListener("pointercancel", end);
+  img.addEventListener("contextmenu", (ev) => ev.preventDefault());
+  img.addEventListener("wheel", (ev) => { ev.preventDefault(); setView({ wheel: ev.deltaY < 0 ? 1 : -1 }); },
+                       { passive: false });
+}
+
 function wire() {
+  wirePreview();
+  $("framing").addEventListener("change", (ev) => setView({ framing: ev.target.value }));
+  $("inspect").addEventListener("change", (ev) => setView({ inspect: ev.target.value }));
+  $("roots").addEventListener("change", (ev) => setView({ roots: ev.target.checked }));
+  $("chain").addEventListener("change", (ev) => setView({ chain: Math.max(0, Math.round(Number(ev.target.value) || 0)) }));
+  $("follow").addEventListener("change", (ev) => setView({ follow: ev.target.checked }));
+  $("view-reset").addEventListener("click", () => setView({ reset: true }));
+  $("pause").addEventListener("click", () => playback({ paused: !(state.view && state.view.paused) }));
+  $("step").addEventListener("click", () => playback({ steps: 1 }));
+  $("restart").addEventListener("click", async () => { await playback({ restart: true }); say("clip restarted"); });
+  $("compare").addEventListener("change", (ev) => playback({ compare: ev.target.checked }));
+  for (const b of document.querySelectorAll("[data-clip]")) b.addEventListener("click", async () => {
+    const r = await api("POST", "/motion", { clip: b.dataset.clip });
+    if (r) say(`playing ${r.playing}`);
+    await Promise.all([loadClips(), loadView()]);
+  });
   $("avatar").addEventListener("change", async (ev) => {
     if (!ev.target.value) return;
     say("loading avatar…");
@@ -340,6 +473,12 @@ function wire() {
     await loadHair();
   });
   $("spring").addEventListener("change", () => { state.touched = {}; refreshSliders(); });
+  for (const id of ["wind-from", "wind-strength", "wind-gusts"]) $(id).addEventListener("input", onWind);
+  $("wind-from").addEventListener("change", onWind);
+  $("wind-calm").addEventListener("click", () => { $("wind-strength").value = 0; onWind(); });
+  $("hair-flip").addEventListener("click", async () => {
+    if (await sendWind({ impulse: [0, 2.5, -1.5] })) say("hair flip");
+  });
   for (const key of Object.keys(SLIDERS)) $(SLIDERS[key]).addEventListener("input", () => onSlider(key));
   $("hair-reset").addEventListener("click", async () => {
     state.touched = {};
@@ -377,7 +516,8 @@ function wire() {
 async function main() {
   wire();
   $("preview").src = "/preview.mjpg";
-  await Promise.all([loadAvatars(), loadHairstyles(), loadClips(), loadHair(), loadExpressions(), loadOutputs()]);
+  await Promise.all([loadAvatars(), loadHairstyles(), loadClips(), loadHair(), loadExpressions(), loadOutputs(),
+                     loadView()]);
   document.body.dataset.ready = "1";
   pollStatus();
 }

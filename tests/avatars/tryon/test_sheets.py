@@ -55,3 +55,22 @@ def test_sheets_links_and_limits_survive_the_export(fitted, tmp_path):
 def test_a_single_tail_has_no_sheet(fitted):
     res = fitted("default", "short02")
     assert res.sheets.count == 0 and res.avatar.spring_links == ()
+
+
+def test_the_solver_links_a_fitted_sheet_by_default(fitted):
+    """Linked sheets (solver/sheets.py) are on for the try-on's chains: one link per joint pair
+    of every spring link, between the segments whose tails are those joints; [hair] link =
+    false turns them off."""
+    from solver import ChainSet
+    from solver.sheets import LinkSetting
+
+    av = fitted("default", "bob01").avatar
+    cs = ChainSet.from_avatar(av)
+    assert cs.link_count == sum(len(k.joints) for k in av.spring_links) > 0
+    node_of = cs.segment_nodes
+    for (a, b) in cs.links:
+        ka, kb = cs.chain_names[cs.segment_chain[a]], cs.chain_names[cs.segment_chain[b]]
+        assert ka != kb and ka.startswith("TryOn") and kb.startswith("TryOn")
+        assert av.skeleton.parents[node_of[a]] >= 0
+    assert ChainSet.from_avatar(av, links={"*": LinkSetting(link=False)}).link_count == 0
+    assert ChainSet.from_avatar(av, sheets="off").link_count == 0

@@ -176,6 +176,12 @@ def test_panel_drives_the_run(run, browser):
              "the fps chip")
     assert d.find_element(By.ID, "st-face").text == "face found"
 
+    def quality_shown():          # the chip says what /status says (the governor may step meanwhile)
+        q = request(port, "GET", "/status")[1]["quality"]
+        want = "quality: " + ", ".join(q["active"]) if q["active"] else "quality full"
+        return d.find_element(By.ID, "st-quality").text == want
+    wait_for(quality_shown, "the quality chip")
+
     # --- an expression shows in the next frames' pixels (still scene: identical frames before)
     a, b = frame(port), (frames_after(port), frame(port))[1]
     assert int((np.abs(a - b).sum(axis=2) > 0).sum()) <= STILL_CHANGED_MAX
@@ -334,3 +340,44 @@ def test_a_page_of_another_origin_cannot_drive_the_service(run, browser):
     assert st == 403 and "Origin" in body["error"]
     st, body = request(port, "GET", "/status", headers={"Host": "evil.example:80"})
     assert st == 403 and "Host" in body["error"]
+
+
+#: The Wind card's strength slider is moved to this, m/s.
+WIND_SLIDER = 12.0
+#: A 12 m/s wind moves the settled hair tips at least this far from their rest arc, metres.
+WIND_MOVE_MIN_M = 0.005
+
+
+def test_the_wind_card_blows_the_hair_and_flips_it(run, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    port = run[0]
+    d = browser
+    open_panel(d, port)
+
+    def off_rest():
+        hh = hair(port, tails=True)
+        return float(np.linalg.norm(np.array(hh["tails"]) - np.array(hh["rest_tails"]), axis=1).max())
+
+    Select(d.find_element(By.ID, "clip")).select_by_value("rest")
+    wait_for(lambda: request(port, "GET", "/motion")[1]["playing"] == "rest", "the body at rest")
+    time.sleep(2.0)
+    calm = off_rest()
+    Select(d.find_element(By.ID, "wind-from")).select_by_value("0,0,-1")          # from the front
+    d.execute_script("const s = document.getElementById('wind-strength'); s.value = arguments[0];"
+                     "s.dispatchEvent(new Event('input'))", WIND_SLIDER)
+    wait_for(lambda: (request(port, "GET", "/status")[1]["hair_params"].get("wind") or {}).get("strength")
+             == WIND_SLIDER, "the wind in /status")
+    wind = request(port, "GET", "/status")[1]["hair_params"]["wind"]
+    assert wind["direction"] == [0.0, 0.0, 1.0]                 # blowing from the front toward the back
+    assert d.find_element(By.ID, "wind-strength-out").text == "12.0"
+    time.sleep(2.0)
+    blown = off_rest()
+    print("tips off their rest arc: calm", calm, "in the wind", blown)
+    assert blown >= calm + WIND_MOVE_MIN_M
+    d.find_element(By.ID, "hair-flip").click()
+    wait_for(lambda: "hair flip" in d.find_element(By.ID, "message").text, "the hair flip")
+    d.find_element(By.ID, "wind-calm").click()
+    wait_for(lambda: request(port, "GET", "/status")[1]["hair_params"]["wind"]["strength"] == 0.0, "calm")
+    assert severe(d) == []

@@ -118,7 +118,8 @@ def test_the_page_and_its_files(panel):
 def test_pickers_and_hair(panel):
     svc, ctl, _ = panel
     assert call(svc, "GET", "/avatars") == (200, {"avatars": ["a.vrm"], "current": None, "path": None, "folder": True})
-    assert call(svc, "GET", "/clips") == (200, {"clips": ["idle", "rest"], "playing": "idle", "motion": True})
+    assert call(svc, "GET", "/clips") == (200, {"clips": ["idle", "rest", "turn-test", "move-then-settle"], "playing": "idle",
+                                              "motion": True})
     assert call(svc, "GET", "/hair")[1] == {"solver": "rest-shape"}
     assert call(svc, "GET", "/hair?tails=1")[1]["tails"] == [[0.0, 1.0, 0.0]]
     assert ctl.calls == [("hair", False), ("hair", True)]

@@ -1,0 +1,204 @@
+"""Linked sheets in the substep (numba): :func:`sheet_pass`, the sideways links between the
+tails of neighbouring chains (solver/sheets.py builds them), solved in the relaxation of
+lengths and contact. Called by :func:`solver.kernels.step.step_kernel` after every chain has
+been stepped (and relaxed), rest-shape solver only.
+
+A link l joins the tails x_a, x_b of two segments of different chains with rest distance
+d0 (times the chain scale s). Each pass
+
+1. walks the links in order (Gauss-Seidel): the distance d = |x_b − x_a| is brought to
+   d0 + e^(−r h) (d − d0) (the soft sheet: an error decays at the sheet rate r, 1/s, with no
+   overshoot), then into the caps [d_min, d_max] = [(1 − squish) d0, (1 + stretch) d0] (a
+   hard limit, counted when it binds); both tails move half the correction along the link.
+   Bounce-free like contact (docs/design.md §4.4): a correction never becomes velocity; of
+   the two tails' relative velocity along the link only the part against the correction is
+   removed, the share 1 − e^(−r h) (at a cap too: removing all of it there makes a link held
+   at its cap against a collider chatter between two states, measured: 0.05 mm every
+   substep on the layered avatar after Roll), split equally, so the sheet's common motion
+   keeps its momentum;
+2. re-projects, root -> tail from the first segment a link moved, every link of the chains
+   it moved onto its length and through the contact projection, as the chain relaxation
+   does (:func:`solver.kernels.relax._relax`); contact has the last word.
+
+With angle limits, :func:`sheet_limits` applies them again to the chains a link moved.
+Chains with an authored joint, or a joint off the fast path (a branch root carried by a
+solved frame), are left out of the pass in that substep (their links do nothing).
+Allocation-free: the scratch is the ``sheet_chain_ints`` section.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .limits import apply_limits
+from .resolve import _candidates, _in_reach, _no_radial, _residual, _resolve
+from ..layout import (
+    H_L, H_N_CAP_TOTAL, H_N_SQUISH_CAP, H_N_STRETCH_CAP, H_OF_LINK, H_OI_LINK, H_OI_SHK, H_SHEET_PASSES, KI_SEG0,
+    KI_SEG1, KL, KL_MOVED, KL_OK, KL_TOUCHED, K_S, LF, LF_KEEP, LF_MAXR, LF_MINR, LF_REST, LI, LI_A, LI_B, SI_AUTH, SI_CHAIN,
+    SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_HIT, S_LEN, S_NCONV, S_O, S_UNR, S_V, S_X,
+)
+
+
+@njit(inline="always", cache=True)
+def _root(st, scr, segi, i):
+    sp = segi[i, SI_SPAR]
+    if sp >= 0:
+        return st[sp, S_X], st[sp, S_X + 1], st[sp, S_X + 2]
+    return scr[i, S_O], scr[i, S_O + 1], scr[i, S_O + 2]
+
+
+@njit(inline="always", cache=True)
+def _link(st, scr, segi, lf, l, a, b, s):
+    """Solve link l (tails of segments a and b) once; returns (moved, cap) with cap
+    1 at the stretch cap, −1 at the squish cap, 0 otherwise."""
+    dx = st[b, S_X] - st[a, S_X]
+    dy = st[b, S_X + 1] - st[a, S_X + 1]
+    dz = st[b, S_X + 2] - st[a, S_X + 2]
+    d = math.sqrt(dx * dx + dy * dy + dz * dz)
+    rest = lf[l, LF_REST] * s
+    if d < 1e-12 or rest <= 0.0:
+        return False, 0
+    keep = lf[l, LF_KEEP]
+    target = rest + keep * (d - rest)
+    share = 1.0 - keep
+    cap = 0
+    hi = lf[l, LF_MAXR] * rest
+    lo = lf[l, LF_MINR] * rest
+    if target > hi:
+        target = hi
+        cap = 1
+    elif target < lo:
+        target = lo
+        cap = -1
+    corr = d - target           # > 0: the tails move together
+    if corr == 0.0:
+        return False, cap
+    nx, ny, nz = dx / d, dy / d, dz / d
+    hc = 0.5 * corr
+    st[a, S_X], st[a, S_X + 1], st[a, S_X + 2] = st[a, S_X] + hc * nx, st[a, S_X + 1] + hc * ny, st[a, S_X + 2] + hc * nz
+    st[b, S_X], st[b, S_X + 1], st[b, S_X + 2] = st[b, S_X] - hc * nx, st[b, S_X + 1] - hc * ny, st[b, S_X + 2] - hc * nz
+    # relative velocity along the link; only its part against the correction is removed
+    vr = ((st[b, S_V] - st[a, S_V]) * nx + (st[b, S_V + 1] - st[a, S_V + 1]) * ny
+          + (st[b, S_V + 2] - st[a, S_V + 2]) * nz)
+    if (corr > 0.0 and vr > 0.0) or (corr < 0.0 and vr < 0.0):
+        # corrections below 1e-6 of the rest distance remove only that fraction (round-off
+        # sized corrections do not make the velocity jump; as resolve._inward)
+        f = 0.5 * share * vr * min(1.0, abs(corr) / (1e-6 * rest))
+        st[a, S_V], st[a, S_V + 1], st[a, S_V + 2] = st[a, S_V] + f * nx, st[a, S_V + 1] + f * ny, st[a, S_V + 2] + f * nz
+        st[b, S_V], st[b, S_V + 1], st[b, S_V + 2] = st[b, S_V] - f * nx, st[b, S_V + 1] - f * ny, st[b, S_V + 2] - f * nz
+    return True, cap
+
+
+@njit(inline="always", cache=True)
+def _chain_ok(segi, s0, s1):
+    for i in range(s0, s1):
+        if segi[i, SI_AUTH] != 0 or segi[i, SI_NEEDW] != 0 or (segi[i, SI_SPAR] >= 0 and segi[i, SI_FAST] == 0):
+            return 0
+    return 1
+
+
+@njit(cache=True, _nrt=False)
+def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow, cand, maxit, u_min, tol):  # noqa: E741
+    """The sheet passes of one substep (module doc), after every chain was stepped.
+
+    Returns (contact corrections, change of the unresolved-overlap count) of the chains it
+    re-projected; sets the cap counters of the header (H_N_STRETCH_CAP, H_N_SQUISH_CAP:
+    links held at a cap in the last pass; H_N_CAP_TOTAL: every binding, per pass)."""
+    nl = I[H_L]
+    K = chi.shape[0]
+    lf = F[I[H_OF_LINK]:I[H_OF_LINK] + nl * LF].reshape((nl, LF))
+    li = I[I[H_OI_LINK]:I[H_OI_LINK] + nl * LI].reshape((nl, LI))
+    kl = I[I[H_OI_SHK]:I[H_OI_SHK] + K * KL].reshape((K, KL))
+    for k in range(K):
+        kl[k, KL_OK] = _chain_ok(segi, chi[k, KI_SEG0], chi[k, KI_SEG1])
+        kl[k, KL_TOUCHED] = 0
+    hits_total = 0
+    d_unres = 0
+    n_stretch = 0
+    n_squish = 0
+    for _pass in range(I[H_SHEET_PASSES]):
+        for k in range(K):
+            kl[k, KL_MOVED] = chi[k, KI_SEG1]
+        n_stretch = 0
+        n_squish = 0
+        any_moved = False
+        for l in range(nl):
+            a = li[l, LI_A]
+            b = li[l, LI_B]
+            ka = segi[a, SI_CHAIN]
+            kb = segi[b, SI_CHAIN]
+            if kl[ka, KL_OK] == 0 or kl[kb, KL_OK] == 0:
+                continue
+            moved, cap = _link(st, scr, segi, lf, l, a, b, ch[ka, K_S])
+            if cap > 0:
+                n_stretch += 1
+            elif cap < 0:
+                n_squish += 1
+            if moved:
+                any_moved = True
+                if a < kl[ka, KL_MOVED]:
+                    kl[ka, KL_MOVED] = a
+                if b < kl[kb, KL_MOVED]:
+                    kl[kb, KL_MOVED] = b
+        I[H_N_CAP_TOTAL] += n_stretch + n_squish
+        if not any_moved:
+            break
+        # ---- lengths and contact, root -> tail, from the first segment a link moved
+        for k in range(K):
+            s1 = chi[k, KI_SEG1]
+            first = kl[k, KL_MOVED]
+            if first >= s1:
+                continue
+            kl[k, KL_TOUCHED] = 1
+            s = ch[k, K_S]
+            for i in range(first, s1):
+                ox, oy, oz = _root(st, scr, segi, i)
+                length = scr[i, S_LEN]
+                xx, xy, xz = st[i, S_X], st[i, S_X + 1], st[i, S_X + 2]
+                dx, dy, dz = xx - ox, xy - oy, xz - oz
+                dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+                if dn == 0.0:
+                    continue
+                hx, hy, hz = ox + length * (dx / dn), oy + length * (dy / dn), oz + length * (dz / dn)
+                vx, vy, vz = st[i, S_V], st[i, S_V + 1], st[i, S_V + 2]
+                rh = par[i, S_HIT] * s
+                n_cand = 0
+                if segi[i, SI_P1] > segi[i, SI_P0]:
+                    n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
+                hits = 0
+                d_unres -= int(scr[i, S_UNR])
+                scr[i, S_UNR] = 0.0
+                scr[i, S_NCONV] = 0.0
+                if n_cand > 0 and _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length, rh):
+                    hx, hy, hz, vx, vy, vz, hits, converged, _, _, _, _, _, _, _, _ = _resolve(
+                        col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, vy, vz, length, rh, s,
+                        maxit, True, u_min)
+                    hits_total += hits
+                    if hits > 0 and not converged:
+                        scr[i, S_NCONV] = 1.0
+                        scr[i, S_UNR] = _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh,
+                                                  s, tol, True)
+                        d_unres += int(scr[i, S_UNR])
+                if hits > 0:
+                    vx, vy, vz = _no_radial(ox, oy, oz, hx, hy, hz, vx, vy, vz)
+                st[i, S_X], st[i, S_X + 1], st[i, S_X + 2] = hx, hy, hz
+                st[i, S_V], st[i, S_V + 1], st[i, S_V + 2] = vx, vy, vz
+    I[H_N_STRETCH_CAP] = n_stretch
+    I[H_N_SQUISH_CAP] = n_squish
+    return hits_total, d_unres
+
+
+@njit(cache=True, _nrt=False)
+def sheet_limits(world, I, st, rst, scr, segi, chi, ext, mode, h):  # noqa: E741
+    """The angle limits (:func:`solver.kernels.limits.apply_limits`) again on every chain a
+    link moved in this substep's sheet pass, so that no joint ends the substep beyond its
+    limit (the limits have the last word, as after contact)."""
+    K = chi.shape[0]
+    kl = I[I[H_OI_SHK]:I[H_OI_SHK] + K * KL].reshape((K, KL))
+    n = 0
+    for k in range(K):
+        if kl[k, KL_TOUCHED] != 0:
+            n += apply_limits(world, st, rst, scr, segi, ext, chi[k, KI_SEG0], chi[k, KI_SEG1], mode, h)
+    return n
