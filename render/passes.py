@@ -34,14 +34,22 @@ class MeshPass:
     def link(self, gpu: GpuAvatar) -> int:
         """Link every program ``gpu`` will draw with now (at upload, not in the first frame).
         Returns the number of programs."""
+        steps = self.link_steps(gpu)
+        for s in steps:
+            s()
+        return len(steps)
+
+    def link_steps(self, gpu: GpuAvatar) -> list:
+        """One callable per program ``gpu`` will draw with, each linking it (a no-op once
+        linked): :meth:`link` spread over frames (:class:`render.staged.AvatarUpload`)."""
         keys = set()
         for p in gpu.primitives:
             keys.add((p.alpha_mode == "MASK", False, p.features))
             if p.outline:
                 keys.add((p.alpha_mode == "MASK", True, p.features))
-        for mask, outline, features in keys:
-            self.programs.mesh_for(mask, outline, gpu.joints.texture is not None, features=features)
-        return len(keys)
+        textured = gpu.joints.texture is not None
+        return [lambda m=mask, o=outline, f=features: self.programs.mesh_for(m, o, textured, features=f)
+                for mask, outline, features in sorted(keys)]
 
     def draw(self, gpu: GpuAvatar, weights: Sequence[np.ndarray | None] | None, view: np.ndarray,
              hidden: set[int], *, outlines: bool = True) -> tuple[int, int, int]:

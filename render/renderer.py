@@ -47,7 +47,8 @@ from .readback import OutputReadback
 from .passes import MeshPass
 from .shaders import FRAME_BINDING, Programs
 from .targets import RenderTargets, unpremultiply_srgb
-from .upload import GpuAvatar, upload_avatar
+from .staged import AvatarUpload
+from .upload import GpuAvatar
 
 log = logging.getLogger(__name__)
 
@@ -171,26 +172,45 @@ class Renderer:
         return self.readback.pixel_reads
 
     def set_avatar(self, avatar: Avatar | None, *, camera: Camera | None = None,
-                   detail: "ReducedDetail | None" = None) -> None:
+                   detail: "ReducedDetail | None" = None, upload: "AvatarUpload | None" = None) -> None:
         """Upload ``avatar`` (releasing the previous one) and frame the default camera on it
         at rest, or use ``camera`` (framed beforehand, e.g. off the render thread). With
         reduced detail the triangles come from ``detail`` when given (:meth:`detail_for`,
-        computed beforehand off the render thread), else they are simplified now."""
+        computed beforehand off the render thread), else they are simplified now.
+        ``upload``: ``avatar``'s upload begun beforehand (:meth:`begin_avatar`, stepped over
+        earlier frames): what is left of it is done now and it is swapped in at once; one of
+        another avatar is cancelled and ``avatar`` uploaded now."""
+        if upload is not None and (avatar is None or upload.avatar is not avatar):
+            upload.cancel()
+            upload = None
+        if avatar is not None:
+            if camera is None:
+                camera = self.framing.camera_for(avatar, self.size)
+            if upload is None:
+                upload = self.begin_avatar(avatar, camera=camera, detail=detail)
+            gpu = upload.finish()
         if self.gpu is not None:
             self.gpu.release()
             self.gpu = None
         self.detail_tolerance_m = 0.0
         if avatar is not None:
-            if camera is None:
-                camera = self.framing.camera_for(avatar, self.size)
-            if self.reduced and (detail is None or detail.avatar is not avatar):
-                detail = self.detail_for(avatar, camera)
-            self.detail_tolerance_m = detail.tolerance_m if self.reduced else 0.0
-            self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps,
-                                     joint_storage=self.joint_storage,
-                                     detail=detail.indices if self.reduced else None)
-            self._mesh_pass.link(self.gpu)
+            self.gpu = gpu
+            self.detail_tolerance_m = upload.detail_tolerance_m
             self.camera = camera
+
+    def begin_avatar(self, avatar: Avatar, *, camera: Camera | None = None,
+                     detail: "ReducedDetail | None" = None) -> "AvatarUpload":
+        """An upload of ``avatar`` to step over the next frames (:class:`render.staged.AvatarUpload`:
+        :meth:`~render.staged.AvatarUpload.step` once per frame) while the current avatar is
+        drawn, then to hand to :meth:`set_avatar`; ``camera`` and ``detail`` as there (only
+        the reduced-detail triangles depend on them). The caller cancels it if it is not
+        swapped in."""
+        if self.reduced and (detail is None or detail.avatar is not avatar):
+            detail = self.detail_for(avatar, camera or self.framing.camera_for(avatar, self.size))
+        upload = AvatarUpload(self.ledger, avatar, force_mipmaps=self.force_mipmaps, joint_storage=self.joint_storage,
+                              detail=detail.indices if self.reduced else None, link=self._mesh_pass.link_steps)
+        upload.detail_tolerance_m = detail.tolerance_m if self.reduced else 0.0
+        return upload
 
     def detail_for(self, avatar: Avatar, camera: Camera | None = None, *,
                    pixel_error: float | None = None) -> "ReducedDetail | None":
