@@ -173,20 +173,24 @@ def texture_rgba8_steps(ledger: Ledger, rgba: np.ndarray, *, srgb: bool = True, 
     yields after the allocation, after each band of rows (about ``band_bytes`` bytes,
     ``glTexSubImage2D``) and after each mipmap level (``glGenerateMipmap`` with the base and
     max level set to that level and the next: each level is filtered from the one above, as
-    one ``glGenerateMipmap`` does, so the texels are the same; render/staged.py's test compares
-    every level). Its return value (``StopIteration.value``) is the :class:`Texture`, made
-    (and counted) at the first step: the caller releases it if it stops early."""
+    one ``glGenerateMipmap`` does, so the texels are the same;
+    tests/render/test_staged_upload.py compares every level). The first value yielded is the
+    :class:`Texture` (made and counted then: the caller releases it if it stops early), each
+    later one the texels the next piece reads (its cost, for
+    :class:`render.staged.AvatarUpload`); the return value (``StopIteration.value``) is the
+    texture again."""
     rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
     h, w = rgba.shape[:2]
     fmt = GL.GL_SRGB8_ALPHA8 if srgb else GL.GL_RGBA8
     tex = Texture(ledger, w, h, fmt)
     yield tex
+    yield w * h // 4                     # the allocation
     GL.glBindTexture(GL.GL_TEXTURE_2D, tex.id)
     GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
     GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, fmt, w, h, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, None)
     rows = max(1, band_bytes // max(1, 4 * w))
     for y in range(0, h, rows):
-        yield tex
+        yield w * min(rows, h - y) // 4  # a copy, cheaper than filtering
         GL.glBindTexture(GL.GL_TEXTURE_2D, tex.id)
         GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
         band = np.ascontiguousarray(rgba[y:y + rows])
@@ -194,7 +198,7 @@ def texture_rgba8_steps(ledger: Ledger, rgba: np.ndarray, *, srgb: bool = True, 
     if mipmaps:
         levels = max(w, h).bit_length() - 1
         for k in range(levels):
-            yield tex
+            yield max(1, w >> k) * max(1, h >> k)
             GL.glBindTexture(GL.GL_TEXTURE_2D, tex.id)
             GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_BASE_LEVEL, k)
             GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAX_LEVEL, k + 1)

@@ -30,6 +30,10 @@ from .upload import GpuAvatar, avatar_upload_steps
 #: about 5 ms on llvmpipe).
 STEP_BUDGET_S = 0.004
 
+#: A piece reading at least this many texels (a mipmap level from 512² up) starts a step of
+#: its own, so one step is never a heavy piece on top of the budget.
+HEAVY_TEXELS = 1 << 18
+
 
 class AvatarUpload:
     """An upload of ``avatar`` in steps (see the module). ``link``: called with the finished
@@ -51,6 +55,7 @@ class AvatarUpload:
         self._links: list | None = None
         self._gpu: GpuAvatar | None = None
         self._taken = self._cancelled = False
+        self._next_cost = 0               # texels the next piece reads (0: unknown, light)
         self.steps = self.pieces = 0
 
     @property
@@ -68,14 +73,15 @@ class AvatarUpload:
         while not self.done:
             self._piece()
             self.pieces += 1
-            if time.perf_counter() - t0 >= budget_s:
+            if time.perf_counter() - t0 >= budget_s or self._next_cost >= HEAVY_TEXELS:
                 break
         return self.done
 
     def _piece(self) -> None:
         if self._gpu is None:
             try:
-                next(self._steps)
+                cost = next(self._steps)
+                self._next_cost = cost if isinstance(cost, int) else 0
             except StopIteration as finished:
                 self._gpu = finished.value
                 self._links = list(self._link(self._gpu)) if self._link is not None else []
@@ -110,4 +116,4 @@ class AvatarUpload:
         self._made.clear()
 
 
-__all__ = ["AvatarUpload", "STEP_BUDGET_S"]
+__all__ = ["AvatarUpload", "HEAVY_TEXELS", "STEP_BUDGET_S"]

@@ -148,3 +148,19 @@ def test_staged_and_at_once_upload_the_same_objects(make_renderer, godette):
     assert [p.count for p in once.primitives] == [p.count for p in staged.primitives]
     once.release()
     staged.release()
+
+
+def test_a_heavy_piece_starts_a_step_of_its_own(make_renderer, godette):
+    """Even with no time limit a step stops before each mipmap level read from 512² or more
+    texels: Godette has two 1024² textures (levels 0 and 1 heavy) and one 512² (level 0),
+    (levels 0 and 1 of each 1024², level 0 of the 512²: 5 heavy pieces)."""
+    r = make_renderer()
+    up = r.begin_avatar(godette)
+    while not up.step(float("inf")):
+        pass
+    gpu = up.take()
+    sizes = [godette.images[img].rgba.shape[:2] for img, _ in gpu.images]
+    heavy = sum((h * w >= 1 << 18) + (h * w >= 1 << 20) for h, w in sizes)
+    assert heavy == 5
+    assert up.steps == heavy + 1                 # the rest (light pieces, programs) in the last step
+    gpu.release()
