@@ -88,6 +88,28 @@ class MeshPass:
         self._program = None
         return len(opaque), len(outlined), len(blended)
 
+    def draw_calls(self, gpu: GpuAvatar, *, outlines: bool = True) -> list[tuple[GpuPrimitive, bool]]:
+        """(primitive, outline) of each draw call :meth:`draw` makes for ``gpu`` (unsorted)."""
+        calls = [(p, False) for p in gpu.primitives]
+        return calls + [(p, True) for p in gpu.primitives if outlines and p.outline and p.alpha_mode != "BLEND"]
+
+    def draw_one(self, gpu: GpuAvatar, p: GpuPrimitive, *, outline: bool) -> None:
+        """One draw call of :meth:`draw` alone, with the blend and depth state it has there
+        (the framebuffer, frame uniforms and joints are the caller's): a software
+        rasteriser's shader variant for it is compiled by this call (render/staged.py)."""
+        self._program = None
+        gpu.joints.bind(UNIT_JOINTS)
+        blend = p.alpha_mode == "BLEND" and not outline
+        if blend:
+            GL.glEnable(GL.GL_BLEND)
+            GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)
+            GL.glDepthMask(GL.GL_TRUE if p.z_write else GL.GL_FALSE)
+        self._draw(gpu, p, None, outline=outline)
+        GL.glDepthMask(GL.GL_TRUE)
+        GL.glDisable(GL.GL_BLEND)
+        GL.glDisable(GL.GL_CULL_FACE)
+        self._program = None
+
     def _draw(self, gpu: GpuAvatar, p: GpuPrimitive, weights, *, outline: bool) -> None:
         prog = self.programs.mesh_for(p.alpha_mode == "MASK", outline, gpu.joints.texture is not None,
                                       features=p.features)

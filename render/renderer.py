@@ -208,9 +208,47 @@ class Renderer:
         if self.reduced and (detail is None or detail.avatar is not avatar):
             detail = self.detail_for(avatar, camera or self.framing.camera_for(avatar, self.size))
         upload = AvatarUpload(self.ledger, avatar, force_mipmaps=self.force_mipmaps, joint_storage=self.joint_storage,
-                              detail=detail.indices if self.reduced else None, link=self._mesh_pass.link_steps)
+                              detail=detail.indices if self.reduced else None,
+                              link=lambda gpu: [*self._mesh_pass.link_steps(gpu), *self._warm_steps(gpu)])
         upload.detail_tolerance_m = detail.tolerance_m if self.reduced else 0.0
         return upload
+
+    def _warm_steps(self, gpu: GpuAvatar) -> list:
+        """Steps of :meth:`begin_avatar` each drawing one of ``gpu``'s draw calls at rest into
+        one pixel of the scene target: a software rasteriser compiles its shader variants at
+        a first draw (llvmpipe: 20-40 ms for Godette's), which then is not in the first frame
+        after the swap, and is spread over steps. The next frame clears that pixel
+        (:meth:`draw` clears its viewport first); the output target is not touched. None
+        without a drawn avatar (no camera: no frame to protect)."""
+        if self.gpu is None or self.camera is None:
+            return []
+        return [lambda p=p, o=o: self._warm_draw(gpu, p, o) for p, o in self._mesh_pass.draw_calls(gpu, outlines=self.outlines)]
+
+    def _warm_draw(self, gpu: GpuAvatar, prim, outline: bool) -> None:
+        cam = self.camera
+        if cam is None:
+            return
+        rest = gpu.avatar.skeleton.rest_world
+        gpu.materials.set_overrides({})
+        gpu.joints.update(rest)
+        gpu.contacts.update(rest)
+        view = cam.view_matrix()
+        self._upload_frame(cam, view, self.size)
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.scene.id)
+        GL.glViewport(0, 0, *self.size)
+        GL.glEnable(GL.GL_FRAMEBUFFER_SRGB)
+        GL.glEnable(GL.GL_SCISSOR_TEST)
+        GL.glScissor(0, 0, 1, 1)
+        GL.glDepthMask(GL.GL_TRUE)
+        GL.glEnable(GL.GL_DEPTH_TEST)
+        GL.glDepthFunc(GL.GL_LEQUAL)
+        GL.glDisable(GL.GL_BLEND)
+        GL.glFrontFace(GL.GL_CW)
+        self._mesh_pass.draw_one(gpu, prim, outline=outline)
+        GL.glDisable(GL.GL_SCISSOR_TEST)
+        GL.glDisable(GL.GL_DEPTH_TEST)
+        GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)
+        GL.glBindVertexArray(0)
 
     def detail_for(self, avatar: Avatar, camera: Camera | None = None, *,
                    pixel_error: float | None = None) -> "ReducedDetail | None":
