@@ -8,14 +8,18 @@
 #         model (cached, sha256-verified)
 #   test  that, plus the apt packages only the tests need (.ci/system-deps.sh test: Xvfb, Chromium,
 #         chromium-driver, Node.js/npm, espeak-ng, sox), the dev extras (pytest, pytest-benchmark,
-#         selenium) and the hand/pose landmarker models of --hands (assembled from MediaPipe's npm
-#         packages, cached, sha256-verified: tracking/hand_model.py)
+#         selenium, pytest-xdist) and the hand/pose landmarker models of --hands (assembled from
+#         MediaPipe's npm packages, cached, sha256-verified: tracking/hand_model.py)
+# The tests run on TEST_WORKERS pytest-xdist workers (auto: one per core; 0: one process), a
+# file per worker at a time, the files holding a `slow` test first (tests/conftest.py), so the
+# 2-minute soak and the matrix run beside the short files instead of after them.
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 RUN_STAMP  := $(VENV)/.swaycam-run
 TEST_STAMP := $(VENV)/.swaycam-test
+TEST_WORKERS ?= auto
 
 .PHONY: setup setup-test run test bench clean-venv
 
@@ -41,7 +45,7 @@ run: setup
 	@$(VENV)/bin/swaycam run
 
 test: setup-test
-	@$(PY) -m pytest -q
+	@$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 bench: setup
 	@$(VENV)/bin/swaycam bench all

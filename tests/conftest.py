@@ -23,6 +23,17 @@ FACE_DIR = ASSETS / "face"
 MODEL_DIR = ASSETS / "models"
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """In a pytest-xdist worker (``make test`` runs ``-n auto --dist loadfile``), the files
+    holding a ``slow`` test go first: a worker starts the 2-minute soak or the matrix while the
+    other works through the short files, instead of one long file being the run's last.
+    The order is the same in every worker (xdist requires it); a plain run keeps file order."""
+    if not hasattr(config, "workerinput"):
+        return
+    slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow_files)          # stable: file order kept
+
+
 def asset(*parts: str) -> Path:
     """Path of a shared asset; fails the test (saying where it looked) when it is absent."""
     p = ASSETS.joinpath(*parts)

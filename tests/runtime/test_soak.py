@@ -11,12 +11,15 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from runtime.eval.soak import RSS_GROWTH_LIMIT_MB, Sample, SoakOptions, SoakReport
 from tests.conftest import REPO
 
 CI_DURATION_S = 120
 
 
+@pytest.mark.slow
 def test_two_minute_soak_is_flat(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     for var in ("DISPLAY", "WAYLAND_DISPLAY"):

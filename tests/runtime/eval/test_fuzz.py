@@ -6,6 +6,8 @@ HairError, RigError), never another exception, a NaN/inf or a hang over 10 s. Th
 
 from __future__ import annotations
 
+import pytest
+
 from runtime.eval.fuzz import FAILURES, TIMEOUT_S, run_fuzz
 from runtime.eval.fuzz_mutators import Mutant, make_mutant, seeds
 
@@ -21,6 +23,7 @@ def test_mutants_are_a_pure_function_of_seed_and_index():
     assert make_mutant(s, 8, 123).data != a.data
 
 
+@pytest.mark.slow
 def test_quick_fuzz_has_no_crash_hang_or_nonfinite():
     assert TIMEOUT_S == 10.0
     report = run_fuzz(QUICK_COUNT, seed=0, workers=2)

@@ -55,6 +55,7 @@ def _check(port, attack, what, tries=2):
     raise AssertionError((what, loud, quiet))
 
 
+@pytest.mark.slow
 def test_many_spring_patterns_drop_no_frame(live_run):
     port, _ = live_run
     # encoded once: the client's own CPU is not the server's cost (the machine is shared)
