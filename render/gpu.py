@@ -167,6 +167,51 @@ def texture_rgba8(ledger: Ledger, rgba: np.ndarray, *, srgb: bool = True, mipmap
     return tex
 
 
+def texture_rgba8_steps(ledger: Ledger, rgba: np.ndarray, *, srgb: bool = True, mipmaps: bool = True,
+                        band_bytes: int = 1 << 18):
+    """:func:`texture_rgba8` in steps, for an upload spread over frames: a generator that
+    yields after the allocation, after each band of rows (about ``band_bytes`` bytes,
+    ``glTexSubImage2D``) and after each mipmap level (``glGenerateMipmap`` with the base and
+    max level set to that level and the next: each level is filtered from the one above, as
+    one ``glGenerateMipmap`` does, so the texels are the same;
+    tests/render/test_staged_upload.py compares every level). The first value yielded is the
+    :class:`Texture` (made and counted then: the caller releases it if it stops early), each
+    later one the texels the next piece reads (its cost, for
+    :class:`render.staged.AvatarUpload`); the return value (``StopIteration.value``) is the
+    texture again."""
+    rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
+    h, w = rgba.shape[:2]
+    fmt = GL.GL_SRGB8_ALPHA8 if srgb else GL.GL_RGBA8
+    tex = Texture(ledger, w, h, fmt)
+    yield tex
+    yield w * h // 4                     # the allocation
+    GL.glBindTexture(GL.GL_TEXTURE_2D, tex.id)
+    GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+    GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, fmt, w, h, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, None)
+    rows = max(1, band_bytes // max(1, 4 * w))
+    for y in range(0, h, rows):
+        yield w * min(rows, h - y) // 4  # a copy, cheaper than filtering
+        GL.glBindTexture(GL.GL_TEXTURE_2D, tex.id)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+        band = np.ascontiguousarray(rgba[y:y + rows])
+        GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, y, w, band.shape[0], GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, band)
+    if mipmaps:
+        levels = max(w, h).bit_length() - 1
+        for k in range(levels):
+            yield max(1, w >> k) * max(1, h >> k)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, tex.id)
+            GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_BASE_LEVEL, k)
+            GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAX_LEVEL, k + 1)
+            GL.glGenerateMipmap(GL.GL_TEXTURE_2D)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_BASE_LEVEL, 0)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAX_LEVEL, 1000)
+    tex.mipmapped = bool(mipmaps)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER,
+                       GL.GL_LINEAR_MIPMAP_LINEAR if mipmaps else GL.GL_LINEAR)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)
+    return tex
+
+
 def texture_empty(ledger: Ledger, width: int, height: int, internal_format: int, fmt: int, gl_type: int,
                   *, filter: int = GL.GL_NEAREST, data: np.ndarray | None = None) -> Texture:
     """An uninitialised (or ``data``-filled) texture without mipmaps, clamped, ``filter`` sampled."""

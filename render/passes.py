@@ -34,14 +34,22 @@ class MeshPass:
     def link(self, gpu: GpuAvatar) -> int:
         """Link every program ``gpu`` will draw with now (at upload, not in the first frame).
         Returns the number of programs."""
+        steps = self.link_steps(gpu)
+        for s in steps:
+            s()
+        return len(steps)
+
+    def link_steps(self, gpu: GpuAvatar) -> list:
+        """One callable per program ``gpu`` will draw with, each linking it (a no-op once
+        linked): :meth:`link` spread over frames (:class:`render.staged.AvatarUpload`)."""
         keys = set()
         for p in gpu.primitives:
             keys.add((p.alpha_mode == "MASK", False, p.features))
             if p.outline:
                 keys.add((p.alpha_mode == "MASK", True, p.features))
-        for mask, outline, features in keys:
-            self.programs.mesh_for(mask, outline, gpu.joints.texture is not None, features=features)
-        return len(keys)
+        textured = gpu.joints.texture is not None
+        return [lambda m=mask, o=outline, f=features: self.programs.mesh_for(m, o, textured, features=f)
+                for mask, outline, features in sorted(keys)]
 
     def draw(self, gpu: GpuAvatar, weights: Sequence[np.ndarray | None] | None, view: np.ndarray,
              hidden: set[int], *, outlines: bool = True) -> tuple[int, int, int]:
@@ -79,6 +87,28 @@ class MeshPass:
         GL.glDisable(GL.GL_CULL_FACE)
         self._program = None
         return len(opaque), len(outlined), len(blended)
+
+    def draw_calls(self, gpu: GpuAvatar, *, outlines: bool = True) -> list[tuple[GpuPrimitive, bool]]:
+        """(primitive, outline) of each draw call :meth:`draw` makes for ``gpu`` (unsorted)."""
+        calls = [(p, False) for p in gpu.primitives]
+        return calls + [(p, True) for p in gpu.primitives if outlines and p.outline and p.alpha_mode != "BLEND"]
+
+    def draw_one(self, gpu: GpuAvatar, p: GpuPrimitive, *, outline: bool) -> None:
+        """One draw call of :meth:`draw` alone, with the blend and depth state it has there
+        (the framebuffer, frame uniforms and joints are the caller's): a software
+        rasteriser's shader variant for it is compiled by this call (render/staged.py)."""
+        self._program = None
+        gpu.joints.bind(UNIT_JOINTS)
+        blend = p.alpha_mode == "BLEND" and not outline
+        if blend:
+            GL.glEnable(GL.GL_BLEND)
+            GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)
+            GL.glDepthMask(GL.GL_TRUE if p.z_write else GL.GL_FALSE)
+        self._draw(gpu, p, None, outline=outline)
+        GL.glDepthMask(GL.GL_TRUE)
+        GL.glDisable(GL.GL_BLEND)
+        GL.glDisable(GL.GL_CULL_FACE)
+        self._program = None
 
     def _draw(self, gpu: GpuAvatar, p: GpuPrimitive, weights, *, outline: bool) -> None:
         prog = self.programs.mesh_for(p.alpha_mode == "MASK", outline, gpu.joints.texture is not None,

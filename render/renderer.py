@@ -47,7 +47,8 @@ from .readback import OutputReadback
 from .passes import MeshPass
 from .shaders import FRAME_BINDING, Programs
 from .targets import RenderTargets, unpremultiply_srgb
-from .upload import GpuAvatar, upload_avatar
+from .staged import AvatarUpload
+from .upload import GpuAvatar
 
 log = logging.getLogger(__name__)
 
@@ -171,26 +172,83 @@ class Renderer:
         return self.readback.pixel_reads
 
     def set_avatar(self, avatar: Avatar | None, *, camera: Camera | None = None,
-                   detail: "ReducedDetail | None" = None) -> None:
+                   detail: "ReducedDetail | None" = None, upload: "AvatarUpload | None" = None) -> None:
         """Upload ``avatar`` (releasing the previous one) and frame the default camera on it
         at rest, or use ``camera`` (framed beforehand, e.g. off the render thread). With
         reduced detail the triangles come from ``detail`` when given (:meth:`detail_for`,
-        computed beforehand off the render thread), else they are simplified now."""
+        computed beforehand off the render thread), else they are simplified now.
+        ``upload``: ``avatar``'s upload begun beforehand (:meth:`begin_avatar`, stepped over
+        earlier frames): what is left of it is done now and it is swapped in at once; one of
+        another avatar is cancelled and ``avatar`` uploaded now."""
+        if upload is not None and (avatar is None or upload.avatar is not avatar):
+            upload.cancel()
+            upload = None
+        if avatar is not None:
+            if camera is None:
+                camera = self.framing.camera_for(avatar, self.size)
+            if upload is None:
+                upload = self.begin_avatar(avatar, camera=camera, detail=detail)
+            gpu = upload.finish()
         if self.gpu is not None:
             self.gpu.release()
             self.gpu = None
         self.detail_tolerance_m = 0.0
         if avatar is not None:
-            if camera is None:
-                camera = self.framing.camera_for(avatar, self.size)
-            if self.reduced and (detail is None or detail.avatar is not avatar):
-                detail = self.detail_for(avatar, camera)
-            self.detail_tolerance_m = detail.tolerance_m if self.reduced else 0.0
-            self.gpu = upload_avatar(self.ledger, avatar, force_mipmaps=self.force_mipmaps,
-                                     joint_storage=self.joint_storage,
-                                     detail=detail.indices if self.reduced else None)
-            self._mesh_pass.link(self.gpu)
+            self.gpu = gpu
+            self.detail_tolerance_m = upload.detail_tolerance_m
             self.camera = camera
+
+    def begin_avatar(self, avatar: Avatar, *, camera: Camera | None = None,
+                     detail: "ReducedDetail | None" = None) -> "AvatarUpload":
+        """An upload of ``avatar`` to step over the next frames (:class:`render.staged.AvatarUpload`:
+        :meth:`~render.staged.AvatarUpload.step` once per frame) while the current avatar is
+        drawn, then to hand to :meth:`set_avatar`; ``camera`` and ``detail`` as there (only
+        the reduced-detail triangles depend on them). The caller cancels it if it is not
+        swapped in."""
+        if self.reduced and (detail is None or detail.avatar is not avatar):
+            detail = self.detail_for(avatar, camera or self.framing.camera_for(avatar, self.size))
+        upload = AvatarUpload(self.ledger, avatar, force_mipmaps=self.force_mipmaps, joint_storage=self.joint_storage,
+                              detail=detail.indices if self.reduced else None,
+                              link=lambda gpu: [*self._mesh_pass.link_steps(gpu), *self._warm_steps(gpu)])
+        upload.detail_tolerance_m = detail.tolerance_m if self.reduced else 0.0
+        return upload
+
+    def _warm_steps(self, gpu: GpuAvatar) -> list:
+        """Steps of :meth:`begin_avatar` each drawing one of ``gpu``'s draw calls at rest into
+        one pixel of the scene target: a software rasteriser compiles its shader variants at
+        a first draw (llvmpipe: 20-40 ms for Godette's), which then is not in the first frame
+        after the swap, and is spread over steps. The next frame clears that pixel
+        (:meth:`draw` clears its viewport first); the output target is not touched. None
+        without a drawn avatar (no camera: no frame to protect)."""
+        if self.gpu is None or self.camera is None:
+            return []
+        return [lambda p=p, o=o: self._warm_draw(gpu, p, o) for p, o in self._mesh_pass.draw_calls(gpu, outlines=self.outlines)]
+
+    def _warm_draw(self, gpu: GpuAvatar, prim, outline: bool) -> None:
+        cam = self.camera
+        if cam is None:
+            return
+        rest = gpu.avatar.skeleton.rest_world
+        gpu.materials.set_overrides({})
+        gpu.joints.update(rest)
+        gpu.contacts.update(rest)
+        view = cam.view_matrix()
+        self._upload_frame(cam, view, self.size)
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.targets.scene.id)
+        GL.glViewport(0, 0, *self.size)
+        GL.glEnable(GL.GL_FRAMEBUFFER_SRGB)
+        GL.glEnable(GL.GL_SCISSOR_TEST)
+        GL.glScissor(0, 0, 1, 1)
+        GL.glDepthMask(GL.GL_TRUE)
+        GL.glEnable(GL.GL_DEPTH_TEST)
+        GL.glDepthFunc(GL.GL_LEQUAL)
+        GL.glDisable(GL.GL_BLEND)
+        GL.glFrontFace(GL.GL_CW)
+        self._mesh_pass.draw_one(gpu, prim, outline=outline)
+        GL.glDisable(GL.GL_SCISSOR_TEST)
+        GL.glDisable(GL.GL_DEPTH_TEST)
+        GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)
+        GL.glBindVertexArray(0)
 
     def detail_for(self, avatar: Avatar, camera: Camera | None = None, *,
                    pixel_error: float | None = None) -> "ReducedDetail | None":

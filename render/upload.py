@@ -18,7 +18,8 @@ from ._gl import GL
 from avatars import Avatar, Primitive, Sampler
 
 from .contact import ContactUniforms
-from .gpu import Buffer, Ledger, SamplerObject, Texture, VertexArray, needs_mipmaps, texture_rgba8
+from .gpu import (Buffer, Ledger, SamplerObject, Texture, VertexArray, needs_mipmaps, texture_rgba8,
+                  texture_rgba8_steps)
 from .materials import SRGB_SLOTS, MaterialTable, has_outline, material_textures, shader_features
 from .morphs import MorphTexture
 from .skinning import JointPalette
@@ -234,13 +235,30 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
             index in its mesh), over the primitives' own vertices (reduced detail,
             :func:`render.detail.reduce_avatar`); None (default): the file's triangles.
     """
-    images: dict[tuple[int, bool], Texture] = {}
-    samplers: dict[object, SamplerObject] = {}
-    units: dict[tuple[int, bool], tuple[Texture, SamplerObject]] = {}
-    nbytes = 0
+    steps = avatar_upload_steps(ledger, avatar, [], force_mipmaps=force_mipmaps, joint_storage=joint_storage,
+                                detail=detail, staged=False)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
 
-    def bound(ref, srgb: bool) -> tuple[Texture, SamplerObject] | None:
-        nonlocal nbytes
+
+def avatar_upload_steps(ledger: Ledger, avatar: Avatar, made: list, *, force_mipmaps: bool = True,
+                        joint_storage: str = "auto",
+                        detail: Mapping[tuple[int, int], np.ndarray] | None = None, staged: bool = True):
+    """:func:`upload_avatar` as a generator that yields between small pieces of GL work (the
+    material table, the joint palette, each primitive; with ``staged`` each texture's row
+    bands and mipmap levels too, :func:`render.gpu.texture_rgba8_steps`), for an upload
+    spread over frames (:class:`render.staged.AvatarUpload`). Every GL owner is appended to
+    ``made`` as it is created, so a caller that stops early can release them. The return
+    value (``StopIteration.value``) is the :class:`GpuAvatar`; the arguments are
+    :func:`upload_avatar`'s."""
+    textures_needed: dict[tuple[int, bool], bool] = {}    # (image, srgb) -> mipmapped
+    samplers: dict[object, SamplerObject] = {}
+    units: dict[tuple[int, bool], tuple[object, SamplerObject]] = {}
+
+    def bound(ref, srgb: bool):
         t = ref.texture
         if not 0 <= t < len(avatar.textures):
             return None
@@ -251,26 +269,18 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
         if got is not None:
             return got
         sampler = _sampler_policy(tex.sampler, force_mipmaps)
-        mips = needs_mipmaps(sampler)
         key = (tex.image, srgb)
-        gl_tex = images.get(key)
-        if gl_tex is None or (mips and not gl_tex.mipmapped):
-            if gl_tex is not None:
-                gl_tex.release()
-            rgba = avatar.images[tex.image].rgba
-            gl_tex = images[key] = texture_rgba8(ledger, rgba, srgb=srgb, mipmaps=mips)
-            nbytes += rgba.nbytes * (4 / 3 if mips else 1)
-            for k, (other, s) in list(units.items()):  # re-point units of a texture just replaced
-                if k[1] == srgb and avatar.textures[k[0]].image == tex.image:
-                    units[k] = (gl_tex, s)
+        textures_needed[key] = textures_needed.get(key, False) or needs_mipmaps(sampler)
         if sampler not in samplers:
             samplers[sampler] = SamplerObject(ledger, sampler)
-        units[(t, srgb)] = (gl_tex, samplers[sampler])
+            made.append(samplers[sampler])
+        units[(t, srgb)] = (key, samplers[sampler])
         return units[(t, srgb)]
 
     from .shaders import MATERIAL_UNITS
 
     table = MaterialTable(ledger, avatar.materials)
+    made.append(table)
     binds = _color_binds(avatar)
     per_material: dict[int, tuple[tuple[str, ...], list[tuple[str, object]]]] = {}
     for k, mat in enumerate(table.materials):
@@ -281,19 +291,39 @@ def upload_avatar(ledger: Ledger, avatar: Avatar, *, force_mipmaps: bool = True,
             if bound(ref, srgb) is not None:
                 refs.append((slot, ref, srgb))
         per_material[index] = (shader_features(mat, binds.get(index, frozenset())), refs)
+    images: dict[tuple[int, bool], Texture] = {}
+    nbytes = 0
+    for key, mips in textures_needed.items():      # first use order, as the units were bound
+        yield
+        rgba = avatar.images[key[0]].rgba
+        if staged:
+            steps = texture_rgba8_steps(ledger, rgba, srgb=key[1], mipmaps=mips)
+            made.append(next(steps))
+            images[key] = yield from steps
+        else:
+            images[key] = texture_rgba8(ledger, rgba, srgb=key[1], mipmaps=mips)
+            made.append(images[key])
+        nbytes += rgba.nbytes * (4 / 3 if mips else 1)
+    units = {k: (images[key], s) for k, (key, s) in units.items()}
+    yield
     joints = JointPalette(ledger, avatar, storage=joint_storage)
+    made.append(joints)
     prims = []
     for k, mi in enumerate(avatar.mesh_instances):
         mesh = avatar.meshes[mi.mesh]
         for j, p in enumerate(mesh.primitives):
             if p.vertex_count == 0 or p.indices.size == 0:
                 continue
+            yield
             features, refs = per_material.get(p.material if 0 <= p.material < len(avatar.materials) else -1)
             textures = tuple((MATERIAL_UNITS[slot], *units[(ref.texture, srgb)]) for slot, ref, srgb in refs)
             prims.append(_upload_primitive(ledger, p, k, mi.node, mi.skin >= 0, table, features, textures,
                                            None if detail is None else detail.get((k, j))))
+            made.append(prims[-1])
             prims[-1].key = (k, j)
+    yield
+    contacts = ContactUniforms(ledger, avatar)
+    made.append(contacts)
     log.debug("uploaded %s: %d primitives, %d images (%.1f MB)", avatar.path, len(prims), len(images), nbytes / 1e6)
     return GpuAvatar(avatar=avatar, primitives=prims, images=images, samplers=samplers, texture_units=units,
-                     materials=table, joints=joints, contacts=ContactUniforms(ledger, avatar),
-                     texture_bytes=int(nbytes))
+                     materials=table, joints=joints, contacts=contacts, texture_bytes=int(nbytes))

@@ -82,9 +82,11 @@ class SessionController:
         """Load ``path`` and drive it (its hair at rest); the old avatar stays when it fails.
 
         The file is read, rigged, warmed up and framed (cameras and reduced-detail triangles)
-        on the calling service thread, one request at a time; the render thread only swaps the
-        rig in and uploads the meshes, so the avatar drawn meanwhile keeps moving (issue 20: it
-        stood still for 120-130 ms while Godette loaded at 1280×720). A rig built under inputs
+        on the calling service thread, one request at a time; the render thread uploads it to
+        the GPU a few milliseconds after each frame (:class:`render.staged.AvatarUpload`, issue
+        34 finding 6) and then swaps the rig and the upload in at once, so the avatar drawn
+        meanwhile keeps moving (issue 20: it stood still for 120-130 ms while Godette loaded at
+        1280×720). A rig built under inputs
         that changed before the swap (solver, body motion, start hair, calibration:
         :meth:`Stage.rig_inputs`) is built again on the render thread. In compare mode the
         companion (the other solver) is built here too.
@@ -111,20 +113,40 @@ class SessionController:
             if companion is not None:
                 idle()
                 companion.warm_up()
+            idle()
+            upload = host.commands.call(lambda: st.begin_upload(avatar, framing))
+            try:                              # the GPU upload: a few ms of it after each frame
+                while True:
+                    idle()
+                    if host.commands.call(upload.step):
+                        break
+            except BaseException:
+                host.commands.submit(upload.cancel)
+                raise
 
             def do():
-                new, other = rig, companion
-                if not _same_rig_inputs(st.rig_inputs(), made_under):
-                    new, other = st.make_rig(avatar, st.rig.solver), None
-                    new.warm_up()
-                st.swap_rig(new, framing=framing, companion=other)
+                try:
+                    new, other = rig, companion
+                    if not _same_rig_inputs(st.rig_inputs(), made_under):
+                        new, other = st.make_rig(avatar, st.rig.solver), None
+                        new.warm_up()
+                except BaseException:
+                    upload.cancel()
+                    raise
+                st.swap_rig(new, framing=framing, companion=other, upload=upload)
                 st.set_base(Path(path), avatar)
                 style = host.tryon.rebase()        # the hairstyle is tried on the new avatar (off this thread)
                 return {"avatar": str(path), "springs": len(avatar.springs),
                         "warnings": [str(w) for w in avatar.warnings], "hairstyle_pending": style}
 
+            idle()
             swapped = host.commands.submit(do)     # queued in request order; waited for without the lock
-        return wait_for(swapped, 60.0)
+        try:
+            return wait_for(swapped, 60.0)
+        except TimeoutError:
+            if swapped.cancelled():
+                host.commands.submit(upload.cancel)
+            raise
 
     def set_hair(self, solver: str | None, params: dict | None) -> dict:
         """Switch to ``solver`` (None: keep it) and/or replace the ``[hair]`` settings with

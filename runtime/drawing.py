@@ -82,16 +82,25 @@ class FrameDrawer:
         w, h = self.renderer.size
         return (0, 0, w // 2, h), (w // 2, 0, w - w // 2, h)
 
-    def set_avatar(self, avatar: Avatar, world: np.ndarray, *, framing: Framing | None = None) -> None:
+    def set_avatar(self, avatar: Avatar, world: np.ndarray, *, framing: Framing | None = None,
+                   upload=None) -> None:
         """Upload ``avatar`` (replacing the drawn one) and frame it posed by ``world`` (N, 4, 4),
-        or use ``framing`` (:meth:`framing`, computed beforehand off the render thread)."""
+        or use ``framing`` (:meth:`framing`, computed beforehand off the render thread);
+        ``upload``: its upload stepped over earlier frames (:meth:`begin_upload`)."""
         self._frame_world, self._viewer_key = world, None
         if framing is None:
-            self.renderer.set_avatar(avatar)
+            self.renderer.set_avatar(avatar, upload=upload)
             self.reframe(world)
         else:
-            self.renderer.set_avatar(avatar, camera=framing.camera, detail=framing.detail)
+            self.renderer.set_avatar(avatar, camera=framing.camera, detail=framing.detail, upload=upload)
             self._pane_camera = framing.pane_camera
+
+    def begin_upload(self, avatar: Avatar, framing: Framing | None = None):
+        """``avatar``'s GPU upload, to step once per frame while the current one is drawn and
+        hand to :meth:`set_avatar` (:meth:`render.Renderer.begin_avatar`; render thread)."""
+        if framing is None:
+            return self.renderer.begin_avatar(avatar)
+        return self.renderer.begin_avatar(avatar, camera=framing.camera, detail=framing.detail)
 
     def framing(self, avatar: Avatar, world: np.ndarray) -> Framing:
         """The cameras :meth:`reframe` would set for ``avatar`` posed by ``world`` (N, 4, 4), and

@@ -222,7 +222,7 @@ class Stage:
         self._base_label = None
 
     def swap_rig(self, rig: AvatarRig, *, keep_hair: bool = False, framing: Framing | None = None,
-                 companion: AvatarRig | None = None) -> None:
+                 companion: AvatarRig | None = None, upload=None) -> None:
         """Simulate and draw ``rig`` from now on: the one way the rig changes (the ``s`` key,
         ``POST /hair`` with a solver, ``POST /avatar``, compare mode, a hairstyle). Its hair
         starts at rest under the current pose, or, with ``keep_hair``, goes on from the
@@ -231,28 +231,42 @@ class Stage:
         a new avatar is uploaded and framed (with ``framing`` when given: cameras computed
         beforehand, see :meth:`FrameDrawer.framing`). ``companion``: that companion built
         beforehand (off this thread; used when compare mode is on and it is ``rig``'s avatar
-        with the other solver). Parameter changes do not swap the rig: :meth:`set_hair`.
+        with the other solver). ``upload``: the new avatar's GPU upload stepped over earlier
+        frames (:meth:`begin_upload`; cancelled when not used). Parameter changes do not swap
+        the rig: :meth:`set_hair`.
 
         Raises:
             RigError, SettingsError: the companion cannot be built, or a chain set steps
                 another h (runtime/loop.py). The current rig stays.
         """
         prepared, companion = companion, None
-        if self.compare:
-            other = self.companion_solver(rig.solver)
-            if keep_hair:
-                companion = rig.with_solver(other)
-            elif prepared is not None and prepared.avatar is rig.avatar and prepared.solver == other:
-                companion = prepared
-            else:
-                companion = self.make_companion(rig)
-        self._loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
+        try:
+            if self.compare:
+                other = self.companion_solver(rig.solver)
+                if keep_hair:
+                    companion = rig.with_solver(other)
+                elif prepared is not None and prepared.avatar is rig.avatar and prepared.solver == other:
+                    companion = prepared
+                else:
+                    companion = self.make_companion(rig)
+            self._loop.set_rig(rig, (companion,) if companion is not None else (), reset=not keep_hair)
+        except BaseException:
+            if upload is not None:
+                upload.cancel()
+            raise
         if rig.avatar is not self.rig.avatar:
-            self._drawer.set_avatar(rig.avatar, rig.world, framing=framing)
+            self._drawer.set_avatar(rig.avatar, rig.world, framing=framing, upload=upload)
+        elif upload is not None:
+            upload.cancel()
             if self._vmc_sender is not None:
                 self._vmc_sender.set_avatar(rig.avatar)
         self.rig, self.companion = rig, companion
         self.settings.set_hair(rig.hair_params)
+
+    def begin_upload(self, avatar: Avatar, framing: Framing | None = None):
+        """``avatar``'s GPU upload for a later :meth:`swap_rig` (render thread): step it once
+        per frame (:class:`render.staged.AvatarUpload`), so no frame carries the whole upload."""
+        return self._drawer.begin_upload(avatar, framing)
 
     def switch_solver(self, solver: str) -> None:
         """Run the hair with ``solver`` from the next substep on, its motion carried over (the
