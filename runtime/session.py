@@ -62,6 +62,7 @@ from .schedule import pacing_text, run_live, run_offline, sigterm_as_interrupt
 from .stage import Stage
 from .telemetry import Telemetry
 from .tryon import HairStyles, StyleSwitcher
+from .tryon.note import StyleNote
 from .rest_note import RestWatch
 from .settle import SettleMeter
 from .view import View
@@ -116,6 +117,8 @@ class Session:
         self.settle = SettleMeter()
         #: compare mode's "both at rest" note (runtime/rest_note.py)
         self.rest_watch = RestWatch()
+        #: the HUD's hairstyle line (runtime/tryon/note.py)
+        self.style_note = StyleNote()
         self.keys: Keys | None = None
         self.output_specs: list[OutputSpec] = []
         self.pose_input: PoseInput | None = None
@@ -407,6 +410,7 @@ class Session:
         self.drawer.settle = self.settle.text()
         self.rest_watch.frame(self.stage.rig, self.stage.companion, self.loop.driver.last_time_ns * 1e-9)
         self.drawer.rest_note = self.rest_watch.text()
+        self.drawer.style_note = self.style_note.update(self.tryon, self.loop.driver.last_time_ns * 1e-9)
         panel = self.panel
         info.expressions = panel.expressions(info.expressions)
         wall_ns = self.clock.wall_ns()
