@@ -69,6 +69,10 @@ class FrameDrawer:
         self.frames = 0
         #: the HUD's settle line ("move then settle": runtime/settle.py), or None
         self.settle: str | None = None
+        #: compare mode's note when both sides are at rest (runtime/rest_note.py), or None
+        self.rest_note: str | None = None
+        #: the hairstyle switch's line, "fitting 'bob01'…" / "'bob01' on" (runtime/tryon/note.py), or None
+        self.style_note: str | None = None
         self._pane_camera = None
         #: the quality governor's line for the HUD (``RunQuality.text``), or None
         self.quality = None
@@ -174,6 +178,9 @@ class FrameDrawer:
         r = self.renderer
         cam, pane_cam = self.cameras(viewer=viewer)
         hud = self._hud_info(info, rig) if self.hud else None
+        if self.style_note:                      # shown with the HUD off too, for a couple of seconds
+            hud = HudInfo(extra=(("hair", self.style_note),)) if hud is None else \
+                replace(hud, extra=hud.extra + (("hair", self.style_note),))
         ov, hide = self._overlays(rig.avatar, info.world)
         if companion is None:
             r.draw(info.world, info.expressions, overlays=ov, hud=hud, time_s=info.time_s, camera=cam, hide=hide)
@@ -183,6 +190,8 @@ class FrameDrawer:
             ov2, hide2 = self._overlays(companion.avatar, cw)
             # each pane labelled with its solver (on top of the HUD's lines when it is on)
             label_l = (("left", rig.solver),)
+            if self.rest_note:                   # why the two halves look the same
+                label_l += (("note", self.rest_note),)
             hud_l = replace(hud, extra=label_l + hud.extra) if hud is not None else HudInfo(extra=label_l)
             hud_r = HudInfo(extra=(("right", companion.solver),))
             r.draw(info.world, info.expressions, overlays=ov, hud=hud_l, camera=pane_cam, viewport=left,

@@ -62,6 +62,8 @@ from .schedule import pacing_text, run_live, run_offline, sigterm_as_interrupt
 from .stage import Stage
 from .telemetry import Telemetry
 from .tryon import HairStyles, StyleSwitcher
+from .tryon.note import StyleNote
+from .rest_note import RestWatch
 from .settle import SettleMeter
 from .view import View
 
@@ -113,6 +115,10 @@ class Session:
         self._replay_views = False
         #: the settle time of the "move-then-settle" clip (runtime/settle.py)
         self.settle = SettleMeter()
+        #: compare mode's "both at rest" note (runtime/rest_note.py)
+        self.rest_watch = RestWatch()
+        #: the HUD's hairstyle line (runtime/tryon/note.py)
+        self.style_note = StyleNote()
         self.keys: Keys | None = None
         self.output_specs: list[OutputSpec] = []
         self.pose_input: PoseInput | None = None
@@ -402,6 +408,9 @@ class Session:
             self.drawer.view.orbit = Orbit(float(v[0]), float(v[1]), float(v[2]), (float(v[3]), float(v[4])))
         self.settle.frame(self.stage.rig, self.loop.driver.last_time_ns)     # "move then settle"
         self.drawer.settle = self.settle.text()
+        self.rest_watch.frame(self.stage.rig, self.stage.companion, self.loop.driver.last_time_ns * 1e-9)
+        self.drawer.rest_note = self.rest_watch.text()
+        self.drawer.style_note = self.style_note.update(self.tryon, self.loop.driver.last_time_ns * 1e-9)
         panel = self.panel
         info.expressions = panel.expressions(info.expressions)
         wall_ns = self.clock.wall_ns()

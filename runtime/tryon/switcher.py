@@ -120,7 +120,8 @@ class StyleSwitcher:
         current_path: its file.
         last_error: the message of the last style that could not be fitted (None after a
             successful switch).
-        swaps: switches done; ``last_swap_ms``: render-thread time of the last one (body
+        swaps: switches done; ``refused``: requests that failed (fit or swap refused);
+            ``last_swap_ms``: render-thread time of the last one (body
             motion hand-over, rig swap, GPU upload).
         paced: set by a live session: see :meth:`frame_drawn`.
     """
@@ -147,6 +148,7 @@ class StyleSwitcher:
         self.current_path: Path | None = None
         self.last_error: str | None = None
         self.swaps = 0
+        self.refused = 0
         self.last_swap_ms: float | None = None
         self._lock = threading.Condition()
         self._next: _Request | None = None          # not yet taken by the worker
@@ -242,6 +244,12 @@ class StyleSwitcher:
     def switching(self) -> bool:
         """A request is in flight (fitting, or ready and waiting for the next frame)."""
         return self._pending is not None
+
+    @property
+    def pending_name(self) -> str | None:
+        """The style in flight (None: none, or the avatar's own hair; see :attr:`switching`)."""
+        p = self._pending
+        return p.name if p is not None else None
 
     def set_current(self, name: str | None, path: Path | None) -> None:
         """Record the style the session was opened with (no switch)."""
@@ -380,6 +388,7 @@ class StyleSwitcher:
             return
         if ready.error is not None:
             self.last_error = ready.error
+            self.refused += 1
             self._resolve(req)
             log.warning("hairstyle: %s", ready.error)
             s.say(f"hairstyle: {ready.error} (keeping {_label(self.current)})")
@@ -391,6 +400,7 @@ class StyleSwitcher:
         except Exception as exc:  # noqa: BLE001 - a rig the session refuses: keep the old one
             msg = f"{_label(req.name)}: {exc}"
             self.last_error = msg
+            self.refused += 1
             self._resolve(req)
             log.warning("hairstyle: %s", msg)
             s.say(f"hairstyle: {msg} (keeping {_label(self.current)})")

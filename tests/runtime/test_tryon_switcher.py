@@ -207,3 +207,29 @@ def test_closing_drops_what_is_in_flight(parts):
     assert fitter.closed
     with pytest.raises(SessionClosed):
         sw.request(Path("/h/bob.obj"))
+
+
+def test_the_hud_line_says_fitting_then_on_or_the_error_for_show_s(parts):
+    from runtime.tryon.note import SHOW_S, StyleNote
+
+    host, fitter, sw = parts
+    note = StyleNote()
+    assert note.update(sw, 0.0) is None                      # nothing asked yet
+    fitter.hold = threading.Event()
+    fut = sw.request(Path("/h/slow.obj"))
+    assert note.update(sw, 1.0) == "fitting 'slow'…"
+    fitter.hold.set()
+    pump(sw, fut)
+    assert note.update(sw, 2.0) == "'slow' on" and sw.refused == 0
+    assert note.update(sw, 2.0 + SHOW_S - 0.01) == "'slow' on"
+    assert note.update(sw, 2.0 + SHOW_S) is None             # gone after SHOW_S
+    for _ in range(2):                                       # the same error twice: shown both times
+        fut = sw.request(Path("/h/bad.obj"))
+        pump(sw, fut)
+        assert note.update(sw, 10.0) == "hairstyle: bad: the hair is too big for the head"
+        assert note.update(sw, 10.0 + SHOW_S) is None
+    assert sw.refused == 2
+    fut = sw.request(None)
+    assert note.update(sw, 20.0) == "back to the avatar's own hair…"
+    pump(sw, fut)
+    assert note.update(sw, 20.1) == "the avatar's own hair on"
