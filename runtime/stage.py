@@ -256,10 +256,10 @@ class Stage:
             raise
         if rig.avatar is not self.rig.avatar:
             self._drawer.set_avatar(rig.avatar, rig.world, framing=framing, upload=upload)
-        elif upload is not None:
-            upload.cancel()
             if self._vmc_sender is not None:
                 self._vmc_sender.set_avatar(rig.avatar)
+        elif upload is not None:
+            upload.cancel()
         self.rig, self.companion = rig, companion
         self.settings.set_hair(rig.hair_params)
 

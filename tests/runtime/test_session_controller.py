@@ -54,6 +54,20 @@ def fake_rig(avatar, solver="rest-shape", hair=None):
                            resolve_hair=lambda hair, gate=None: resolve_hair(hair, ("Bang",), gate=gate))
 
 
+class FakeUpload:
+    """The GPU upload's steps (render.staged.AvatarUpload): done at the second step."""
+
+    def __init__(self, avatar):
+        self.avatar, self.threads, self.cancelled = avatar, [], False
+
+    def step(self):
+        self.threads.append(threading.get_ident())
+        return len(self.threads) >= 2
+
+    def cancel(self):
+        self.cancelled = True
+
+
 class FakeStage:
     def __init__(self):
         self.settings = LiveSettings(RunConfig(hair={"k": 50.0}))
@@ -62,6 +76,7 @@ class FakeStage:
         self.compare = False
         self.motion_setup = "idle program"
         self.log = []
+        self.uploads = []
 
     def avatar_name(self):
         return self.rig.avatar.path
@@ -81,8 +96,12 @@ class FakeStage:
     def rig_inputs(self):
         return (self.rig.solver, self.motion_setup, self.settings.start_hair, self.settings.calibration)
 
-    def swap_rig(self, rig, *, framing=None, companion=None, keep_hair=False):
-        self.log.append(("swap_rig", rig.solver, framing, companion is not None, threading.get_ident()))
+    def begin_upload(self, avatar, framing=None):
+        self.uploads.append(FakeUpload(avatar))
+        return self.uploads[-1]
+
+    def swap_rig(self, rig, *, framing=None, companion=None, keep_hair=False, upload=None):
+        self.log.append(("swap_rig", rig.solver, framing, companion is not None, threading.get_ident(), upload))
         self.rig, self.companion = rig, companion
 
     def set_base(self, path, avatar):
@@ -167,6 +186,10 @@ def test_an_avatar_is_prepared_on_the_calling_thread_and_swapped_on_the_render_t
     (_, solver, made_on), (_, framed_on), swap, base = st.log
     assert solver == "rest-shape" and made_on == framed_on == me
     assert swap[:4] == ("swap_rig", "rest-shape", "framing", False) and swap[4] != me
+    # the GPU upload stepped on the render thread until done, handed over with the rig
+    (upload,) = st.uploads
+    assert swap[5] is upload and upload.avatar.path == "/a/godette.vrm" and not upload.cancelled
+    assert len(upload.threads) == 2 and me not in upload.threads
     assert base == ("set_base", Path("/a/godette.vrm")) and host.log == ["rebase"]
     assert st.rig.hair_params == {"k": 50.0}          # what a new avatar starts with
 

@@ -81,7 +81,7 @@ def test_session_sends_ok_status_head_and_a_swapped_avatar(tmp_path, godette_pat
     names = [{args[0] for a, _, args in m if a == "/VMC/Ext/Bone/Pos"} for m in got]
     assert len(names[0]) == len(first.humanoid) and {"LeftEye", "RightEye"} <= names[0]
     assert all(n == names[0] for n in names[:SWAP_AT])
-    assert all(len(n) == len(godette.humanoid) for n in names[SWAP_AT:])
+    assert all(len(n) == len(godette.humanoid) for n in names[SWAP_AT:]), ([len(n) for n in names], SWAP_AT, len(godette.humanoid))
     assert names[-1] != names[0]
     blends = {args[0] for a, _, args in got[-1] if a == "/VMC/Ext/Blend/Val"}
     assert len(blends) == len(godette.expressions) and "Joy" in blends
