@@ -12,10 +12,8 @@ played in real time, then held; the idle on the body) while the avatar is reload
 generated default and Godette in turn), the solver switched, compare mode toggled and an
 extra video output opened and closed on a schedule. Every --sample seconds it records the
 resident memory, live GL objects, open file descriptors and threads. After --warmup seconds
-GL objects, FDs and threads must stay flat and the memory grow less than --rss-limit MB,
-judged per avatar from the lowest RSS of its first visit to that of its last (RSS rises for
-seconds after each load, so two single samples at different points of a visit differ without
-a leak): exit code 1 otherwise.
+GL objects, FDs and threads must stay flat and the memory grow less than --rss-limit MB:
+exit code 1 otherwise.
 
     swaycam soak --duration 120                 the CI run (2 minutes)
     swaycam soak --duration 3600 --json         the hour-long run (its figures: docs/history/runtime-notes.md)"""
@@ -30,7 +28,7 @@ def add_parser(sub) -> None:
     p.add_argument("--warmup", type=positive(7 * 24 * 3600), default=30.0, metavar="S",
                    help="seconds before the measures must be flat (default 30)")
     p.add_argument("--rss-limit", type=positive(1e6), default=5.0, metavar="MB",
-                   help="RSS growth allowed after the warm-up, per avatar, visit to visit (default 5 MB)")
+                   help="RSS growth allowed after the warm-up (default 5 MB)")
     add_json_option(p, "every sample and the figures")
 
 

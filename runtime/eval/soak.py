@@ -21,8 +21,7 @@ are not a leak) and name the avatar shown: the two avatars have different GL obj
 memory, so "flat" is judged per avatar. After ``warmup_s`` (compiled kernels loaded, every
 avatar, solver and compare pane seen once, the allocator's pools grown), a healthy run keeps
 GL objects, file descriptors and threads the same at every sample of the same avatar, and
-the resident memory of each avatar within a small bound, visit against visit
-(:func:`rss_growth_mb`, :func:`SoakReport.check`).
+the resident memory of each avatar's samples within a small bound (:func:`SoakReport.check`).
 """
 
 from __future__ import annotations
@@ -101,7 +100,7 @@ class SoakReport:
 
     def figures(self) -> dict:
         """Over the samples after warm-up, per avatar: first/last/min/max of each measure;
-        ``rss_growth_mb``: the largest RSS growth of one avatar (MB, :func:`rss_growth_mb`)."""
+        ``rss_growth_mb``: the largest last-minus-first RSS of one avatar's samples (MB)."""
         w = self.after_warmup()
         if not w:
             return {}
@@ -114,7 +113,7 @@ class SoakReport:
             for key in ("rss_mb", "gl_objects", "fds", "threads"):
                 v = [getattr(s, key) for s in a]
                 d[key] = {"first": v[0], "last": v[-1], "min": min(v), "max": max(v)}
-            d["rss_growth_mb"] = round(rss_growth_mb(w, name), 2)
+            d["rss_growth_mb"] = round(a[-1].rss_mb - a[0].rss_mb, 2)
             if len(a) > 1:
                 growth.append(d["rss_growth_mb"])
         out["rss_growth_mb"] = max(growth) if growth else 0.0
@@ -154,44 +153,12 @@ class SoakReport:
         f = self.figures()
         for name, d in (f.get("by_avatar") or {}).items():
             lines.append(f"after {self.options.warmup_s:g} s warm-up, {name} ({d['samples']} samples): RSS "
-                         f"{d['rss_mb']['first']:.1f} -> {d['rss_mb']['last']:.1f} MB (growth {d['rss_growth_mb']:+.2f} MB), "
+                         f"{d['rss_mb']['first']:.1f} -> {d['rss_mb']['last']:.1f} MB ({d['rss_growth_mb']:+.2f} MB), "
                          f"GL objects {d['gl_objects']['min']}..{d['gl_objects']['max']}, FDs "
                          f"{d['fds']['min']}..{d['fds']['max']}, threads {d['threads']['min']}..{d['threads']['max']}")
         problems = self.check()
         lines.append("healthy" if not problems else "NOT FLAT: " + "; ".join(problems))
         return "\n".join(lines)
-
-
-def visits(samples: list[Sample], avatar: str) -> list[list[float]]:
-    """RSS (MB) of ``avatar``'s samples, one list per visit: a run of consecutive samples
-    showing it (a reload to the other avatar ends a visit)."""
-    out, prev = [], None
-    for s in samples:
-        if s.avatar == avatar:
-            if prev != avatar:
-                out.append([])
-            out[-1].append(s.rss_mb)
-        prev = s.avatar
-    return out
-
-
-def rss_growth_mb(samples: list[Sample], avatar: str) -> float:
-    """How much ``avatar``'s resident memory grew over ``samples`` (in time order), MB.
-
-    With two visits or more (the avatar reloaded in between): the lowest RSS of its last
-    visit minus the lowest of its first. RSS rises for several seconds after each load (the
-    allocator's pools refill: e.g. 584.6 -> 589.3 MB within one visit of the default avatar,
-    back to 584.6 at the next load), so a first and a last sample taken at different points of
-    a visit differ by that rise, not by a leak: ``soak --duration 75`` compared the default's
-    sample just after its load (30 s) with one 10 s into its last visit (70 s) and reported
-    "NOT FLAT" (+5.4 MB) where 120 s (both samples just after a load) was flat. A leak raises
-    every visit's floor and still shows. With one visit: its last sample minus its first."""
-    v = visits(samples, avatar)
-    if not v:
-        return 0.0
-    if len(v) == 1:
-        return v[0][-1] - v[0][0]
-    return min(v[-1]) - min(v[0])
 
 
 def trim_heap() -> None:

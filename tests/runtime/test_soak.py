@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from runtime.eval.soak import RSS_GROWTH_LIMIT_MB, Sample, SoakOptions, SoakReport, rss_growth_mb, visits
+from runtime.eval.soak import RSS_GROWTH_LIMIT_MB, Sample, SoakOptions, SoakReport
 from tests.conftest import REPO
 
 CI_DURATION_S = 120
@@ -55,37 +55,3 @@ def test_the_check_judges_each_avatar_apart():
     assert leak.check() == ["gl_objects with a: 50 -> 51 (range 50..51)",
                             "RSS grew 6.0 MB after warm-up (limit 5 MB)"]
     assert _report([(15, "a", 1, 1)]).check() == ["no avatar was sampled twice after the warm-up (run longer)"]
-
-
-# ``soak --duration 75 --json`` here (10:15 UTC, issue 34 finding 9): (t, avatar, RSS MB) after
-# the 30 s warm-up; the default avatar's 70 s sample is the issue's report (+5.4 MB over 30 s;
-# measured here 589.31: +4.75, just under the limit). RSS rises within each visit after a load.
-_SOAK_75 = [(30.03, "default", 584.56), (36.04, "default", 585.78), (40.0, "default", 586.76),
-            (47.03, "godette", 599.73), (50.02, "godette", 599.82), (58.04, "godette", 598.03),
-            (60.02, "default", 584.64), (65.01, "default", 589.31), (70.02, "default", 589.96),
-            (75.02, "godette", 597.02)]
-
-
-def _run(values, warmup_s=30):
-    r = SoakReport(SoakOptions(duration_s=75, warmup_s=warmup_s))
-    for t, avatar, rss in values:
-        r.samples.append(Sample(t_s=t, frames=int(t * 30), avatar=avatar, rss_mb=rss, gl_objects=50, fds=9, threads=8))
-    return r
-
-
-def test_growth_is_judged_visit_against_visit_not_first_against_last_sample():
-    r = _run(_SOAK_75)
-    assert visits(r.samples, "default") == [[584.56, 585.78, 586.76], [584.64, 589.31, 589.96]]
-    assert rss_growth_mb(r.samples, "default") == pytest.approx(0.08)       # floor to floor
-    assert rss_growth_mb(r.samples, "godette") == pytest.approx(597.02 - 598.03)
-    assert r.check() == [] and r.figures()["rss_growth_mb"] == 0.08         # was "NOT FLAT" (+5.4 MB)
-
-
-def test_a_leak_raises_every_visits_floor_and_is_still_caught():
-    leak = [(t, a, rss + 3.0 * (t // 30)) for t, a, rss in _SOAK_75]         # +3 MB per 30 s cycle
-    leak += [(90.0, "default", 584.56 + 9.0)]
-    r = _run(leak)
-    assert rss_growth_mb(r.samples, "default") == pytest.approx(593.56 - 587.56)   # 6 MB over two cycles
-    assert r.check() == ["RSS grew 6.0 MB after warm-up (limit 5 MB)"]
-    one = _run([(30, "default", 100.0), (40, "default", 106.0)])            # one visit: last minus first
-    assert rss_growth_mb(one.samples, "default") == 6.0
