@@ -40,6 +40,7 @@ from numba import njit
 
 from avatars.math_kernels import EPS, arc_quat, inv_vec, put34, rotate_frame, vec
 
+from .relax import _below
 from .resolve import _inward
 from .spring import joint_frame
 from ..layout import (
@@ -94,15 +95,6 @@ def limit_direction(kind, angle, yaw, cos_a, dx, dy, dz):
 def _qrot(qx, qy, qz, qw, x, y, z):
     tx, ty, tz = 2.0 * (qy * z - qz * y), 2.0 * (qz * x - qx * z), 2.0 * (qx * y - qy * x)
     return (x + qw * tx + qy * tz - qz * ty, y + qw * ty + qz * tx - qx * tz, z + qw * tz + qx * ty - qy * tx)
-
-
-@njit(inline="always", cache=True)
-def _below(segi, j, i, s0):
-    while j >= s0:
-        if j == i:
-            return True
-        j = segi[j, SI_SPAR]
-    return False
 
 
 @njit(cache=True, _nrt=False)

@@ -18,6 +18,7 @@ import json
 import math
 from pathlib import Path
 
+from ..matrix.report import format_value
 from .rows import totals
 
 #: (row key, heading, title (the heading's tooltip), format, goal bound or None).
@@ -108,15 +109,6 @@ _SCRIPT = """
 """
 
 
-def _fmt(value, fmt: str) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    try:
-        return fmt.format(value)
-    except (ValueError, TypeError):
-        return str(value)
-
-
 def _td(row: dict, key: str, fmt: str, bound) -> str:
     v = row.get(key)
     classes = []
@@ -125,7 +117,7 @@ def _td(row: dict, key: str, fmt: str, bound) -> str:
         if bound is not None:
             classes.append("met" if v <= bound else "missed")
     cls = f' class="{" ".join(classes)}"' if classes else ""
-    return f"<td{cls}>{html.escape(_fmt(v, fmt))}</td>"
+    return f"<td{cls}>{html.escape(format_value(v, fmt))}</td>"
 
 
 def _data(row: dict) -> str:
@@ -151,7 +143,7 @@ def _thumb(row: dict, view: str) -> str:
 
 def headline(t: dict) -> str:
     """The headline text of :func:`rows.totals`."""
-    pct = _fmt(t["attached_pct"], "{:.2f}")
+    pct = format_value(t["attached_pct"], "{:.2f}")
     return (f"{t['fitted']} of {t['entries']} style × avatar fits · saved audit — {t['styles']} styles × "
             f"{t['avatars']} avatars; {t['candidates']:,} candidate guides, {t['attached'] + t['joined']:,} attached "
             f"or joined ({pct} %; {t['joined']:,} joined), {t['rejected']:,} rejected in {t['with_rejected']} fits; "
@@ -173,7 +165,7 @@ def write_page(out: str | Path, rows: list[dict], *, clip: str | None, settings:
          "<h1>swaycam hair audit</h1>",
          f"<p class='lead' id='headline'>{html.escape(headline(t))}.</p>",
          f"<p>Head turn: the standard 4 s turn then {settings['settle_s']:g} s still; fast clip: {clip_text} "
-         f"(motion {_fmt(settings.get('duration_s'), '{:g} s') if settings.get('duration_s') else 'as swaycam metrics'}"
+         f"(motion {format_value(settings.get('duration_s'), '{:g} s') if settings.get('duration_s') else 'as swaycam metrics'}"
          f"); solver rest-shape; fps identity at {', '.join(f'{r:g}' for r in settings['rates'])} fps. "
          "Green/red: the issue's bars (head turn p99 ≤ 8 %, worst ≤ 35 %; body clip p99 ≤ 15 %, worst ≤ 60 %; "
          "≤ 1 mm inside the head or a collider). Thumbnails: at rest, front and back. "

@@ -51,7 +51,9 @@ figcaption { font-size: 11px; } .plots img { max-width: 100%; }
 """
 
 
-def _fmt(value, fmt: str) -> str:
+def format_value(value, fmt: str) -> str:
+    """``value`` formatted with ``fmt`` for a table cell: "–" for None or NaN, ``str(value)``
+    where ``fmt`` does not apply."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     try:
@@ -67,7 +69,7 @@ def _cell(row: dict, column: str, fmt: str) -> str:
     if ok is not None:
         classes.append("met" if ok else "missed")
     cls = f' class="{" ".join(classes)}"' if classes else ""
-    return f"<td{cls}>{html.escape(_fmt(value, fmt))}</td>"
+    return f"<td{cls}>{html.escape(format_value(value, fmt))}</td>"
 
 
 def _clean(values) -> list[float]:
@@ -101,9 +103,9 @@ def summary_markdown(rows: list[dict]) -> str:
                      "worst edge % | settle worst (mm) | fps identity max |\n|---|---|---|---|---|---|---|---|---|")
         for s in axis_summary(rows, column):
             parts.append(f"| {s['value']} | {s['cells']} | {s['failed']} | {s['missing_a_goal']} | "
-                         f"{_fmt(s['p99_median'], '{:.2f}')} | {_fmt(s['p99_worst'], '{:.2f}')} | "
-                         f"{_fmt(s['worst_edge'], '{:.2f}')} | {_fmt(s['settle_worst'], '{:.2g}')} | "
-                         f"{_fmt(s['fps_identity_max'], '{:g}')} |")
+                         f"{format_value(s['p99_median'], '{:.2f}')} | {format_value(s['p99_worst'], '{:.2f}')} | "
+                         f"{format_value(s['worst_edge'], '{:.2f}')} | {format_value(s['settle_worst'], '{:.2g}')} | "
+                         f"{format_value(s['fps_identity_max'], '{:g}')} |")
         parts.append("")
     return "\n".join(parts)
 
@@ -185,7 +187,7 @@ def write_report(out: str | Path, cells: list, results: list[tuple[dict, dict]],
             continue
         t = timing.get(r["key"], {})
         h.append(f"<tr><td>{i}</td>" + "".join(_cell(r, c, f) for c, _, f in COLUMNS)
-                 + f"<td class='num'>{_fmt(t.get('seconds'), '{:.1f}')}</td>"
+                 + f"<td class='num'>{format_value(t.get('seconds'), '{:.1f}')}</td>"
                  f"<td><details><summary>command</summary>{repro}</details></td></tr>")
     h.append("</table>")
     for column, name in AXES:
@@ -195,7 +197,7 @@ def write_report(out: str | Path, cells: list, results: list[tuple[dict, dict]],
         for s in axis_summary(rows, column):
             h.append(f"<tr><td>{html.escape(str(s['value']))}</td><td class='num'>{s['cells']}</td>"
                      f"<td class='num'>{s['failed']}</td><td class='num'>{s['missing_a_goal']}</td>"
-                     + "".join(f"<td class='num'>{_fmt(s[k], f)}</td>" for k, f in (
+                     + "".join(f"<td class='num'>{format_value(s[k], f)}</td>" for k, f in (
                          ("p99_median", "{:.2f}"), ("p99_worst", "{:.2f}"), ("worst_edge", "{:.2f}"),
                          ("settle_worst", "{:.2g}"), ("fps_identity_max", "{:g}"))) + "</tr>")
         h.append("</table>")
