@@ -23,12 +23,15 @@ if TYPE_CHECKING:  # pragma: no cover
 TELEPORT_DISTANCE = 0.5
 #: Rest-shape and legacy: anchor speed (model m/s) above which the excess of the anchor's motion
 #: carries its chains rigidly, so the hair does not trail a fast body movement by the whole of it
-#: (Magica Cloth 2's movement speed limit of its inertia; docs/design.md §4.1). Walking (< 0.5 m/s
-#: at the head) and the head turn (no head travel) stay below it.
-SPEED_LIMIT = 1.0
+#: (Magica Cloth 2's movement speed limit of its inertia; docs/design.md §4.1). The head turn (no
+#: head travel) stays below it; the library's fast one-shots reach 5-9 m/s at the head (a walk
+#: 0.43 m/s at most). Measured on the library (notes: fastclip): 1.0 m/s left a roll at 21 % p99 stretch,
+#: 0.25 m/s (with 200 °/s) at 9 %.
+SPEED_LIMIT = 0.25
 #: Likewise for the anchor's angular speed, degrees per second (Magica Cloth 2's rotation speed
-#: limit); above the standard head turn's peak (199 °/s), below a roll's (760 °/s p95).
-ROTATION_SPEED_LIMIT_DEG = 240.0
+#: limit); above the standard head turn's peak (198.9 °/s: it keeps its bits), below a roll's
+#: (760 °/s p95).
+ROTATION_SPEED_LIMIT_DEG = 200.0
 #: Contact projection passes per substep (stops early when a pass moves nothing; a link
 #: squeezed between two colliders can need ~10).
 CONTACT_PASSES = 16
