@@ -491,7 +491,7 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     g.bend_cos[()] = np.cos(np.radians(options.bend_limit_deg))
     g.bend_parent_share[()] = BEND_PARENT_SHARE
     # model metres per second at scale 1, as the teleport distance (the kernel multiplies by s)
-    g.speed_limit[()] = options.speed_limit
+    g.speed_limit[()] = options.speed_limit * rows.model_scale
     g.rotation_speed_limit[()] = np.radians(options.rotation_speed_limit_deg)
     return F, I, len(p_flat)
 

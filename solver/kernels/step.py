@@ -288,17 +288,14 @@ def step_kernel(world, F, I):
         s = ch[k, K_S]
         s0 = chi[k, KI_SEG0]
         s1 = chi[k, KI_SEG1]
-        ma = world34(world, chi[k, KI_ANCHOR])
-        if mode != MODE_VRM:
-            # ---- speed limits: the excess of a fast anchor motion carries the chain rigidly
-            carry_excess(st, ch, k, ma, s0, s1, h, vlim * s, wlim)
-        put34(ch, k, K_AMPREV, ma)
         # ---- centre space: carry the tail history with the centre node (three-vrm "center")
         cn = chi[k, KI_CENTER]
         if cn >= 0:
             cm = world34(world, cn)
             d = mul34(cm, inv34(row34(ch, k, K_CPREV)))
             put34(ch, k, K_CPREV, cm)
+            # the speed limits see the anchor's motion in centre space
+            put34(ch, k, K_AMPREV, mul34(d, row34(ch, k, K_AMPREV)))
             for i in range(s0, s1):
                 x = pt(d, st[i, S_X], st[i, S_X + 1], st[i, S_X + 2])
                 xp = pt(d, st[i, S_XP], st[i, S_XP + 1], st[i, S_XP + 2])
@@ -307,6 +304,11 @@ def step_kernel(world, F, I):
                     st[i, S_X + j] = x[j]
                     st[i, S_XP + j] = xp[j]
                     st[i, S_V + j] = v[j]
+        ma = world34(world, chi[k, KI_ANCHOR])
+        if mode != MODE_VRM:
+            # ---- speed limits: the excess of a fast anchor motion carries the chain rigidly
+            carry_excess(st, ch, k, ma, s0, s1, h, vlim * s, wlim)
+        put34(ch, k, K_AMPREV, ma)
         if forces_on:
             add_forces(st, ext, segi, s0, s1, h, mode, wx, wy, wz, ix, iy, iz)
         chain_hits = 0
