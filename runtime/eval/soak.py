@@ -19,8 +19,9 @@ Before each sample a full garbage collection runs and the C heap's free pages ar
 back (:func:`trim_heap`), so RSS is memory in use, not garbage waiting for the collector.
 Samples are taken while the extra output is closed (a video writer's pipe and reader thread
 are not a leak) and ``settle_s`` after a reload (the swapped-out rig released, the new one's
-companion and reduced meshes built), and name the avatar shown and its *visit* (the reloads
-so far: each reload starts one). After ``warmup_s`` (compiled kernels loaded, every avatar,
+companion and reduced meshes built), one more just before each reload (a visit's last
+state: with the default schedule the periodic samples of a visit can all fall in one compare
+state), and name the avatar shown and its *visit* (the reloads so far: each reload starts one). After ``warmup_s`` (compiled kernels loaded, every avatar,
 solver and compare pane seen once), a healthy run keeps GL objects, file descriptors and
 threads the same at every sample of the same avatar, and each avatar's resident memory flat
 from visit to visit (:mod:`runtime.eval.soak_report`: the samples and the verdict).
@@ -125,6 +126,8 @@ class _SoakSession(Session):
                           "compare": now + o.compare_s, "output": now + o.output_s}
         t = now - self.t0
         if now >= self._next["reload"]:
+            if self._extra is None and now >= self._reloaded_at + self.opt.settle_s:
+                self._sample(t)       # the visit's last state too (the periodic ones may all share one)
             self._next["reload"] += self.opt.reload_s
             self._reload()
         if now >= self._next["solver"]:
