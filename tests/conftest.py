@@ -44,7 +44,9 @@ def pytest_sessionstart(session):
              for part in ("solver", "rig")]
     lines = [p.communicate()[1].strip().splitlines()[-1:] for p in parts]
     msg = "; ".join(line[0] for line in lines if line)
-    sys.stderr.write(f"kernels warmed in {time.perf_counter() - t0:.0f} s ({msg})\n")
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"kernels warmed in {time.perf_counter() - t0:.0f} s ({msg})")
 
 
 def pytest_collection_modifyitems(session, config, items):
