@@ -60,6 +60,33 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: item.path not in slow_files)          # stable: file order kept
 
 
+def shared_value(tmp_path_factory, key: str, compute):
+    """``compute()`` once per test run across the pytest-xdist workers: the first worker to ask
+    computes and pickles it under the run's common temporary folder while holding a lock on
+    ``key``; another worker asking meanwhile waits and loads it (a try-on fit and its head-turn
+    measurement cost tens of seconds, and files using them land on both workers). The folder
+    belongs to this run, so nothing is reused from an earlier run. ``key``: a file-name-safe
+    name of what is computed, with every input that changes it."""
+    import fcntl
+    import pickle
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent                                 # shared by the run's workers
+    folder = root / "shared-values"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{key}.pickle"
+    with open(folder / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.is_file():
+            return pickle.loads(path.read_bytes())
+        value = compute()
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(path)
+        return value
+
+
 def asset(*parts: str) -> Path:
     """Path of a shared asset; fails the test (saying where it looked) when it is absent."""
     p = ASSETS.joinpath(*parts)

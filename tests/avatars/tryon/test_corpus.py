@@ -18,6 +18,7 @@ from avatars.hair.procedural import write_corpus
 from avatars.tryon import TryOnSettings, try_on
 from tests.conftest import asset
 
+from .conftest import AVATARS as FIT_AVATARS
 from .test_pipeline import ARTICLES_ATTACHED, ROOT_DRIFT
 
 CORPUS = tuple(s.name for s in PROCEDURAL)
@@ -40,13 +41,16 @@ def corpus_avatars(target_avatars):
 
 
 @pytest.fixture(scope="session")
-def corpus_fitted(corpus_dir, corpus_avatars):
+def corpus_fitted(corpus_dir, corpus_avatars, fitted):
     done = {}
 
     def get(avatar: str, style: str):
         if (avatar, style) not in done:
-            path = corpus_dir / style / f"{style}.obj" if style in CORPUS else asset("hair", style, f"{style}.obj")
-            done[avatar, style] = try_on(corpus_avatars[avatar], load_hair(path), TryOnSettings())
+            if style in CORPUS or avatar not in FIT_AVATARS:
+                path = corpus_dir / style / f"{style}.obj" if style in CORPUS else asset("hair", style, f"{style}.obj")
+                done[avatar, style] = try_on(corpus_avatars[avatar], load_hair(path), TryOnSettings())
+            else:                                    # a shared style on a shared avatar: conftest's fit
+                done[avatar, style] = fitted(avatar, style)
         return done[avatar, style]
 
     return get
