@@ -103,6 +103,10 @@ RIGID_LOOSE_SHARE = 0.5
 #: head then shears between head and chest) and more hair in the shoulder capsules. Centred on
 #: the shoulder line instead: 19.2 / 70.9 and 76.6 / 102.5 (the hair above sweeps into them).
 REST_RAMP = 1.5
+#: A piece rests on the body only when at least this share of its nodes does (proc_layered's
+#: inner layer on the default avatar: 7 of 687; bob01 on Godette: 1 of 2 820, it ends at her
+#: shoulder line).
+RESTING_MIN = 0.005
 #: A piece is compact (a bun, not a tail) when the 90th percentile distance of its nodes from
 #: its chain's curve is at least this share of the chain's length.
 COMPACT = 0.3
@@ -181,7 +185,8 @@ def body_anchor(graph: HairGraph, avatar, head: HeadModel, options: WeightOption
     below = _smoothstep((mid + half - pts[:, 1]) / (2.0 * half))
     amount = gate * below
     if o.anchor_rest > 0.0:
-        rest_gate = resting_share_gate(graph, avatar, head, line, o)[graph.component]
+        # long hair keeps its own ramp; the resting gate is for the pieces that end above its reach
+        rest_gate = resting_share_gate(graph, avatar, head, line, o)[graph.component] * (1.0 - gate)
         wide = REST_RAMP * half
         amount = np.maximum(amount, rest_gate * _smoothstep((mid + wide - pts[:, 1]) / (2.0 * wide)))
     amount = o.anchor * amount
@@ -195,7 +200,8 @@ def resting_share(graph: HairGraph, avatar, head: HeadModel, line: float, cleara
     (world height, metres) that lie within ``clearance`` metres of a body collider's surface
     at rest (the avatar's colliders owned by bones outside the head subtree, and the fitted
     torso capsule the hair would get: :func:`avatars.tryon.autorig.usable_colliders`);
-    0 for a piece with no node below the line."""
+    0 for a piece with no node below the line or fewer such nodes than :data:`RESTING_MIN` of
+    its nodes."""
     keep, add, _ = usable_colliders(avatar, head)
     rest = avatar.skeleton.rest_world
     head_sub = set(avatar.skeleton.descendants(head.node))
@@ -213,6 +219,9 @@ def resting_share(graph: HairGraph, avatar, head: HeadModel, line: float, cleara
     total = np.bincount(comp, minlength=graph.component_count)
     near = np.bincount(comp, weights=(gap <= clearance).astype(float), minlength=graph.component_count)
     np.divide(near, np.maximum(total, 1), out=share)
+    size = np.bincount(graph.component, minlength=graph.component_count)
+    # a piece that merely touches the line (bob01's one node on Godette) does not rest there
+    share[near < RESTING_MIN * size] = 0.0
     return share
 
 
