@@ -9,6 +9,10 @@ so a checkout without them cannot pass vacuously.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +25,26 @@ ASSETS = assets_dir()
 VRM_DIR = ASSETS / "vrm"
 FACE_DIR = ASSETS / "face"
 MODEL_DIR = ASSETS / "models"
+
+
+def pytest_sessionstart(session):
+    """In the pytest-xdist controller (``make test``), compile numba's kernels once, before any
+    worker starts (tests/kernel_warmup.py: on a fresh clone every worker and subprocess of the
+    first files compiled them at once, 109 s of CPU each for the solver's alone). Its two parts
+    run side by side; a serial run (``-n 0`` or no xdist) compiles on first use as before, and
+    ``SWAYCAM_TEST_NO_WARMUP=1`` skips it."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None) \
+            or os.environ.get("SWAYCAM_TEST_NO_WARMUP"):
+        return
+    t0 = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    parts = [subprocess.Popen([sys.executable, "-m", "tests.kernel_warmup", part], cwd=REPO, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for part in ("solver", "rig")]
+    lines = [p.communicate()[1].strip().splitlines()[-1:] for p in parts]
+    msg = "; ".join(line[0] for line in lines if line)
+    sys.stderr.write(f"kernels warmed in {time.perf_counter() - t0:.0f} s ({msg})\n")
 
 
 def pytest_collection_modifyitems(session, config, items):
