@@ -9,6 +9,10 @@ so a checkout without them cannot pass vacuously.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +27,28 @@ FACE_DIR = ASSETS / "face"
 MODEL_DIR = ASSETS / "models"
 
 
+def pytest_sessionstart(session):
+    """In the pytest-xdist controller (``make test``), compile numba's kernels once, before any
+    worker starts (tests/kernel_warmup.py: on a fresh clone every worker and subprocess of the
+    first files compiled them at once, 109 s of CPU each for the solver's alone). Its two parts
+    run side by side; a serial run (``-n 0`` or no xdist) compiles on first use as before, and
+    ``SWAYCAM_TEST_NO_WARMUP=1`` skips it."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None) \
+            or os.environ.get("SWAYCAM_TEST_NO_WARMUP"):
+        return
+    t0 = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    parts = [subprocess.Popen([sys.executable, "-m", "tests.kernel_warmup", part], cwd=REPO, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for part in ("solver", "rig")]
+    lines = [p.communicate()[1].strip().splitlines()[-1:] for p in parts]
+    msg = "; ".join(line[0] for line in lines if line)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"kernels warmed in {time.perf_counter() - t0:.0f} s ({msg})")
+
+
 def pytest_collection_modifyitems(session, config, items):
     """In a pytest-xdist worker (``make test`` runs ``-n auto --dist loadfile``), the files
     holding a ``slow`` test go first: a worker starts the 2-minute soak or the matrix while the
@@ -32,6 +58,33 @@ def pytest_collection_modifyitems(session, config, items):
         return
     slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.path not in slow_files)          # stable: file order kept
+
+
+def shared_value(tmp_path_factory, key: str, compute):
+    """``compute()`` once per test run across the pytest-xdist workers: the first worker to ask
+    computes and pickles it under the run's common temporary folder while holding a lock on
+    ``key``; another worker asking meanwhile waits and loads it (a try-on fit and its head-turn
+    measurement cost tens of seconds, and files using them land on both workers). The folder
+    belongs to this run, so nothing is reused from an earlier run. ``key``: a file-name-safe
+    name of what is computed, with every input that changes it."""
+    import fcntl
+    import pickle
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent                                 # shared by the run's workers
+    folder = root / "shared-values"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{key}.pickle"
+    with open(folder / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.is_file():
+            return pickle.loads(path.read_bytes())
+        value = compute()
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(path)
+        return value
 
 
 def asset(*parts: str) -> Path:

@@ -3,9 +3,10 @@
 ``build_default_avatar()`` is the product's embedded default: a stylized teal-haired
 character (bust-framed, facing +Z, +Y up, metres) with bangs, side locks, a ponytail and
 an ahoge on VRMC_springBone chains over skinned hair strips; sphere/capsule colliders;
-expression morph targets (blink, blinkLeft, blinkRight, aa, ih, ou, ee, oh, happy) and
-MToon materials with a generated eye texture. ``build_layered_avatar()`` is the stress
-variant with 26 layered hair chains and more than 12,000 hair vertices.
+expression morph targets (blink, blinkLeft, blinkRight, aa, ih, ou, ee, oh and the VRM 1.0
+preset emotions happy, angry, sad, relaxed, surprised) and MToon materials with a generated
+eye texture. ``build_layered_avatar()`` is the stress variant with 26 layered hair chains
+and more than 12,000 hair vertices.
 ``default_avatar_path()`` / ``layered_avatar_path()`` generate the files on first use into
 the cache folder (see :mod:`avatars.generate.cache`); ``write_avatars(folder)`` writes both
 into a folder (``swaycam generate --out DIR``). Output is deterministic.

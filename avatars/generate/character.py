@@ -14,6 +14,7 @@ from typing import Callable
 from .body import build_body
 from .colliders import ColliderSpec, body_colliders, drape, spring_extension
 from .face import LOOK_AT, TARGETS, add_eye_bones, build_face
+from .face_shapes import EMOTIONS
 from .geometry import Part
 from .hair import Strand, build_strand
 from .palette import MATERIAL_ORDER, material_json
@@ -78,6 +79,9 @@ def _expressions() -> dict:
         }
         if name == "happy":  # happy closes the eyes and opens the mouth itself
             e["overrideBlink"] = "block"
+            e["overrideMouth"] = "blend"
+        elif name in EMOTIONS:  # the other emotions move the lids and the mouth part of the way
+            e["overrideBlink"] = "blend"
             e["overrideMouth"] = "blend"
         preset[name] = e
     return {"preset": preset}

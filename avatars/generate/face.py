@@ -10,8 +10,14 @@ so open mouths and closed eyes stay on the skin.
 
 Morph targets (names as in ``mesh.extras.targetNames``): blink (both eyes), blinkLeft
 (the avatar's left eye, +X side), blinkRight (-X side), aa, ih, ou, ee, oh (mouth shapes),
-happy (eyes closed in upward arcs, raised brows, open smile). Closing an eye collapses
-the textured eye patch onto a curve and moves the upper lash line down onto it.
+then the VRM 1.0 preset emotions (:data:`EMOTIONS`): happy (eyes closed in upward arcs,
+raised brows, open smile), angry (brows down and in at the nose, upper lids lowered at the
+inner corner, lower lids up, a frown), sad (brows up at the nose and down outside, upper
+lids drooping outside, a frown), relaxed (upper lids a third down and lower lids up: smiling
+eyes; brows a little up; a closed smile), surprised (brows high, eyes wide, an open round mouth). Closing an eye collapses
+the textured eye patch onto a curve and moves the upper lash line down onto it; the
+emotions move the same lids part of the way, the brows and the mouth (their numbers:
+:mod:`avatars.generate.face_shapes`), every one within the feature patches (the skin stays).
 
 Eyes: the iris is painted in the eye texture, so the eye bones (``leftEye``/``rightEye``,
 :func:`add_eye_bones`, pivots :data:`EYE_DEPTH` behind the iris centre) turn the *inside*
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .face_shapes import BROWS, EMOTIONS, LIDS, MOUTH
 from .geometry import Part, ellipsoid, grid_triangles, on_height_field
 from .rig import HEAD_CENTER, Rig, rigid
 
@@ -32,7 +39,9 @@ HEAD_RADII = (0.080, 0.112, 0.094)  # x, y (above the centre), z-front (metres)
 HEAD_LOW_Y = 0.100  # y half-axis below the centre (chin)
 HEAD_BACK_Z = 0.100
 NOSE = (0.0, 1.474)  # nose tip in face coordinates
-TARGETS = ("blink", "blinkLeft", "blinkRight", "aa", "ih", "ou", "ee", "oh", "happy")
+#: the face's morph targets: the emotions (:data:`face_shapes.EMOTIONS`) were appended after
+#: happy, so the older targets keep their indices
+TARGETS = ("blink", "blinkLeft", "blinkRight", "aa", "ih", "ou", "ee", "oh", *EMOTIONS)
 
 EYE_X, EYE_Y = 0.0355, 1.499  # left eye centre (+X); the right eye mirrors x
 EYE_HALF_W, EYE_TOP, EYE_BOT, EYE_TILT = 0.0172, 0.0195, 0.0180, 0.0020
@@ -53,16 +62,6 @@ LOOK_AT = {
     "rangeMapVerticalUp": {"inputMaxValue": 25.0, "outputScale": 1.1},
 }
 MOUTH_Y = 1.4535
-# mouth shapes: (half width, upper-lip rise, lower-lip drop, corner lift), metres
-MOUTH = {
-    "rest": (0.0115, 0.0007, 0.0011, 0.0014),
-    "aa": (0.0120, 0.0020, 0.0170, 0.0000),
-    "ih": (0.0160, 0.0012, 0.0050, 0.0020),
-    "ou": (0.0070, 0.0040, 0.0080, 0.0000),
-    "ee": (0.0150, 0.0018, 0.0085, 0.0010),
-    "oh": (0.0095, 0.0040, 0.0130, 0.0000),
-    "happy": (0.0140, 0.0004, 0.0085, 0.0042),
-}
 
 
 def _jaw(dy):
@@ -126,6 +125,20 @@ def _eye_curves(u):
     return top, bot, closed, happy
 
 
+def _lid_curves(u, shape: str):
+    """Top and bottom curves (y) of an eye at parameter u (inner -1 .. outer +1) under
+    emotion ``shape`` (:data:`LIDS`)."""
+    top, bot, closed, _ = _eye_curves(u)
+    inner, outer, lower, widen = LIDS[shape]
+    cu = np.clip(u, -1.0, 1.0)
+    base = EYE_Y + EYE_TILT * cu
+    s = 0.5 * (cu + 1.0)  # 0 inner .. 1 outer
+    c = inner + (outer - inner) * s
+    top2 = top - c * (top - closed) + widen * (top - base)
+    bot2 = bot + lower * (closed - bot) - 0.5 * widen * (base - bot)
+    return top2, bot2
+
+
 def eye_pivot(sign: float) -> np.ndarray:
     """World rest position (3,) of an eye bone (sign +1: the left eye, +X): EYE_DEPTH under
     the skin at the iris centre, along its normal."""
@@ -172,7 +185,11 @@ def _eye(sign: float, head: int, eye_node: int = -1) -> tuple[Part, Part]:
                    (y_hi - rest[..., 1]) / (y_hi - y_lo)], -1).reshape(-1, 2)
     if sign < 0:  # mirror the texture so both irises have their highlight toward the outer corner
         uv[:, 0] = 1.0 - uv[:, 0]
-    eye = _patch(rest, {"blink": shut, side: shut, "happy": smile}, nu, nv, 0.0012, "eye", head, uv=uv)
+    targets = {"blink": shut, side: shut, "happy": smile}
+    for shape in LIDS:
+        t2, b2 = _lid_curves(u, shape)
+        targets[shape] = np.stack([xx, b2 + (t2 - b2) * v], -1)
+    eye = _patch(rest, targets, nu, nv, 0.0012, "eye", head, uv=uv)
     if eye_node >= 0:
         w = eye_weight(np.broadcast_to(u, (nv, nu)), np.broadcast_to(v, (nv, nu))).reshape(-1)
         main = w >= 0.5            # the dominant influence first
@@ -198,8 +215,10 @@ def _eye(sign: float, head: int, eye_node: int = -1) -> tuple[Part, Part]:
     lash_rest = band(ltop, 1.0)
     lash_shut = band(lclosed + 0.018 * wing * 0.3 + 0.0004, 0.75)
     lash_happy = band(lhappy + 0.0004 - 0.01 * wing, 0.8)
-    lash = _patch(lash_rest, {"blink": lash_shut, side: lash_shut, "happy": lash_happy}, len(lu), 3,
-                  0.0020, "lash", head)
+    lash_targets = {"blink": lash_shut, side: lash_shut, "happy": lash_happy}
+    for shape in LIDS:
+        lash_targets[shape] = band(_lid_curves(lu, shape)[0] + 0.018 * wing, 1.0)
+    lash = _patch(lash_rest, lash_targets, len(lu), 3, 0.0020, "lash", head)
     return eye, lash
 
 
@@ -213,7 +232,14 @@ def _brow(sign: float, head: int) -> Part:
     rest = np.stack([np.broadcast_to(x, (2, nu)), y + rows * thick], -1)
     up = rest.copy()
     up[..., 1] += 0.0025 + 0.0015 * (1 - u ** 2)
-    return _patch(rest, {"happy": up}, nu, 2, 0.0012, "brow", head)
+    targets = {"happy": up}
+    s = 0.5 * (u + 1.0)  # 0 inner .. 1 outer
+    for shape, (inner, outer, arch, shift) in BROWS.items():
+        b = rest.copy()
+        b[..., 1] += inner + (outer - inner) * s + arch * (1 - u ** 2)
+        b[..., 0] -= sign * shift * (1.0 - s)
+        targets[shape] = b
+    return _patch(rest, targets, nu, 2, 0.0012, "brow", head)
 
 
 def _mouth_grid(shape: str, nu: int, nv: int) -> np.ndarray:
@@ -229,7 +255,7 @@ def _mouth_grid(shape: str, nu: int, nv: int) -> np.ndarray:
 def _mouth(head: int) -> Part:
     nu, nv = 21, 7
     rest = _mouth_grid("rest", nu, nv)
-    targets = {k: _mouth_grid(k, nu, nv) for k in ("aa", "ih", "ou", "ee", "oh", "happy")}
+    targets = {k: _mouth_grid(k, nu, nv) for k in MOUTH if k != "rest"}
     return _patch(rest, targets, nu, nv, 0.0010, "mouth", head)
 
 

@@ -52,8 +52,8 @@ ACROSS_FLOW = 0.5
 #: 2: loose regions without a chain of their own follow the nearest chain; 3: long hair anchored
 #: to the body; 4: closest points on a chain in fewer operations (last-bit differences); 5: fit
 #: without an opening, own hair cut out of shared meshes, short chains, rigid compact pieces,
-#: geodesic weights, sheet links.
-PIPELINE_VERSION = "5"
+#: geodesic weights, sheet links; 6: wide hair resting on the body anchored to it (issue 33).
+PIPELINE_VERSION = "6"
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,16 @@ whose lowest point hangs at least ``anchor_reach`` torso lengths (shoulder line 
 the shoulder line gives a share of its chain weight to the humanoid upperChest (else chest,
 spine, hips), which does not turn with the head: the share is a smoothstep of height, 0 above
 and ``anchor`` (1) below a band ``anchor_ramp`` head heights either side of the middle
-between the head bone and the shoulder line; the head's share (the band) is kept. Why: a
+between the head bone and the shoulder line; the head's share (the band) is kept.
+Pipeline version 6: also a *wide piece resting on the body* however far it hangs (a curtain
+or layered shells ending on the upper back, proc_long and proc_layered of the corpus: they end
+above the reach, and their chains' frames carry the head's yaw, so hair 5-10 cm to the side of
+a chain swept into the shoulders and sheared by 65-183 % p99 over the head turn): a piece
+whose nodes below the shoulder line lie mostly within ``anchor_rest`` of a body collider and
+that is at least about half a head wide (:func:`resting_share_gate`; a tail or a twin tail
+hanging there still swings: narrow pieces with one chain do not shear this way, and anchoring
+them measured worse, ponytail01 p99 3.5 → 17.0 %, proc_twintails 13.8 → 52.7 %), over a ramp
+:data:`REST_RAMP` times as long. Why: a
 spring joint's world rotation is the swing from its rest direction composed with its parent's,
 so it carries the head's yaw, and a vertex 20 cm to the side of its chain swings forward with
 the head's twist — long01's back sheet (one chain on one side) swept its far side 42 mm into
@@ -78,13 +87,26 @@ from scipy.sparse import coo_matrix, diags
 from scipy.sparse.csgraph import dijkstra
 from scipy.sparse.linalg import splu
 
-from .autorig import Chain
+from ..colliders import collider_world
+from .autorig import Chain, _seg_dist, usable_colliders
 from .graph import HairGraph, loose_regions
 from .head import HeadModel
 
 
 #: Share of a piece's nodes beyond the band for a short or compact piece to move as a rigid body.
 RIGID_LOOSE_SHARE = 0.5
+#: The body-anchor ramp of hair resting on the body (:func:`resting_share_gate`) is this many
+#: times as long as the ramp of long hair (``WeightOptions.anchor_ramp``), on the same middle.
+#: Measured (head turn 4 s + 2 s, spring-edge p99 / worst %, default avatar): 1.0 (the long
+#: hair's ramp): proc_long 16.2 / 21.8, proc_layered 25.3 / 38.0; 1.5: 10.2 / 19.4 and
+#: 21.8 / 38.1; 2.0: 8.1 / 18.2 and 4.1 / 8.5 but all-edge worst 67 / 139 % (the hair near the
+#: head then shears between head and chest) and more hair in the shoulder capsules. Centred on
+#: the shoulder line instead: 19.2 / 70.9 and 76.6 / 102.5 (the hair above sweeps into them).
+REST_RAMP = 1.5
+#: A piece rests on the body only when at least this share of its nodes does (proc_layered's
+#: inner layer on the default avatar: 7 of 687; bob01 on Godette: 1 of 2 820, it ends at her
+#: shoulder line).
+RESTING_MIN = 0.005
 #: A piece is compact (a bun, not a tail) when the 90th percentile distance of its nodes from
 #: its chain's curve is at least this share of the chain's length.
 COMPACT = 0.3
@@ -99,6 +121,11 @@ class WeightOptions:
     the reach below the shoulder line (torso lengths) over which a piece counts as long hair
     (smoothstep; the shared styles: long01 0.92–0.95 default / 1.38–1.40 Godette, ponytail01
     0.08 / 0.55, bob01 and short02 above the shoulders).
+    ``anchor_rest``, ``anchor_share``, ``anchor_width``: hair resting on the body
+    (:func:`resting_share_gate`, pipeline version 6): a node below the shoulder line rests on
+    the body within ``anchor_rest`` head heights of a body collider's surface; a piece is
+    anchored by the smoothstep of its resting share over ``anchor_share`` times the
+    smoothstep of its width (head widths) over ``anchor_width``; 0 turns it off.
     """
 
     band: float = 0.1
@@ -112,6 +139,9 @@ class WeightOptions:
     anchor: float = 1.0
     anchor_ramp: float = 0.8
     anchor_reach: tuple[float, float] = (0.65, 0.85)
+    anchor_rest: float = 0.2
+    anchor_share: tuple[float, float] = (0.25, 0.5)
+    anchor_width: tuple[float, float] = (0.4, 0.6)
     geodesic: bool = True
 
 
@@ -149,15 +179,77 @@ def body_anchor(graph: HairGraph, avatar, head: HeadModel, options: WeightOption
     np.minimum.at(low, graph.component, pts[:, 1])
     reach = (line - low) / torso        # how far each piece hangs below the shoulders, in torso lengths
     r0, r1 = o.anchor_reach
-    gate = _smoothstep((reach - r0) / (r1 - r0))
-    gate = gate[graph.component]
+    gate = _smoothstep((reach - r0) / (r1 - r0))[graph.component]
     mid = 0.5 * (pivot + line)
     half = o.anchor_ramp * float(head.size[1])
     below = _smoothstep((mid + half - pts[:, 1]) / (2.0 * half))
-    amount = o.anchor * gate * below
+    amount = gate * below
+    if o.anchor_rest > 0.0:
+        # long hair keeps its own ramp; the resting gate is for the pieces that end above its reach
+        rest_gate = resting_share_gate(graph, avatar, head, line, o)[graph.component] * (1.0 - gate)
+        wide = REST_RAMP * half
+        amount = np.maximum(amount, rest_gate * _smoothstep((mid + wide - pts[:, 1]) / (2.0 * wide)))
+    amount = o.anchor * amount
     if not (amount > 0).any():
         return None
     return BodyAnchor(int(node), amount)
+
+
+def resting_share(graph: HairGraph, avatar, head: HeadModel, line: float, clearance: float) -> np.ndarray:
+    """(component_count,) per piece, the share of its nodes below the shoulder line ``line``
+    (world height, metres) that lie within ``clearance`` metres of a body collider's surface
+    at rest (the avatar's colliders owned by bones outside the head subtree, and the fitted
+    torso capsule the hair would get: :func:`avatars.tryon.autorig.usable_colliders`);
+    0 for a piece with no node below the line or fewer such nodes than :data:`RESTING_MIN` of
+    its nodes."""
+    keep, add, _ = usable_colliders(avatar, head)
+    rest = avatar.skeleton.rest_world
+    head_sub = set(avatar.skeleton.descendants(head.node))
+    body = [avatar.colliders[i] for i in keep if avatar.colliders[i].node not in head_sub] + list(add)
+    share = np.zeros(graph.component_count)
+    low = np.nonzero(graph.points[:, 1] < line)[0]
+    if not body or not low.size:
+        return share
+    p = graph.points[low]
+    gap = np.full(len(low), np.inf)
+    for c in body:
+        a, b, r = collider_world(c, rest)
+        np.minimum(gap, _seg_dist(p, a, b) - r, out=gap)
+    comp = graph.component[low]
+    total = np.bincount(comp, minlength=graph.component_count)
+    near = np.bincount(comp, weights=(gap <= clearance).astype(float), minlength=graph.component_count)
+    np.divide(near, np.maximum(total, 1), out=share)
+    size = np.bincount(graph.component, minlength=graph.component_count)
+    # a piece that merely touches the line (bob01's one node on Godette) does not rest there
+    share[near < RESTING_MIN * size] = 0.0
+    return share
+
+
+def resting_share_gate(graph: HairGraph, avatar, head: HeadModel, line: float, o: WeightOptions) -> np.ndarray:
+    """(component_count,) the body-anchor gate of wide hair that rests on the body (module doc):
+    the smoothstep of :func:`resting_share` (clearance ``o.anchor_rest`` head heights) over
+    ``o.anchor_share`` times the smoothstep of :func:`piece_widths` (head widths) over
+    ``o.anchor_width``. ``line``: the shoulder line's height, metres."""
+    share = resting_share(graph, avatar, head, line, o.anchor_rest * float(head.size[1]))
+    s0, s1 = o.anchor_share
+    w0, w1 = o.anchor_width
+    width = piece_widths(graph) / float(head.size[0])
+    return _smoothstep((share - s0) / (s1 - s0)) * _smoothstep((width - w0) / (w1 - w0))
+
+
+def piece_widths(graph: HairGraph) -> np.ndarray:
+    """(component_count,) per piece its side-to-side extent (world x, 5th to 95th
+    percentile of its nodes), metres."""
+    out = np.zeros(graph.component_count)
+    x = graph.points[:, 0]
+    order = np.argsort(graph.component, kind="stable")
+    bounds = np.searchsorted(graph.component[order], np.arange(graph.component_count + 1))
+    for q in range(graph.component_count):
+        xs = x[order[bounds[q]:bounds[q + 1]]]
+        if xs.size:
+            lo, hi = np.percentile(xs, [5.0, 95.0])
+            out[q] = hi - lo
+    return out
 
 
 def _smoothstep(x: np.ndarray) -> np.ndarray:

@@ -79,8 +79,9 @@ def add_parser(sub) -> None:
                    help="the avatars' bodies play this clip (FILE[#NAME], 'idle') while the head turns: the "
                    "substep and frame with pose then include clip sampling (default: no body motion)")
     s.add_argument("--sheets", nargs="?", const="-", metavar="FILE.toml",
-                   help="instead: one 60 fps frame with linked sheets against without, interleaved, on the default "
-                   "and layered avatars with the [hair] link settings of FILE and on each --hair style fitted")
+                   help="instead: one 60 fps frame with linked sheets against without, interleaved, on Godette (when "
+                   "the shared assets are present), the default and layered avatars with the [hair] link settings "
+                   "of FILE and on each --hair style fitted")
     s.add_argument("--hair", action="append", metavar="STYLE", help="with --sheets: a try-on style to fit and time")
 
     r = parsers["render"] = add_command(
@@ -517,9 +518,11 @@ def _run_sheet_bench(args, stream) -> dict:
     """``swaycam bench solver --sheets [FILE.toml]``: what linked sheets cost per 60 fps frame
     (:func:`solver.eval.sheet_bench.bench_sheets`: with and without, interleaved in one run),
     on the generated default and layered avatars with the ``[hair]`` link settings of FILE
-    (none: the try-on's sheets only) and on the generated default avatar with each ``--hair``
-    style fitted (the try-on's sheets, on by default)."""
+    (none: the try-on's sheets only), on Godette with them too when the shared assets are present
+    (its springs are authored: links only where FILE turns them on), and on the generated default
+    avatar with each ``--hair`` style fitted (the try-on's sheets, on by default)."""
     from avatars import load_avatar
+    from avatars.assets import GODETTE, find_asset
     from avatars.clips.head_turn import head_turn_rotation
     from solver.eval.bench import SAMPLES
     from solver.eval.sheet_bench import bench_sheets
@@ -532,6 +535,9 @@ def _run_sheet_bench(args, stream) -> dict:
     links = parse_links(hair)
     base = load_avatar(avatar_path("default"))
     sets = [("default", base, links), ("layered", load_avatar(avatar_path("layered")), links)]
+    godette = find_asset(*GODETTE)
+    if godette is not None:
+        sets.insert(0, ("godette", load_avatar(godette), links))
     for style in args.hair or ():
         sets.append((f"default + {style}", _fit("default", base, style, None, False)[0], None))
     out = {}

@@ -11,9 +11,12 @@ _DESCRIPTION = """Leave a headless live run going for --duration seconds at a sm
 played in real time, then held; the idle on the body) while the avatar is reloaded (the
 generated default and Godette in turn), the solver switched, compare mode toggled and an
 extra video output opened and closed on a schedule. Every --sample seconds it records the
-resident memory, live GL objects, open file descriptors and threads. After --warmup seconds
-GL objects, FDs and threads must stay flat and the memory grow less than --rss-limit MB:
-exit code 1 otherwise.
+resident memory, live GL objects, open file descriptors and threads (samples wait 3 s after
+a reload). After --warmup seconds GL objects, FDs and threads must stay flat and the memory
+grow less than --rss-limit MB from visit to visit of each avatar, its first visit left out
+(each visit counted by its lowest sample: RSS follows compare mode and the rest of the run's
+state within a visit, and an avatar's first visit precedes one-off growth): exit code 1
+otherwise.
 
     swaycam soak --duration 120                 the CI run (2 minutes)
     swaycam soak --duration 3600 --json         the hour-long run (its figures: docs/history/runtime-notes.md)"""
@@ -28,7 +31,7 @@ def add_parser(sub) -> None:
     p.add_argument("--warmup", type=positive(7 * 24 * 3600), default=30.0, metavar="S",
                    help="seconds before the measures must be flat (default 30)")
     p.add_argument("--rss-limit", type=positive(1e6), default=5.0, metavar="MB",
-                   help="RSS growth allowed after the warm-up (default 5 MB)")
+                   help="RSS growth allowed after the warm-up, per avatar, visit to visit (default 5 MB)")
     add_json_option(p, "every sample and the figures")
 
 

@@ -16,12 +16,15 @@ run too:
   closed and deleted (as a recording started and stopped).
 
 Before each sample a full garbage collection runs and the C heap's free pages are handed
-back (:func:`trim_heap`), so RSS is memory in use, not garbage waiting for the collector. Samples are taken while the extra output is closed (a video writer's pipe and reader thread
-are not a leak) and name the avatar shown: the two avatars have different GL objects and
-memory, so "flat" is judged per avatar. After ``warmup_s`` (compiled kernels loaded, every
-avatar, solver and compare pane seen once, the allocator's pools grown), a healthy run keeps
-GL objects, file descriptors and threads the same at every sample of the same avatar, and
-the resident memory of each avatar's samples within a small bound (:func:`SoakReport.check`).
+back (:func:`trim_heap`), so RSS is memory in use, not garbage waiting for the collector.
+Samples are taken while the extra output is closed (a video writer's pipe and reader thread
+are not a leak) and ``settle_s`` after a reload (the swapped-out rig released, the new one's
+companion and reduced meshes built), one more just before each reload (a visit's last
+state: with the default schedule the periodic samples of a visit can all fall in one compare
+state), and name the avatar shown and its *visit* (the reloads so far: each reload starts one). After ``warmup_s`` (compiled kernels loaded, every avatar,
+solver and compare pane seen once), a healthy run keeps GL objects, file descriptors and
+threads the same at every sample of the same avatar, and each avatar's resident memory flat
+from visit to visit (:mod:`runtime.eval.soak_report`: the samples and the verdict).
 """
 
 from __future__ import annotations
@@ -33,132 +36,18 @@ import shutil
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from solver.modes import SOLVER_NAMES
 
 from ..config import RunConfig
 from ..session import Session
+from .soak_report import RSS_GROWTH_LIMIT_MB, SETTLE_S, Sample, SoakOptions, SoakReport, rss_growth, visit_floors
+
+__all__ = ["RSS_GROWTH_LIMIT_MB", "SETTLE_S", "Sample", "SoakOptions", "SoakReport", "rss_growth", "soak",
+           "visit_floors"]
 
 log = logging.getLogger(__name__)
-
-#: RSS growth allowed after warm-up, MB (the issue's goal for the hour: < 5 MB).
-RSS_GROWTH_LIMIT_MB = 5.0
-
-
-@dataclass(frozen=True)
-class SoakOptions:
-    """What the soak does and for how long (seconds of wall time)."""
-
-    duration_s: float = 120.0
-    sample_s: float = 5.0
-    warmup_s: float = 30.0
-    size: tuple[int, int] = (160, 96)
-    fps: float = 30.0
-    avatars: tuple[str, ...] = ("default", "godette")
-    reload_s: float = 15.0
-    solver_s: float = 5.0
-    compare_s: float = 9.0
-    output_s: float = 11.0
-    output_open_s: float = 3.0
-
-    def __post_init__(self):
-        for name in ("duration_s", "sample_s", "reload_s", "solver_s", "compare_s", "output_s", "output_open_s"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"soak {name}: must be > 0")
-        if not 0 <= self.warmup_s < self.duration_s:
-            raise ValueError("soak warmup_s: must be >= 0 and shorter than the duration")
-
-
-@dataclass
-class Sample:
-    """One measurement: ``t_s`` seconds into the run."""
-
-    t_s: float
-    frames: int
-    avatar: str
-    rss_mb: float
-    gl_objects: int
-    fds: int
-    threads: int
-    reloads: int = 0
-    solver_switches: int = 0
-    compare_toggles: int = 0
-    outputs_opened: int = 0
-
-
-@dataclass
-class SoakReport:
-    options: SoakOptions
-    samples: list[Sample] = field(default_factory=list)
-    gl_by_kind: dict = field(default_factory=dict)     # at the end
-    seconds: float = 0.0
-
-    def after_warmup(self) -> list[Sample]:
-        return [s for s in self.samples if s.t_s >= self.options.warmup_s]
-
-    def figures(self) -> dict:
-        """Over the samples after warm-up, per avatar: first/last/min/max of each measure;
-        ``rss_growth_mb``: the largest last-minus-first RSS of one avatar's samples (MB)."""
-        w = self.after_warmup()
-        if not w:
-            return {}
-        out = {"samples": len(w), "frames": self.samples[-1].frames, "from_s": w[0].t_s, "to_s": w[-1].t_s,
-               "by_avatar": {}}
-        growth = []
-        for name in sorted({s.avatar for s in w}):
-            a = [s for s in w if s.avatar == name]
-            d = out["by_avatar"][name] = {"samples": len(a)}
-            for key in ("rss_mb", "gl_objects", "fds", "threads"):
-                v = [getattr(s, key) for s in a]
-                d[key] = {"first": v[0], "last": v[-1], "min": min(v), "max": max(v)}
-            d["rss_growth_mb"] = round(a[-1].rss_mb - a[0].rss_mb, 2)
-            if len(a) > 1:
-                growth.append(d["rss_growth_mb"])
-        out["rss_growth_mb"] = max(growth) if growth else 0.0
-        last = self.samples[-1]
-        out["events"] = {"reloads": last.reloads, "solver_switches": last.solver_switches,
-                         "compare_toggles": last.compare_toggles, "outputs_opened": last.outputs_opened}
-        return out
-
-    def check(self, rss_growth_limit_mb: float = RSS_GROWTH_LIMIT_MB) -> list[str]:
-        """What is not flat after warm-up (empty: healthy)."""
-        f = self.figures()
-        if not f:
-            return ["no sample after the warm-up"]
-        problems = []
-        for name, d in f["by_avatar"].items():
-            for key in ("gl_objects", "fds", "threads"):
-                if d[key]["max"] != d[key]["min"]:
-                    problems.append(f"{key} with {name}: {d[key]['first']} -> {d[key]['last']} "
-                                    f"(range {d[key]['min']}..{d[key]['max']})")
-        if sum(d["samples"] > 1 for d in f["by_avatar"].values()) == 0:
-            problems.append("no avatar was sampled twice after the warm-up (run longer)")
-        if f["rss_growth_mb"] > rss_growth_limit_mb:
-            problems.append(f"RSS grew {f['rss_growth_mb']:.1f} MB after warm-up (limit {rss_growth_limit_mb:g} MB)")
-        return problems
-
-    def as_dict(self) -> dict:
-        return {"options": asdict(self.options), "seconds": round(self.seconds, 1), "figures": self.figures(),
-                "problems": self.check(), "gl_by_kind": self.gl_by_kind, "samples": [asdict(s) for s in self.samples]}
-
-    def table(self) -> str:
-        lines = ["| t (s) | frames | avatar | RSS (MB) | GL objects | FDs | threads | reloads | solvers | compare | "
-                 "outputs |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for s in self.samples:
-            lines.append(f"| {s.t_s:.0f} | {s.frames} | {s.avatar} | {s.rss_mb:.1f} | {s.gl_objects} | {s.fds} | "
-                         f"{s.threads} | "
-                         f"{s.reloads} | {s.solver_switches} | {s.compare_toggles} | {s.outputs_opened} |")
-        f = self.figures()
-        for name, d in (f.get("by_avatar") or {}).items():
-            lines.append(f"after {self.options.warmup_s:g} s warm-up, {name} ({d['samples']} samples): RSS "
-                         f"{d['rss_mb']['first']:.1f} -> {d['rss_mb']['last']:.1f} MB ({d['rss_growth_mb']:+.2f} MB), "
-                         f"GL objects {d['gl_objects']['min']}..{d['gl_objects']['max']}, FDs "
-                         f"{d['fds']['min']}..{d['fds']['max']}, threads {d['threads']['min']}..{d['threads']['max']}")
-        problems = self.check()
-        lines.append("healthy" if not problems else "NOT FLAT: " + "; ".join(problems))
-        return "\n".join(lines)
 
 
 def trim_heap() -> None:
@@ -225,6 +114,7 @@ class _SoakSession(Session):
         self._extra = None
         self._extra_until = 0.0
         self._avatar_index = 0
+        self._reloaded_at = float("-inf")
 
     def _between_frames(self) -> None:
         super()._between_frames()
@@ -236,6 +126,8 @@ class _SoakSession(Session):
                           "compare": now + o.compare_s, "output": now + o.output_s}
         t = now - self.t0
         if now >= self._next["reload"]:
+            if self._extra is None and now >= self._reloaded_at + self.opt.settle_s:
+                self._sample(t)       # the visit's last state too (the periodic ones may all share one)
             self._next["reload"] += self.opt.reload_s
             self._reload()
         if now >= self._next["solver"]:
@@ -252,11 +144,13 @@ class _SoakSession(Session):
             self._open_extra(now)
         elif self._extra is not None and now >= self._extra_until:
             self._close_extra()
-        if now >= self._next["sample"] and self._extra is None:     # (deferred while the extra output is open)
+        # samples wait while the extra output is open and for settle_s after a reload
+        settled = self._extra is None and now >= self._reloaded_at + self.opt.settle_s
+        if now >= self._next["sample"] and settled:
             while self._next["sample"] <= now:
                 self._next["sample"] += self.opt.sample_s
             self._sample(t)
-        if t >= self.opt.duration_s and self._extra is None:
+        if t >= self.opt.duration_s and settled:
             self._sample(t)
             self.stop()
 
@@ -269,6 +163,7 @@ class _SoakSession(Session):
         rig.warm_up()
         self.stage.swap_rig(rig)
         self.counts["reloads"] += 1
+        self._reloaded_at = time.monotonic()
 
     def _open_extra(self, now: float) -> None:
         from render.sinks import VideoFileSink
@@ -293,7 +188,8 @@ class _SoakSession(Session):
         gl = sum(self.renderer.ledger.snapshot().values())
         self.report.samples.append(Sample(t_s=round(t, 2), frames=self.drawer.frames,
                                           avatar=self.opt.avatars[self._avatar_index], rss_mb=round(rss_mb(), 2),
-                                          gl_objects=gl, fds=open_fds(), threads=native_threads(), **self.counts))
+                                          gl_objects=gl, fds=open_fds(), threads=native_threads(),
+                                          compare=bool(self.stage.compare), **self.counts))
 
     def _exit(self, *exc) -> None:
         if self._extra is not None:

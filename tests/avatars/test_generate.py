@@ -17,7 +17,10 @@ from avatars.generate.rig import HEAD_CENTER
 F32 = 1e-6          # float32 round trip of metre-scale values
 KINDS = ("default", "layered")
 BUILDERS = {"default": build_default_avatar, "layered": build_layered_avatar}
-TARGETS = ("blink", "blinkLeft", "blinkRight", "aa", "ih", "ou", "ee", "oh", "happy")
+# the VRM 1.0 preset emotions were appended after happy (issue 34 finding 9): the older
+# targets keep their indices
+EMOTIONS = ("happy", "angry", "sad", "relaxed", "surprised")
+TARGETS = ("blink", "blinkLeft", "blinkRight", "aa", "ih", "ou", "ee", "oh", *EMOTIONS)
 HUMAN_BONES = (
     "hips", "spine", "chest", "upperChest", "neck", "head",
     *(f"{s}{p}" for s in ("left", "right")
@@ -176,6 +179,9 @@ def test_expressions_have_binds_to_face_targets(avatar):
         assert len(pos) > 20, name
         assert np.abs(delta).max() > 0.003, name
     assert avatar.expressions["happy"].override_blink == "block"
+    for name in EMOTIONS[1:]:       # they move the lids and mouth part of the way: blink and visemes fade
+        e = avatar.expressions[name]
+        assert (e.override_blink, e.override_mouth, e.override_look_at) == ("blend", "blend", "none"), name
 
 
 @pytest.mark.parametrize("side,sign", [("blinkLeft", 1.0), ("blinkRight", -1.0)])
@@ -219,6 +225,98 @@ def test_happy_smiles_and_closes_the_eyes_upward(avatar):
     assert corners.sum() >= 2 and np.all(delta[corners, 1] > 0.002)  # the mouth corners go up
     eyes = np.abs(pos[:, 1] - EYE_Y) < 0.03
     assert (eyes & (pos[:, 0] > 0)).any() and (eyes & (pos[:, 0] < 0)).any()
+
+
+# The emotions' features, found by their rest positions (face coordinates, metres): the
+# mouth within MOUTH_BOX of its centre, the brows above BROW_Y, the eyes' upper lids (patch
+# and lash) above UPPER_LID_DY over the eye centre line and below BROW_Y; "inner"/"outer"
+# ends at least END_DX nearer the nose / the ear than the eye or brow centre.
+MOUTH_BOX = (0.02, 0.01)
+BROW_Y = 1.535
+UPPER_LID_DY = 0.008
+END_DX = 0.008
+#: a feature "moves" when its mean delta is at least this (metres); rest-pose shapes are 1-5 mm
+FEATURE_MOVE_M = 0.001
+#: ...and "stays" when it is within this
+FEATURE_STILL_M = 0.0002
+#: a slanted lid: its lower end moves down at least this many times as far as its other end
+SLANT = 1.5
+
+
+def features(a: Avatar, name: str) -> dict[str, np.ndarray]:
+    """Mean (dx, dy) deltas, |x| made the distance from the face centre (dx > 0: away from
+    it), of the features ``name`` moves: mouth corners, mouth centre top/bottom lip, brow
+    inner/outer ends, upper lid inner/middle/outer."""
+    pos, delta = moved(a, name)
+    ax = np.abs(pos[:, 0])
+    d = np.stack([np.sign(pos[:, 0]) * delta[:, 0], delta[:, 1]], -1)
+    mouth = (ax < MOUTH_BOX[0]) & (np.abs(pos[:, 1] - MOUTH_Y) < MOUTH_BOX[1])
+    centre = mouth & (ax < 0.0006)         # the mouth's middle column (both lips)
+    brow = pos[:, 1] > BROW_Y
+    lid = (pos[:, 1] > EYE_Y + UPPER_LID_DY) & ~brow
+    sel = {
+        "mouth_corner": mouth & (ax >= ax[mouth].max() - 1e-6) if mouth.any() else mouth,
+        "upper_lip": centre & (pos[:, 1] >= pos[centre, 1].max() - 1e-6),
+        "lower_lip": centre & (pos[:, 1] <= pos[centre, 1].min() + 1e-6),
+        "brow_inner": brow & (ax < EYE_X - END_DX),
+        "brow_outer": brow & (ax > EYE_X + END_DX + 0.004),
+        "lid_inner": lid & (ax < EYE_X - END_DX),
+        "lid_middle": lid & (np.abs(ax - EYE_X) < 0.003),
+        "lid_outer": lid & (ax > EYE_X + END_DX),
+    }
+    out = {}
+    for k, m in sel.items():
+        assert m.sum() >= (1 if k.endswith("_lip") else 2), (name, k, int(m.sum()))
+        out[k] = d[m].mean(axis=0)
+    return out
+
+
+@pytest.mark.parametrize("name", EMOTIONS)
+def test_every_preset_emotion_moves_mouth_brows_and_lids_only(avatar, name):
+    pos, delta = moved(avatar, name)
+    mouth = (np.abs(pos[:, 0]) < MOUTH_BOX[0]) & (np.abs(pos[:, 1] - MOUTH_Y) < MOUTH_BOX[1])
+    eyes = (np.abs(np.abs(pos[:, 0]) - EYE_X) < 0.03) & (pos[:, 1] > EYE_Y - 0.03) & (pos[:, 1] < EYE_Y + 0.06)
+    assert np.all(mouth | eyes), f"{name} moves vertices outside the mouth, eyes and brows"
+    for side in (1, -1):          # both sides, mirrored
+        s = pos[:, 0] * side > 0
+        assert (s & mouth).any() and (s & eyes).any(), (name, side)
+    left, right = pos[:, 0] > 0.0005, pos[:, 0] < -0.0005
+    assert np.allclose(np.sort(pos[left, 0]), np.sort(-pos[right, 0]), atol=F32)
+    assert np.allclose(np.sort(delta[left, 1]), np.sort(delta[right, 1]), atol=F32)
+
+
+def test_happy_and_relaxed_lift_the_mouth_corners_angry_and_sad_drop_them(avatar):
+    corner = {n: features(avatar, n)["mouth_corner"][1] for n in EMOTIONS}
+    assert corner["happy"] > 2 * FEATURE_MOVE_M and corner["relaxed"] > FEATURE_MOVE_M, corner
+    assert corner["angry"] < -2 * FEATURE_MOVE_M and corner["sad"] < -2 * FEATURE_MOVE_M, corner
+
+
+def test_angry_lowers_the_brows_inner_ends_and_draws_them_in(avatar):
+    f = features(avatar, "angry")
+    assert f["brow_inner"][1] < -2 * FEATURE_MOVE_M and f["brow_outer"][1] > -FEATURE_STILL_M, f
+    assert f["brow_inner"][0] < -FEATURE_MOVE_M        # toward the nose
+    assert f["lid_outer"][1] < -FEATURE_MOVE_M and f["lid_inner"][1] < SLANT * f["lid_outer"][1], f
+
+
+def test_sad_raises_the_brows_inner_ends_and_droops_the_lids_outside(avatar):
+    f = features(avatar, "sad")
+    assert f["brow_inner"][1] > 2 * FEATURE_MOVE_M and f["brow_outer"][1] < -FEATURE_MOVE_M, f
+    assert f["lid_outer"][1] < -2 * FEATURE_MOVE_M and f["lid_outer"][1] < SLANT * f["lid_inner"][1], f
+
+
+def test_relaxed_lowers_the_upper_lids_evenly(avatar):
+    f = features(avatar, "relaxed")
+    assert f["lid_middle"][1] < -2 * FEATURE_MOVE_M, f
+    assert abs(f["lid_inner"][1] - f["lid_outer"][1]) < FEATURE_MOVE_M, f
+    assert f["brow_inner"][1] > -FEATURE_STILL_M and f["brow_outer"][1] > -FEATURE_STILL_M, f
+
+
+def test_surprised_raises_brows_and_lids_and_opens_the_mouth(avatar):
+    f = features(avatar, "surprised")
+    assert min(f["brow_inner"][1], f["brow_outer"][1]) > 3 * FEATURE_MOVE_M, f
+    assert f["lid_middle"][1] > FEATURE_MOVE_M, f
+    assert f["upper_lip"][1] > 3 * FEATURE_MOVE_M and f["lower_lip"][1] < -8 * FEATURE_MOVE_M, f
+    assert f["mouth_corner"][0] < -2 * FEATURE_MOVE_M        # narrower: a round mouth
 
 
 # --------------------------------------------------------------------------- springs, colliders

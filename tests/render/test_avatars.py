@@ -134,6 +134,31 @@ def test_blink_changes_pixels_in_the_eye_region_only(make_renderer, avatars_by_n
     assert (cols < cx).sum() > 5 and (cols > cx).sum() > 5
 
 
+#: the VRM 1.0 preset emotions, all on the generated default's face (issue 34 finding 9)
+EMOTIONS = ("happy", "angry", "sad", "relaxed", "surprised")
+#: pixels an emotion at weight 1 changes at least, on each side of the face (320x180 bust)
+EMOTION_MIN_PIXELS_PER_SIDE = 10
+
+
+@pytest.mark.parametrize("emotion", EMOTIONS)
+def test_each_preset_emotion_of_the_default_changes_its_features_only(make_renderer, default_avatar, emotion):
+    """Drawn at weight 1, every emotion changes pixels on both sides of the face, all within
+    the projected box of the vertices it moves (before and after) grown by the eye test's margin."""
+    r = make_renderer(GOLDEN_SIZE, background="#000000")
+    neutral = _render(r, default_avatar)
+    r.draw(None, render.expression_weights(default_avatar, {emotion: 1.0}))
+    changed = changed_pixels(neutral, r.read_rgba())
+    px = r.camera.project(morph_region(default_avatar, default_avatar.skeleton.rest_world, emotion), GOLDEN_SIZE)
+    m = EYE_REGION_MARGIN_PX
+    (x0, y0), (x1, y1) = px.min(axis=0) - m, px.max(axis=0) + m
+    rows, cols = np.nonzero(changed)
+    assert cols.min() >= x0 and cols.max() <= x1 and rows.min() >= y0 and rows.max() <= y1, (
+        f"{emotion}: changed pixels x {cols.min()}..{cols.max()}, y {rows.min()}..{rows.max()} outside the "
+        f"features' box x {x0:.0f}..{x1:.0f}, y {y0:.0f}..{y1:.0f}")
+    cx = (px[:, 0].min() + px[:, 0].max()) / 2
+    assert min((cols < cx).sum(), (cols > cx).sum()) >= EMOTION_MIN_PIXELS_PER_SIDE, emotion
+
+
 @pytest.mark.parametrize("name", AVATARS)
 def test_head_yaw_moves_the_face_toward_the_avatars_left(make_renderer, avatars_by_name, name):
     """+30° about +Y turns the face toward the avatar's left (+X), which the front camera

@@ -143,3 +143,39 @@ def test_preview_takes_a_frame_once_the_gpu_finished_it_or_after_max_defer_frame
         assert tap.wait_next(0, timeout_s=5.0)[1][:2] == b"\xff\xd8"      # the encoder made a JPEG
     finally:
         tap.close()
+
+
+#: a tracked face making each emotion (MediaPipe blendshapes, both sides), after
+#: tracking.expressions' emotion ramps (each saturates below these values)
+EMOTION_FACES = {
+    "happy": {"mouthSmileLeft": 0.9, "mouthSmileRight": 0.9},
+    "angry": {"browDownLeft": 0.8, "browDownRight": 0.8},
+    "sad": {"mouthFrownLeft": 0.6, "mouthFrownRight": 0.6, "browInnerUp": 0.4},
+    "relaxed": {"eyeSquintLeft": 0.95, "eyeSquintRight": 0.95},
+    "surprised": {"browOuterUpLeft": 0.7, "browOuterUpRight": 0.7, "eyeWideLeft": 0.5, "eyeWideRight": 0.5},
+}
+
+
+def test_every_emotion_has_a_hotkey_and_a_face_morph_on_the_default_avatar():
+    """Issue 34 finding 9: the generated default had one emotion (happy). Each of the five now
+    gets a default hotkey, and the tracker's emotion and the panel's button both reach a morph
+    target of the face at full weight."""
+    from avatars import load_avatar
+    from avatars.generate import build_default_avatar
+    from render import expression_weights
+    from tracking.expressions import BLENDSHAPE_INDEX, NUM_BLENDSHAPES, ExpressionMapper
+
+    avatar = load_avatar("default.vrm", build_default_avatar())
+    assert hotkeys({}, avatar.expressions) == {"f1": "happy", "f2": "angry", "f3": "sad", "f4": "relaxed",
+                                              "f6": "surprised"}
+    k = next(i for i, mi in enumerate(avatar.mesh_instances) if avatar.meshes[mi.mesh].name == "Face")
+    names = avatar.meshes[avatar.mesh_instances[k].mesh].target_names
+    mapper = ExpressionMapper()
+    for emotion, values in EMOTION_FACES.items():
+        b = np.zeros(NUM_BLENDSHAPES)
+        for name, v in values.items():
+            b[BLENDSHAPE_INDEX[name]] = v
+        tracked = mapper.map_dict(b)
+        assert tracked[emotion] == 1.0, (emotion, tracked)
+        weights = expression_weights(avatar, {emotion: tracked[emotion]})[k]
+        assert weights[names.index(emotion)] == 1.0 and np.count_nonzero(weights) == 1, (emotion, weights)
