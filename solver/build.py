@@ -235,6 +235,7 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         rows.chain_apos.append(a_world[:3, 3])
         rows.chain_cprev.append(_affine34(rest[spring.center] if spring.center >= 0 else np.eye(4)))
         rows.chain_det0.append(abs(np.linalg.det(a_world[:3, :3])) or 1.0)
+        rows.chain_amprev.append(_affine34(a_world))
         rows.chain_reach.append(reach + max_hit)
         rows.chain_inv3.append(a_inv3)
         cirow = np.zeros(L.KI, np.int64)
@@ -302,6 +303,7 @@ class _Rows:
         # chains
         self.chain_ints, self.chain_names, self.chain_anchor, self.chain_inv3 = ([] for _ in range(4))
         self.chain_apos, self.chain_cprev, self.chain_det0, self.chain_reach = ([] for _ in range(4))
+        self.chain_amprev = []
         self.model_scale = 1.0      # the largest anchor scale (joint_scale): the teleport distance's unit
 
 
@@ -475,6 +477,7 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     if Kc:
         kv.anchor_prev[:] = rows.chain_apos
         kv.centre_prev[:] = np.reshape(rows.chain_cprev, (Kc, 3, 4))
+        kv.anchor_matrix_prev[:] = np.reshape(rows.chain_amprev, (Kc, 3, 4))
         kv.anchor_det0[:] = rows.chain_det0
         kv.scale[:] = 1.0
         kv.reach[:] = rows.chain_reach
@@ -487,6 +490,9 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     g.bend_max[()] = np.radians(options.bend_limit_deg)
     g.bend_cos[()] = np.cos(np.radians(options.bend_limit_deg))
     g.bend_parent_share[()] = BEND_PARENT_SHARE
+    # model metres per second at scale 1, as the teleport distance (the kernel multiplies by s)
+    g.speed_limit[()] = options.speed_limit * rows.model_scale
+    g.rotation_speed_limit[()] = np.radians(options.rotation_speed_limit_deg)
     return F, I, len(p_flat)
 
 

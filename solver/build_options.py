@@ -21,6 +21,17 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Automatic reset when a chain's anchor moves farther than this in one substep (model metres:
 #: 0.5 m in 1/120 s is 60 m/s, a teleport, not a head movement).
 TELEPORT_DISTANCE = 0.5
+#: Rest-shape and legacy: anchor speed (model m/s) above which the excess of the anchor's motion
+#: carries its chains rigidly, so the hair does not trail a fast body movement by the whole of it
+#: (Magica Cloth 2's movement speed limit of its inertia; docs/design.md §4.1). The head turn (no
+#: head travel) stays below it; the library's fast one-shots reach 5-9 m/s at the head (a walk
+#: 0.43 m/s at most). Measured on the library (notes: fastclip): 1.0 m/s left a roll at 21 % p99 stretch,
+#: 0.25 m/s (with 200 °/s) at 9 %.
+SPEED_LIMIT = 0.25
+#: Likewise for the anchor's angular speed, degrees per second (Magica Cloth 2's rotation speed
+#: limit); above the standard head turn's peak (198.9 °/s: it keeps its bits), below a roll's
+#: (760 °/s p95).
+ROTATION_SPEED_LIMIT_DEG = 200.0
 #: Contact projection passes per substep (stops early when a pass moves nothing; a link
 #: squeezed between two colliders can need ~10).
 CONTACT_PASSES = 16
@@ -72,6 +83,12 @@ class BuildOptions:
             parent's rest continuation, degrees, 0 < limit < 180.
         teleport_distance: automatic reset when an anchor jumps farther than this within
             one substep, model metres (times the avatar scale).
+        speed_limit: rest-shape and legacy: anchor speed above which the excess of its motion
+            carries the chain rigidly (tails, their history and velocity turned and moved with
+            the anchor by the excess), model metres per second (times the avatar scale), > 0;
+            ``math.inf``: off.
+        rotation_speed_limit_deg: likewise for the anchor's angular speed, degrees per second,
+            > 0; ``math.inf``: off.
         rest_overlap: "allow" (a link overlapping a collider in the authored rest pose may
             keep that overlap, so a still head leaves the hair at rest) or "push" (pushed
             out as three-vrm does). "vrm" mode always pushes.
@@ -93,7 +110,7 @@ class BuildOptions:
 
     Raises:
         SolverOptionError (a ValueError): an unknown solver, torso-capsule or rest-overlap
-            choice, a bend limit outside (0, 180), negative relaxation passes, an unknown
+            choice, a bend limit outside (0, 180), a speed limit that is not > 0, negative relaxation passes, an unknown
             sheets choice or sheet passes < 1.
     """
 
@@ -107,6 +124,8 @@ class BuildOptions:
     relax_passes: int = RELAX_PASSES
     bend_limit_deg: float = BEND_LIMIT_DEG
     teleport_distance: float = TELEPORT_DISTANCE
+    speed_limit: float = SPEED_LIMIT
+    rotation_speed_limit_deg: float = ROTATION_SPEED_LIMIT_DEG
     rest_overlap: str = "allow"
     collisions: bool = True
     authored_nodes: tuple[int, ...] = ()
@@ -122,6 +141,10 @@ class BuildOptions:
             raise SolverOptionError(f"unknown solver {self.solver!r}; expected one of {sorted(L.MODES)}")
         if not 0.0 < self.bend_limit_deg < 180.0:
             raise SolverOptionError(f"bend_limit_deg must lie in (0, 180), not {self.bend_limit_deg!r}")
+        for name in ("speed_limit", "rotation_speed_limit_deg"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0.0:
+                raise SolverOptionError(f"{name} must be a number > 0 (math.inf: off), not {v!r}")
         if self.relax_passes < 0:
             raise SolverOptionError(f"relax_passes must be >= 0, not {self.relax_passes!r}")
         if self.rest_overlap not in REST_OVERLAP_CHOICES:

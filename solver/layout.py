@@ -193,6 +193,8 @@ COLLIDER = Section("colliders", "Colliders", "F", "C", "H_OF_COL", "CF", (
 CHAIN = Section("chains", "Chains", "F", "K", "H_OF_CH", "KF", (
     _f("K_APREV", "anchor_prev", S3, "m, world", "state: anchor position at the previous substep (teleport test)"),
     _f("K_CPREV", "centre_prev", M34, "world", "state: VRM centre-node world matrix at the previous substep"),
+    _f("K_AMPREV", "anchor_matrix_prev", M34, "world", "state: anchor world matrix at the previous substep "
+       "(speed limits)"),
     _f("K_DET0", "anchor_det0", (), "1", "rest: |det| of the anchor's rest world 3x3"),
     _f("K_S", "scale", (), "1", "state: the chain scale s (cube root of the determinant ratio) at the last substep"),
     _f("K_REACH", "reach", (), "model m", "parameter-derived: rest length of the chain + its largest hit radius "
@@ -201,7 +203,7 @@ CHAIN = Section("chains", "Chains", "F", "K", "H_OF_CH", "KF", (
        "see each field.")
 
 #: The chain fields that are motion state (taken over by ``ChainSet.copy_state_from``).
-CHAIN_STATE = ("anchor_prev", "centre_prev", "scale")
+CHAIN_STATE = ("anchor_prev", "centre_prev", "anchor_matrix_prev", "scale")
 
 GLOBALS = Section("globals", "Globals", "F", "1", "H_OF_G", "GF", (
     _f("G_H", "h", (), "s", "substep (1/120 for the runtime)"),
@@ -211,6 +213,10 @@ GLOBALS = Section("globals", "Globals", "F", "1", "H_OF_G", "GF", (
     _f("G_BEND_MAX", "bend_max", (), "rad", "relaxation: largest bend of a link off its parent's rest continuation"),
     _f("G_BEND_COS", "bend_cos", (), "1", "cos(G_BEND_MAX)"),
     _f("G_BEND_WP", "bend_parent_share", (), "1", "relaxation: share of an excess bend taken by the parent link"),
+    _f("G_VLIM", "speed_limit", (), "model m/s", "anchor speed above which the excess motion carries the chain "
+       "rigidly (inf: off)"),
+    _f("G_WLIM", "rotation_speed_limit", (), "rad/s", "anchor angular speed above which the excess turn carries the "
+       "chain rigidly (inf: off)"),
 ), doc="Options fixed at build.")
 
 ALLOWANCE = Section("allowances", "Contact allowances", "F", "P", "H_OF_PAIRF", None, (

@@ -2,6 +2,8 @@
 
 - :mod:`.step`: the substep, reset and overlap entry points (docs/design.md §4.1-§4.4);
 - :mod:`.pose`: tails -> joint frames and local rotations for drawing;
+- called per chain: :mod:`.inertia` (anchor speed limits), :mod:`.forces` (wind), :mod:`.limits`
+  (angle limits), :mod:`.sheets` (linked sheets);
 - inlined pieces: :mod:`.spring` (the per-link spring step), :mod:`.contact` (contact
   geometry), :mod:`.resolve` (per-link contact resolution), :mod:`.relax` (chain relaxation
   after a contact), and the shared 3x4 / quaternion algebra :mod:`avatars.math_kernels`;

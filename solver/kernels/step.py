@@ -43,6 +43,7 @@ from avatars.math_kernels import (
 
 from .contact import contact, pair_depth
 from .forces import add_forces, forces_now
+from .inertia import carry_excess
 from .limits import apply_limits
 from .relax import _relax
 from .sheets import sheet_limits, sheet_pass
@@ -53,7 +54,8 @@ from ..layout import (
     G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE, H_N_AUTO_RESET,
     H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH, H_OF_COL, H_OF_G,
     H_OF_PAIRF, H_OF_PAR, H_OF_REST, H_OF_SCR, H_OF_ST, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
-    H_L, H_OF_EXT, H_OF_FRC, H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_APREV, K_CPREV,
+    H_L, H_OF_EXT, H_OF_FRC, H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_AMPREV, K_APREV,
+    K_CPREV, G_VLIM, G_WLIM,
     K_DET0, K_S,
     MODE_REST_SHAPE, MODE_VRM, SF_PAR, SF_REST, SF_SCR, SF_ST, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_P0,
     SI_P1, SI_REFMASK, S_HIT, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP, W_NLIM, W_ON, WF, XF,
@@ -199,6 +201,7 @@ def reset_kernel(world, F, I):
         ch[k, K_APREV + 2] = m[11]
         ch[k, K_S] = (abs(det3(m)) / ch[k, K_DET0]) ** (1.0 / 3.0)
         put34(ch, k, K_CPREV, world34(world, chi[k, KI_CENTER]))
+        put34(ch, k, K_AMPREV, m)
         for i in range(chi[k, KI_SEG0], chi[k, KI_SEG1]):
             hm = joint_frame(world, rst, scr, segi, i)
             x = pt(hm, rst[i, S_TLOC], rst[i, S_TLOC + 1], rst[i, S_TLOC + 2])
@@ -279,6 +282,8 @@ def step_kernel(world, F, I):
     if forces_on:
         wx, wy, wz, ix, iy, iz = forces_now(frc, I[H_N_STEPS], h)
 
+    vlim = g[G_VLIM]
+    wlim = g[G_WLIM]
     for k in range(K):
         s = ch[k, K_S]
         s0 = chi[k, KI_SEG0]
@@ -289,6 +294,8 @@ def step_kernel(world, F, I):
             cm = world34(world, cn)
             d = mul34(cm, inv34(row34(ch, k, K_CPREV)))
             put34(ch, k, K_CPREV, cm)
+            # the speed limits see the anchor's motion in centre space
+            put34(ch, k, K_AMPREV, mul34(d, row34(ch, k, K_AMPREV)))
             for i in range(s0, s1):
                 x = pt(d, st[i, S_X], st[i, S_X + 1], st[i, S_X + 2])
                 xp = pt(d, st[i, S_XP], st[i, S_XP + 1], st[i, S_XP + 2])
@@ -297,9 +304,13 @@ def step_kernel(world, F, I):
                     st[i, S_X + j] = x[j]
                     st[i, S_XP + j] = xp[j]
                     st[i, S_V + j] = v[j]
+        ma = world34(world, chi[k, KI_ANCHOR])
+        if mode != MODE_VRM:
+            # ---- speed limits: the excess of a fast anchor motion carries the chain rigidly
+            carry_excess(st, ch, k, ma, s0, s1, h, vlim * s, wlim)
+        put34(ch, k, K_AMPREV, ma)
         if forces_on:
             add_forces(st, ext, segi, s0, s1, h, mode, wx, wy, wz, ix, iy, iz)
-        ma = world34(world, chi[k, KI_ANCHOR])
         chain_hits = 0
         chain_unres = 0
         lhx, lhy, lhz = 0.0, 0.0, 0.0      # the previous link's final tail
