@@ -13,6 +13,8 @@
 # The tests run on TEST_WORKERS pytest-xdist workers (auto: one per core; 0: one process), a
 # file per worker at a time, the files holding a `slow` test first (tests/conftest.py), so the
 # 2-minute soak and the matrix run beside the short files instead of after them.
+# Before the workers start, tests/conftest.py compiles numba's kernels once (tests/kernel_warmup.py):
+# on a fresh clone each worker and subprocess compiled them at the same time.
 
 PYTHON ?= python3
 VENV   := .venv
