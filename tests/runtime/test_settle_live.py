@@ -18,6 +18,11 @@ from solver.eval.measure import standard_run
 from tracking.track_io import PoseTrackWriter
 
 
+#: |HUD last-2-s figure - metrics' settle_mm|, mm: rounding of the platform's BLAS, far below what
+#: the HUD shows (0.001 mm steps) or the settle goal (< 0.001 mm).
+SETTLE_PLATFORM_TOL_MM = 1e-9
+
+
 def test_move_then_settle_matches_the_metrics_settle_measure(tmp_path):
     track = tmp_path / "still.jsonl"
     with PoseTrackWriter(track) as w:
@@ -33,7 +38,9 @@ def test_move_then_settle_matches_the_metrics_settle_measure(tmp_path):
     metrics = standard_run(load_avatar(default_avatar_path()), head_turn_rotation, solver="rest-shape", name="default",
                            motion_s=4.0, still_s=8.0)
     last = states[-1]
-    assert last["phase"] == "moving" and last["last_2s_mm"] == metrics.settle_mm      # measured: 6.7e-13 mm
+    # the same substeps on both paths; the figure is ~1e-12 mm and its last bits depend on the
+    # platform's BLAS (6.70e-13 vs metrics' 6.29e-13 on this AMD EPYC; equal on the Intel hosts before)
+    assert last["phase"] == "moving" and last["last_2s_mm"] == pytest.approx(metrics.settle_mm, abs=SETTLE_PLATFORM_TOL_MM)
     # the settle time: the last sample after the turn moving a tip more than the threshold
     after = session.settle.last_after_turn
     assert len(after) == 8 * 30          # clip times 4.0 .. 11.967 s at 30 Hz
