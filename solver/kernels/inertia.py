@@ -24,15 +24,9 @@ import math
 
 from numba import njit
 
-from avatars.math_kernels import det3, row34
+from avatars.math_kernels import det3, quat_rotate, row34
 
 from ..layout import K_AMPREV, S_V, S_X, S_XP
-
-
-@njit(inline="always", cache=True)
-def _qrot(qx, qy, qz, qw, x, y, z):
-    tx, ty, tz = 2.0 * (qy * z - qz * y), 2.0 * (qz * x - qx * z), 2.0 * (qx * y - qy * x)
-    return (x + qw * tx + qy * tz - qz * ty, y + qw * ty + qz * tx - qx * tz, z + qw * tz + qx * ty - qy * tx)
 
 
 @njit(cache=True, _nrt=False)
@@ -75,10 +69,10 @@ def carry_excess(st, ch, k, ma, s0, s1, h, vlim, wlim):
         qx, qy, qz, qw = wx * s_, wy * s_, wz * s_, math.cos(0.5 * ex)
     tx, ty, tz = f * dx, f * dy, f * dz
     for i in range(s0, s1):
-        x, y, z = _qrot(qx, qy, qz, qw, st[i, S_X] - ox, st[i, S_X + 1] - oy, st[i, S_X + 2] - oz)
+        x, y, z = quat_rotate(qx, qy, qz, qw, st[i, S_X] - ox, st[i, S_X + 1] - oy, st[i, S_X + 2] - oz)
         st[i, S_X], st[i, S_X + 1], st[i, S_X + 2] = ox + tx + x, oy + ty + y, oz + tz + z
-        x, y, z = _qrot(qx, qy, qz, qw, st[i, S_XP] - ox, st[i, S_XP + 1] - oy, st[i, S_XP + 2] - oz)
+        x, y, z = quat_rotate(qx, qy, qz, qw, st[i, S_XP] - ox, st[i, S_XP + 1] - oy, st[i, S_XP + 2] - oz)
         st[i, S_XP], st[i, S_XP + 1], st[i, S_XP + 2] = ox + tx + x, oy + ty + y, oz + tz + z
-        x, y, z = _qrot(qx, qy, qz, qw, st[i, S_V], st[i, S_V + 1], st[i, S_V + 2])
+        x, y, z = quat_rotate(qx, qy, qz, qw, st[i, S_V], st[i, S_V + 1], st[i, S_V + 2])
         st[i, S_V], st[i, S_V + 1], st[i, S_V + 2] = x, y, z
     return 1
