@@ -60,7 +60,6 @@ def warm_rig() -> None:
     from runtime.config import motion_options
     from runtime.pose_inputs.track import head_turn_track
     from runtime.replay import replay
-    from runtime.rig import AvatarRig
     from runtime.rig.motion import load_motion
 
     avatar, clip = _rig_inputs()
@@ -69,10 +68,6 @@ def warm_rig() -> None:
     plain = dataclasses.replace(load_avatar(default_avatar_path()), springs=(), spring_links=())
     replay(hairless, head_turn_track(), 30, motion=setup, duration_ns=200_000_000)
     replay(plain, head_turn_track(), 30, duration_ns=200_000_000)   # the paths without body motion
-    rig = AvatarRig(hairless, motion=setup.options)                  # and the drawn frame's
-    setup.apply(rig)
-    rig.warm_up()
-    AvatarRig(plain).warm_up()
     n = len(avatar.skeleton.names)
     world = np.tile(np.eye(4), (n, 1, 1))
     joint_matrices_kernel(world, np.arange(n, dtype=np.int64), world.copy(), np.empty((n, 4, 4)),
