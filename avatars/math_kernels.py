@@ -34,6 +34,7 @@ import math
 
 from numba import njit
 
+from . import kernel_cache  # noqa: F401  registers the shared kernel cache before the decorators below
 from . import math3d
 
 EPS = 1e-12

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+import avatars.kernel_cache  # noqa: F401  registers the shared kernel cache before the decorators below
 from avatars import Avatar
 
 

@@ -25,6 +25,8 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from avatars.user_cache import cache_dir
+
 from .errors import TrackingError
 
 log = logging.getLogger(__name__)
@@ -43,14 +45,6 @@ ENV_PATH = "SWAYCAM_FACE_MODEL"
 
 class FaceModelError(TrackingError):
     """The face model could not be obtained or failed verification."""
-
-
-def cache_dir() -> Path:
-    """The swaycam cache folder: ``$SWAYCAM_CACHE`` or ``$XDG_CACHE_HOME/swaycam`` or ``~/.cache/swaycam``."""
-    if os.environ.get("SWAYCAM_CACHE"):
-        return Path(os.environ["SWAYCAM_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "swaycam"
 
 
 def sha256_of(path: Path) -> str:

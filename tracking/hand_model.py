@@ -6,7 +6,7 @@ machine. :func:`ensure_hand_models` returns verified bundles, trying in order:
 
 1. explicit paths (arguments, or ``$SWAYCAM_HAND_MODEL`` / ``$SWAYCAM_POSE_MODEL``): used as
    they are (any MediaPipe hand/pose landmarker bundle, e.g. MediaPipe's official download);
-2. the cache (``cache_dir()``, :func:`tracking.face_model.cache_dir`), when its stamp matches;
+2. the cache (:func:`avatars.user_cache.cache_dir`), when its stamp matches;
 3. assembly from the Apache-2.0 npm packages of MediaPipe's solutions
    (``@mediapipe/hands@0.4.1675469240``, ``@mediapipe/pose@0.5.1675469404``, fetched with
    ``npm pack``): their landmark models (``hand_landmark_full.tflite``,
@@ -41,8 +41,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from avatars.user_cache import cache_dir
+
 from .errors import TrackingError
-from .face_model import cache_dir, sha256_of
+from .face_model import sha256_of
 
 log = logging.getLogger(__name__)
 

@@ -17,19 +17,12 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from avatars.user_cache import cache_dir
+
 log = logging.getLogger(__name__)
 
 #: Bump to force regeneration when something outside the sources changes the output.
 GENERATOR_VERSION = "1"
-
-
-def cache_dir() -> Path:
-    """The swaycam cache folder (not created here)."""
-    env = os.environ.get("SWAYCAM_CACHE")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "swaycam"
 
 
 def generator_fingerprint() -> str:

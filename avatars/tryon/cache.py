@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from avatars.generate.cache import cache_dir
+from avatars.user_cache import cache_dir
 
 from .pipeline import TryOnResult, TryOnSettings
 

@@ -16,11 +16,11 @@ from pathlib import Path
 def profile_path() -> Path:
     """Where ``swaycam calibrate --audio`` saves the user's vowel profile:
     ``$SWAYCAM_VOICE_PROFILE``, else ``voice_profile.json`` in the swaycam cache folder
-    (:func:`tracking.face_model.cache_dir`)."""
+    (:func:`avatars.user_cache.cache_dir`)."""
     env = os.environ.get("SWAYCAM_VOICE_PROFILE")
     if env:
         return Path(env).expanduser()
-    from tracking.face_model import cache_dir
+    from avatars.user_cache import cache_dir
 
     return cache_dir() / "voice_profile.json"
 

@@ -9,6 +9,8 @@ import math
 
 from numba import njit
 
+import avatars.kernel_cache  # noqa: F401  registers the shared kernel cache before the decorators below
+
 
 @njit(inline="always", cache=True)
 def _delta(world, r0, n, d):

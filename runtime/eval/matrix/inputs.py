@@ -117,7 +117,7 @@ def bundle(inp: InputFile) -> dict[str, bytes]:
 
 def inputs_dir() -> Path:
     """Where shipped inputs are written on a worker machine."""
-    from avatars.generate.cache import cache_dir
+    from avatars.user_cache import cache_dir
 
     return cache_dir() / "matrix" / "inputs"
 
