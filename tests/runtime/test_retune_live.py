@@ -44,14 +44,17 @@ def _post(port: int, path: str, body: dict) -> tuple[int, dict]:
 def _run(tmp_path, change):
     """Run the head turn, apply ``change(session)`` (in a thread, as a client would) after
     frame SWITCH_FRAME; return (tails per substep (n, S, 3), index of the first substep after
-    the change, the change's result, the session)."""
+    the change, the change's result, the session). ``change=None``: the same run untouched (no
+    request, no wait for one)."""
     cfg = RunConfig(source="turn-test", fps=30, duration=2.5, size=(64, 36), output=(f"png:{tmp_path / 'f'}",),
                     service=True, port=0)
     tails: list[np.ndarray] = []
     marks: dict = {}
 
     def on_frame(info, rig):
-        if len(marks) == 0 and session.metrics.frames == SWITCH_FRAME:
+        if change is None and len(marks) == 0 and session.metrics.frames == SWITCH_FRAME:
+            marks["switch"] = len(tails)
+        elif len(marks) == 0 and session.metrics.frames == SWITCH_FRAME:
             th = threading.Thread(target=lambda: marks.setdefault("result", change(session)), daemon=True)
             th.start()
             marks["thread"] = th
@@ -64,7 +67,8 @@ def _run(tmp_path, change):
     with session:
         session.loop.on_substep = lambda n, t, rig: tails.append(rig.chains.tails.copy())
         session.run()
-    marks["thread"].join(timeout=30)
+    if "thread" in marks:
+        marks["thread"].join(timeout=30)
     return np.array(tails), marks["switch"], marks.get("result"), session
 
 

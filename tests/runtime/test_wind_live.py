@@ -28,7 +28,7 @@ def test_a_wind_change_through_the_service_is_continuous(tmp_path):
     print(f"largest move over its neighbours' through the change: {ratio:.3f}")
     assert ratio < JUMP_RATIO
     # ... and the wind does act: the hair ends far from where the same run without it has it
-    calm, _, _, _ = _run(tmp_path, lambda s: None)
+    calm, _, _, _ = _run(tmp_path, None)
     assert float(np.abs(tails[-1] - calm[-1]).max()) > 0.01
     rig = session.stage.rig
     assert rig.hair_params["wind"]["strength"] == 30.0          # kept in the [hair] settings
