@@ -21,6 +21,14 @@ import pytest
 from avatars.assets import assets_dir
 
 REPO = Path(__file__).resolve().parents[1]
+
+# The compiled kernels' shared folder (avatars/kernel_cache.py) pinned for the whole run, its
+# subprocesses included: tests that point SWAYCAM_CACHE at a temporary folder (a fresh fit or
+# model cache) would otherwise make every kernel imported after it compile again there.
+if not os.environ.get("SWAYCAM_KERNEL_CACHE") and not os.environ.get("NUMBA_CACHE_DIR"):
+    from avatars.user_cache import cache_dir as _cache_dir
+
+    os.environ["SWAYCAM_KERNEL_CACHE"] = str(_cache_dir() / "kernels")
 ASSETS = assets_dir()
 VRM_DIR = ASSETS / "vrm"
 FACE_DIR = ASSETS / "face"
