@@ -90,17 +90,29 @@ def test_offset_samples_track_time_and_stamps_loop_time():
 
 
 def test_sampling_with_out_allocates_nothing():
+    """2,900 samples into ``out`` allocate nothing, not even transiently. tracemalloc counts
+    every thread of the process, and a pytest-xdist worker may still hold another test's
+    threads (a service, a log reader): a measurement is taken again, up to 3 times, when one
+    shows an allocation; an allocation of ``sample`` itself happens on every call and fails all 3
+    (a 732-byte transient was seen once in a full suite run, 0 alone)."""
     track = random_track(400)
     out = PoseSample()
     times = np.linspace(track.start_ns, track.end_ns, 3000).astype(np.int64).tolist()
     sample = track.sample
     for t in times[:100]:
         sample(t, out)
-    it = iter(times)
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    for t in it:
         sample(t, out, offset_ns=5)
-    current, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    assert peak - current == 0
+    measured = times[100:]
+    growth = []
+    for _ in range(3):
+        it = iter(measured)                     # made before tracing: the loop allocates nothing itself
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+        for t in it:
+            sample(t, out, offset_ns=5)
+        current, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        growth.append(peak - current)
+        if growth[-1] == 0:
+            break
+    assert growth[-1] == 0, growth
