@@ -237,6 +237,9 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         rows.chain_det0.append(abs(np.linalg.det(a_world[:3, :3])) or 1.0)
         rows.chain_amprev.append(_affine34(a_world))
         rows.chain_reach.append(reach + max_hit)
+        vlim, wlim = options.speed_limits_of(spring.name)
+        rows.chain_vlim.append(vlim)
+        rows.chain_wlim.append(wlim)
         rows.chain_inv3.append(a_inv3)
         cirow = np.zeros(L.KI, np.int64)
         cirow[L.KI_ANCHOR] = anchor
@@ -304,6 +307,7 @@ class _Rows:
         self.chain_ints, self.chain_names, self.chain_anchor, self.chain_inv3 = ([] for _ in range(4))
         self.chain_apos, self.chain_cprev, self.chain_det0, self.chain_reach = ([] for _ in range(4))
         self.chain_amprev = []
+        self.chain_vlim, self.chain_wlim = [], []   # speed limits: model m/s at scale 1, degrees/s
         self.model_scale = 1.0      # the largest anchor scale (joint_scale): the teleport distance's unit
 
 
@@ -481,6 +485,9 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
         kv.anchor_det0[:] = rows.chain_det0
         kv.scale[:] = 1.0
         kv.reach[:] = rows.chain_reach
+        # model metres per second at scale 1, as the teleport distance (the kernel multiplies by s)
+        kv.speed_limit[:] = np.array(rows.chain_vlim, np.float64) * rows.model_scale
+        kv.rotation_speed_limit[:] = np.radians(np.array(rows.chain_wlim, np.float64))
     g = v["globals"]
     g.h[()] = options.substep
     # model metres at scale 1: a model scaled by s (its chains' anchors) jumps s times as far
@@ -490,9 +497,6 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     g.bend_max[()] = np.radians(options.bend_limit_deg)
     g.bend_cos[()] = np.cos(np.radians(options.bend_limit_deg))
     g.bend_parent_share[()] = BEND_PARENT_SHARE
-    # model metres per second at scale 1, as the teleport distance (the kernel multiplies by s)
-    g.speed_limit[()] = options.speed_limit * rows.model_scale
-    g.rotation_speed_limit[()] = np.radians(options.rotation_speed_limit_deg)
     return F, I, len(p_flat)
 
 

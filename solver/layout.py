@@ -199,8 +199,12 @@ CHAIN = Section("chains", "Chains", "F", "K", "H_OF_CH", "KF", (
     _f("K_S", "scale", (), "1", "state: the chain scale s (cube root of the determinant ratio) at the last substep"),
     _f("K_REACH", "reach", (), "model m", "parameter-derived: rest length of the chain + its largest hit radius "
        "(not read by the kernels)"),
-), doc="Per chain: state (carried from substep to substep), a rest constant and a parameter-derived reach, "
-       "see each field.")
+    _f("K_VLIM", "speed_limit", (), "model m/s", "option: anchor speed above which the excess motion carries the "
+       "chain rigidly (inf: off; times the chain scale s in the kernel)"),
+    _f("K_WLIM", "rotation_speed_limit", (), "rad/s", "option: anchor angular speed above which the excess turn "
+       "carries the chain rigidly (inf: off)"),
+), doc="Per chain: state (carried from substep to substep), a rest constant, a parameter-derived reach and "
+       "the speed-limit options fixed at build, see each field.")
 
 #: The chain fields that are motion state (taken over by ``ChainSet.copy_state_from``).
 CHAIN_STATE = ("anchor_prev", "centre_prev", "anchor_matrix_prev", "scale")
@@ -213,10 +217,6 @@ GLOBALS = Section("globals", "Globals", "F", "1", "H_OF_G", "GF", (
     _f("G_BEND_MAX", "bend_max", (), "rad", "relaxation: largest bend of a link off its parent's rest continuation"),
     _f("G_BEND_COS", "bend_cos", (), "1", "cos(G_BEND_MAX)"),
     _f("G_BEND_WP", "bend_parent_share", (), "1", "relaxation: share of an excess bend taken by the parent link"),
-    _f("G_VLIM", "speed_limit", (), "model m/s", "anchor speed above which the excess motion carries the chain "
-       "rigidly (inf: off)"),
-    _f("G_WLIM", "rotation_speed_limit", (), "rad/s", "anchor angular speed above which the excess turn carries the "
-       "chain rigidly (inf: off)"),
 ), doc="Options fixed at build.")
 
 ALLOWANCE = Section("allowances", "Contact allowances", "F", "P", "H_OF_PAIRF", None, (
