@@ -29,6 +29,7 @@ from .build_options import (
     BEND_PARENT_SHARE, CONTACT_TOLERANCE, CONTACT_U_MIN, REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, BuildOptions,
 )
 from avatars.colliders import collider_world, fit_torso_capsule, point_segment_distance
+from .drawn import covered, drawn_radii
 from .limits import pack_external
 from .params import check_stable, override_for
 from .sheets import NO_LINKS, SheetLinks, build_links
@@ -209,6 +210,10 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
     col_world = [collider_world(c, rest) for c in colliders]
     rows = _Rows()
     torso_chains: list[str] = []
+    drawn = {}
+    if options.cover_mesh and options.collisions:     # hit radii covering the drawn hair (solver/drawn.py)
+        links = [link for chain in topo.chains for link in chain.links]
+        drawn = drawn_radii(avatar, {lk.joint.node: lk.head for lk in links}, {lk.joint.node: lk.tail for lk in links})
     for kc, chain in enumerate(topo.chains):
         spring = chain.spring
         anchor = chain.anchor
@@ -218,7 +223,9 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         refs = sorted({ci for g in spring.collider_groups for ci in avatar.collider_groups[g].colliders})
         if not options.collisions:
             refs = []
-        reach, max_hit = _add_segments(rows, avatar, chain, kc, a_inv3, refs, options)
+        clear = [col_world[ci] for ci in refs if colliders[ci].shape in ("sphere", "capsule")] \
+            if len(refs) == sum(colliders[ci].shape in ("sphere", "capsule") for ci in refs) else None
+        reach, max_hit = _add_segments(rows, avatar, chain, kc, a_inv3, refs, options, drawn, clear)
         # torso capsule: chains that can reach it and do not lie in it at rest
         if torso_idx >= 0 and options.collisions:
             ta, tb, tr = col_world[torso_idx]
@@ -347,10 +354,13 @@ def joint_scale(m: np.ndarray) -> float:
 
 
 def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np.ndarray, refs: list[int],
-                  options: BuildOptions) -> tuple[float, float]:
+                  options: BuildOptions, drawn: dict[int, float], clear) -> tuple[float, float]:
     """Append the segments of ``chain`` (chain index ``kc``, anchor rest 3x3 inverse
     ``a_inv3``, collider references ``refs``) to ``rows``: mapped and overridden parameters,
-    rest geometry, index rows. Returns (the chain's length, its largest hit radius), metres.
+    rest geometry, index rows. ``drawn``: {joint node: drawn radius} (:mod:`solver.drawn`),
+    which the mapped hit radius covers where the covered link clears ``clear`` (the world
+    (a, b, r) of its sphere and capsule colliders; None: it has others, nothing is covered)
+    in the rest pose. Returns (the chain's length, its largest hit radius), metres.
     Raises HairParamsError for an override that is not stable at the substep."""
     sk = avatar.skeleton
     rest = sk.rest_world
@@ -370,6 +380,10 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
         k, c, gvec = options.mapping.kcg(joint, link.length / scale)
         gvec = gvec * scale
         hit = joint.hit_radius * abs(np.linalg.det(m[:3, :3])) ** (1.0 / 3.0)
+        if clear is not None and n in drawn:
+            cover = covered(hit, drawn[n])
+            if cover > hit and not any(_link_overlap(link.head, link.tail, cover, a, b, r) for a, b, r in clear):
+                hit = cover
         rows.base_k.append(k)
         rows.base_c.append(c)
         rows.base_g.append(np.asarray(gvec, np.float64))

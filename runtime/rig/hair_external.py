@@ -3,6 +3,7 @@ spring's wind response, its angle limit and the speed limits of its anchor.
 
     [hair]
     fit_limits = true              # the try-on auto-rig's root-bend cones become limits
+    cover_mesh = true              # hit radii raised to cover the drawn hair (solver/drawn.py; off by default)
     wind_drag = 1.0                # every spring's wind response, 1/s (acceleration per m/s)
     speed_limit = 0.25             # anchor speed above which its excess motion carries the chain, m/s
     rotation_speed_limit = 200.0   # likewise for the anchor's angular speed, degrees/s (inf: off)
@@ -46,7 +47,7 @@ SPRING_KEYS = ("wind_drag", "limit", "speed_limit", "rotation_speed_limit")
 #: the speed-limit keys and their BuildOptions fields, units
 SPEED_KEYS = {"speed_limit": ("speed_limit", "m/s"), "rotation_speed_limit": ("rotation_speed_limit_deg", "degrees/s")}
 #: keys of the [hair] table alone
-TOP_KEYS = ("wind", "fit_limits")
+TOP_KEYS = ("wind", "fit_limits", "cover_mesh")
 WIND_KEYS = ("direction", "strength", "gusts", "seed", "ramp_s")
 LIMIT_KEYS = ("kind", "angle", "yaw")
 #: largest limit angle accepted, degrees (the draft reads more as 180; yaw as 90)
@@ -145,6 +146,9 @@ def parse_external(settings: dict | None, where: str = "hair") -> dict:
     fit = settings.get("fit_limits", False)
     if not isinstance(fit, bool):
         raise SettingsError(f"{where}.fit_limits: {fit!r} is not true or false")
+    cover = settings.get("cover_mesh", False)
+    if not isinstance(cover, bool):
+        raise SettingsError(f"{where}.cover_mesh: {cover!r} is not true or false")
     base_drag = None if "wind_drag" not in settings else _drag(settings["wind_drag"], f"{where}.wind_drag")
     base_limit = ("limit" in settings, None if "limit" not in settings else _limit(settings["limit"], f"{where}.limit"))
     limits: dict = {}
@@ -167,16 +171,17 @@ def parse_external(settings: dict | None, where: str = "hair") -> dict:
     if base_limit[0]:
         limits["*"] = base_limit[1]
     return {"wind": wind, "fit_limits": fit, "limits": limits or None, "wind_drag": drags or None,
-            **parse_speed_limits(settings, where)}
+            "cover_mesh": cover, **parse_speed_limits(settings, where)}
 
 
 def build_fields(settings: dict | None) -> dict:
     """The :class:`solver.build_options.BuildOptions` fields of ``settings`` ([hair]):
-    {"limits", "wind_drag", "fit_limits"} and, when set, "speed_limit",
+    {"limits", "wind_drag", "fit_limits", "cover_mesh"} and, when set, "speed_limit",
     "rotation_speed_limit_deg" (left out otherwise: the solver's defaults). Raises SettingsError."""
     ext = parse_external(settings)
     speeds = {f: ext[f] for f, _ in SPEED_KEYS.values() if ext[f] is not None}
-    return {"limits": ext["limits"], "wind_drag": ext["wind_drag"], "fit_limits": ext["fit_limits"], **speeds}
+    return {"limits": ext["limits"], "wind_drag": ext["wind_drag"], "fit_limits": ext["fit_limits"],
+            "cover_mesh": ext["cover_mesh"], **speeds}
 
 
 def start_wind(chains, settings: dict | None) -> None:

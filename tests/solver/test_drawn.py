@@ -1,0 +1,49 @@
+"""Hit radii covering the drawn hair (solver/drawn.py, ``BuildOptions.cover_mesh``): measured
+from the mesh at build, raised only where the raised link clears its colliders at rest, off
+by default (the default build keeps its bits)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.chains import ChainSet
+from solver.drawn import MAX_COVER, covered, drawn_radii
+from solver.topology import chain_topology
+
+
+def test_covered_radius_rule():
+    assert covered(0.01, None) == 0.01
+    assert covered(0.01, 0.005) == 0.01                 # never lowered
+    assert covered(0.01, 0.015) == 0.015
+    assert covered(0.01, 0.05) == MAX_COVER * 0.01      # capped
+    assert covered(0.0, 0.02) == 0.0                    # no authored radius: none
+
+
+def test_drawn_radii_of_the_layered_strands(generated_layered):
+    """The generated ribbons are wider than their 15 mm hitRadius (up to ~22 mm off the link)."""
+    links = [lk for ch in chain_topology(generated_layered).chains for lk in ch.links]
+    r = drawn_radii(generated_layered, {lk.joint.node: lk.head for lk in links},
+                    {lk.joint.node: lk.tail for lk in links})
+    assert len(r) == len(links)
+    assert 0.020 < max(r.values()) < 0.030
+
+
+def test_cover_mesh_raises_radii_without_rest_overlaps(generated_layered):
+    plain = ChainSet.from_avatar(generated_layered)
+    off = ChainSet.from_avatar(generated_layered, cover_mesh=False)
+    on = ChainSet.from_avatar(generated_layered, cover_mesh=True)
+    assert np.array_equal(plain._F, off._F)                       # off by default
+    assert np.all(on.hit_radii >= off.hit_radii) and (on.hit_radii > off.hit_radii).sum() > 50
+    assert np.all(on.hit_radii <= MAX_COVER * off.hit_radii)
+    assert on.report.rest_overlaps == () == off.report.rest_overlaps
+
+
+def test_cover_mesh_from_the_config(generated_default):
+    from runtime.errors import SettingsError
+    from runtime.rig.hair_external import build_fields
+
+    assert build_fields({"cover_mesh": True})["cover_mesh"] is True
+    assert build_fields({})["cover_mesh"] is False
+    with pytest.raises(SettingsError, match="hair.cover_mesh"):
+        build_fields({"cover_mesh": 1})
