@@ -18,18 +18,20 @@ link in every pose (both move rigidly with the joint), so a link held that far f
 collider keeps every such vertex out of it (distance to a convex collider is 1-Lipschitz);
 blended vertices near a joint stay close to that.
 
-With ``BuildOptions.cover_mesh`` (off by default), :func:`solver.build.pack_avatar` raises a
-joint's hit radius to its drawn radius, at most :data:`MAX_COVER` times the file's radius (a
-joint authored with no radius keeps none; a wide card skinned to one joint does not turn its
-link into a fat tube), where the raised link still clears every collider it references in
-the rest pose (sphere and capsule colliders only): a link lying on the scalp keeps the file's
-radius, so no rest overlap is created.
+With ``BuildOptions.cover_mesh`` (``[hair] cover_mesh = true``; off by default),
+:func:`solver.build.pack_avatar` raises the hit radius of a chain's links to one radius R,
+the largest of :func:`covered` (drawn radius, at most :data:`MAX_COVER` times the file's: a
+joint authored with no radius keeps none) over the chain (:func:`chain_cover`: a uniform
+radius, so a link's root, its parent's tail, is never inside the child's wider tube). Against
+a collider the chain lies close to at rest (a strand flat on the scalp and the head sphere),
+R is limited to the chain's rest clearance by a per-(link, collider) cover allowance
+(:func:`cover_allowances`, layout section ``cover``), which contact also takes off the root
+test's radius; no rest overlap is created. A retune of the hit radii
+(:meth:`ChainSet.set_overrides`, ``POST /hair``) drops the covering of the rows it sets.
 
-Known limit (why it is off by default): a raised link whose simulated parent was not raised
-(the first hanging link below the scalp) has its root inside its own radius whenever the
-parent rests on a collider at the parent's radius; contact then tests its tail alone and the
-raised link passes up to ~8 mm into the head sphere (layered avatar, fast clips). The drawn
-vertices stay out; the next step is a per-(link, collider) radius (docs/history/fastclip-table.md).
+Why off by default: the head turn's p99 stretch rises (default 4.78 -> 5.16 %, layered
+6.68 -> 6.86 %, above the 4.8 / 6.7 % they must keep) and the fast clips' p99 by 0.0-1.0
+points (docs/history/fastclip-table.md, 2026-12-04).
 """
 
 from __future__ import annotations
@@ -92,3 +94,67 @@ def covered(hit: float, drawn: float | None) -> float:
     if drawn is None:
         return hit
     return max(hit, min(drawn, MAX_COVER * hit))
+
+
+def chain_cover(file_hits, wants) -> list[float]:
+    """The hit radii of one chain's links: the links that want a covering (``wants``: the
+    :func:`covered` radius, or None: none, e.g. an override fixed it) all take the chain's
+    largest wanted radius R, each capped at :data:`MAX_COVER` times its own file radius —
+    one radius along the chain, so a link's root (its parent's tail, held at the parent's
+    radius) is never inside its own radius because the child is wider. Others keep the file's."""
+    want = [w for w in wants if w is not None]
+    if not want:
+        return [h for h in file_hits]
+    r = max(want)
+    return [h if w is None else max(h, min(r, MAX_COVER * h)) for h, w in zip(file_hits, wants)]
+
+
+#: Points per link sampled for the rest-pose clearance of a raised link.
+CLEAR_SAMPLES = 33
+#: A raised radius stays this far (metres) inside the rest clearance it is limited to.
+CLEAR_MARGIN = 1e-4
+
+
+def cover_allowances(F: np.ndarray, I: np.ndarray, file_hit: np.ndarray, colliders, rest_world: np.ndarray  # noqa: E741
+                     ) -> np.ndarray:
+    """(P,) cover allowance of every (segment, collider) reference, model metres.
+
+    Against collider c, chain k's raised links use one radius r(k, c): the raised radius,
+    but no more than the chain's rest clearance from c (the smallest distance of its raised
+    links from c in the rest pose, less :data:`CLEAR_MARGIN`), and no less than the file
+    radius: a strand lying flat on the scalp keeps (nearly) the file radius against the head
+    and the raised one against the shoulders; no rest overlap is created; and one radius
+    along the chain per collider, so a link's root (its parent's tail) is not inside its own
+    radius. The allowance is the raised radius minus r(k, c). ``colliders``: per collider its
+    rest world (a, b, r), or None (another shape: the file radius). Contact subtracts it from
+    the radius also when it tests the link's root (:func:`solver.kernels.contact.contact`)."""
+    from avatars.colliders import point_segment_distance
+
+    from . import layout as L
+
+    hit = L.views(L.SEG_PARAMS, F, I).hit_radius
+    tails = L.views(L.SEG_STATE, F, I).tails
+    segi = L.views(L.SEG_INT, np.zeros(0), I)
+    pairs = L.views(L.PAIRS, np.zeros(0), I).collider
+    S = len(hit)
+    heads = rest_world[segi.node[:S], :3, 3]
+    u = np.linspace(0.0, 1.0, CLEAR_SAMPLES)[:, None]
+    clear: dict[tuple[int, int], float] = {}          # (chain, collider) -> rest clearance
+    for i in range(S):
+        if hit[i] <= file_hit[i]:
+            continue
+        pts = heads[i] + u * (tails[i] - heads[i])
+        for p in range(int(segi.pair_begin[i]), int(segi.pair_end[i])):
+            c = int(pairs[p])
+            col = colliders[c]
+            d = -np.inf if col is None else float((point_segment_distance(pts, col[0], col[1]) - col[2]).min())
+            key = (int(segi.chain[i]), c)
+            clear[key] = min(clear.get(key, np.inf), d - CLEAR_MARGIN)
+    out = np.zeros(int(I[L.H_P]))
+    for i in range(S):
+        if hit[i] <= file_hit[i]:
+            continue
+        for p in range(int(segi.pair_begin[i]), int(segi.pair_end[i])):
+            r = max(float(file_hit[i]), min(float(hit[i]), clear[(int(segi.chain[i]), int(pairs[p]))]))
+            out[p] = hit[i] - r
+    return out

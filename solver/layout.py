@@ -224,6 +224,11 @@ ALLOWANCE = Section("allowances", "Contact allowances", "F", "P", "H_OF_PAIRF", 
        "pose that contact allows (rest_overlap=\"allow\"; 0 otherwise); derived from the hit radius"),
 ), flat=True, doc="One per collider reference, in the order of the reference list.")
 
+COVER = Section("cover", "Contact cover allowances", "F", "P", "H_OF_PAIRC", None, (
+    _f("PC_COVER", "cover", (), "model m", "part of the allowance that undoes a hit radius raised to cover the drawn "
+       "hair (solver/drawn.py) for this reference; also taken off the radius of the root test (0: none)"),
+), flat=True, doc="One per collider reference, in the order of the reference list (BuildOptions.cover_mesh).")
+
 BOUNDS = Section("bounds", "Collider bounds", "F", "C", "H_OF_CB", None, (
     _f("CB_X", "x", (), "m, world", "bounding-sphere centre x"),
     _f("CB_Y", "y", (), "m, world", "centre y"),
@@ -329,7 +334,7 @@ SHEET_CHAIN_INT = Section("sheet_chain_ints", "Sheet chain scratch", "I", "K", "
        "are applied again)"),
 ), doc="Written and read within the sheet pass of one substep.")
 
-F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS, EXTERNAL, FORCES, SHEET_LINKS)
+F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, COVER, BOUNDS, EXTERNAL, FORCES, SHEET_LINKS)
 I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES, SHEET_LINK_INT, SHEET_CHAIN_INT)
 SECTIONS = F_SECTIONS + I_SECTIONS
 

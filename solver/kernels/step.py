@@ -235,7 +235,8 @@ def step_kernel(world, F, I):
     bend_max = g[G_BEND_MAX]
     bend_cos = g[G_BEND_COS]
     bend_wp = g[G_BEND_WP]
-    allow = F[I[H_OF_PAIRF]:I[H_OF_PAIRF] + I[H_P]]
+    # the allowances and, right after them, the cover allowances (solver.layout: ALLOWANCE, COVER)
+    allow = F[I[H_OF_PAIRF]:I[H_OF_PAIRF] + 2 * I[H_P]].reshape((2, I[H_P]))
     cb = F[I[H_OF_CB]:I[H_OF_CB] + 4 * C]
     cand = I[I[H_OI_CAND]:I[H_OI_CAND] + C + 1]
     I[H_N_STEPS] += 1
@@ -380,7 +381,7 @@ def step_kernel(world, F, I):
                 for q in range(n_cand):
                     c = pairs[cand[q]]
                     cnx, cny, cnz, dep, _, hit, _ = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz,
-                                                             rh, 0.0, False)
+                                                             rh, 0.0, 0.0, False)
                     if hit:
                         # three-vrm: push the tail out along n, then restore the length
                         n_contact += 1

@@ -37,6 +37,22 @@ def test_cover_mesh_raises_radii_without_rest_overlaps(generated_layered):
     assert np.all(on.hit_radii >= off.hit_radii) and (on.hit_radii > off.hit_radii).sum() > 50
     assert np.all(on.hit_radii <= MAX_COVER * off.hit_radii)
     assert on.report.rest_overlaps == () == off.report.rest_overlaps
+    # against a collider a chain lies close to at rest (the scalp strands and the head) the
+    # raised radius is limited to the rest clearance by a cover allowance, one per (chain, collider)
+    cover = on.sections["cover"].cover
+    assert cover.any() and not off.sections["cover"].cover.any()
+    assert np.all(on.sections["allowances"].allowance >= cover)
+    seg, col = on.sections["segment_ints"], on.sections["pairs"].collider
+    for k in range(on.chain_count):
+        segs = np.flatnonzero(on.segment_chain == k)
+        eff = {}
+        for i in segs:
+            for p in range(int(seg.pair_begin[i]), int(seg.pair_end[i])):
+                eff.setdefault(int(col[p]), set()).add(round(float(on.hit_radii[i] - cover[p]), 12))
+        assert all(len(v) == 1 for v in eff.values())          # one radius along the chain per collider
+    # a retune of the radii drops the covering of its rows
+    on.set_overrides(None)
+    assert not on.sections["cover"].cover.any()
 
 
 def test_cover_mesh_from_the_config(generated_default):
