@@ -102,12 +102,12 @@ class BuildOptions:
             keep that overlap, so a still head leaves the hair at rest) or "push" (pushed
             out as three-vrm does). "vrm" mode always pushes.
         collisions: False drops every collider reference (dynamics-only runs).
-        cover_mesh: raise the chains' hit radii to cover the drawn radius of their hair
+        cover_mesh: raise the links' hit radii to cover the drawn radius of their hair
             vertices (how far they lie off the links at rest, at most twice the file's
-            radius), limited per collider to the chain's rest clearance (:mod:`solver.drawn`),
-            so contact keeps the hair as drawn out of the colliders, not only its links. Off
-            by default: it raises the head turn's p99 stretch (default 4.78 -> 5.16 %,
-            layered 6.68 -> 6.86 %; docs/history/fastclip-table.md).
+            radius; never growing toward the tip), limited per collider to the chain's rest
+            clearance (:mod:`solver.drawn`), so contact keeps the hair as drawn out of the
+            colliders, not only its links. Off by default: the layered head turn's p99
+            stretch rises 6.68 -> 6.73 % (docs/history/fastclip-table.md).
         authored_nodes: joint nodes driven by an animation (see
             :meth:`solver.chains.ChainSet.set_authored`), stored as a sorted tuple of ints.
         sheets: linked sheets (:mod:`solver.sheets`, rest-shape only): "auto" (the try-on's

@@ -19,19 +19,20 @@ collider keeps every such vertex out of it (distance to a convex collider is 1-L
 blended vertices near a joint stay close to that.
 
 With ``BuildOptions.cover_mesh`` (``[hair] cover_mesh = true``; off by default),
-:func:`solver.build.pack_avatar` raises the hit radius of a chain's links to one radius R,
-the largest of :func:`covered` (drawn radius, at most :data:`MAX_COVER` times the file's: a
-joint authored with no radius keeps none) over the chain (:func:`chain_cover`: a uniform
-radius, so a link's root, its parent's tail, is never inside the child's wider tube). Against
-a collider the chain lies close to at rest (a strand flat on the scalp and the head sphere),
-R is limited to the chain's rest clearance by a per-(link, collider) cover allowance
-(:func:`cover_allowances`, layout section ``cover``), which contact also takes off the root
-test's radius; no rest overlap is created. A retune of the hit radii
-(:meth:`ChainSet.set_overrides`, ``POST /hair``) drops the covering of the rows it sets.
+:func:`solver.build.pack_avatar` raises the hit radius of each link to the largest
+:func:`covered` radius (drawn radius, at most :data:`MAX_COVER` times the file's: a joint
+authored with no radius keeps none) at or below it in its chain (:func:`chain_cover`: radii
+never grow toward the tip, so a link's root, its parent's tail held at the parent's radius,
+is never inside the child's wider tube). Against a collider the chain lies close to at rest
+(a strand flat on the scalp and the head sphere) the raised radius is limited to the chain's
+rest clearance by a per-(link, collider) cover allowance (:func:`cover_allowances`, layout
+section ``cover``), which contact also takes off the root test's radius; no rest overlap is
+created. A retune of the hit radii (:meth:`ChainSet.set_overrides`, ``POST /hair``) drops
+the covering of the rows it sets.
 
-Why off by default: the head turn's p99 stretch rises (default 4.78 -> 5.16 %, layered
-6.68 -> 6.86 %, above the 4.8 / 6.7 % they must keep) and the fast clips' p99 by 0.0-1.0
-points (docs/history/fastclip-table.md, 2026-12-04).
+Why off by default: the layered avatar's head-turn p99 stretch rises 6.68 -> 6.73 % (its
+limit is 6.7 %; the default avatar keeps 4.78 % to the bit); docs/history/fastclip-table.md,
+2026-12-04.
 """
 
 from __future__ import annotations
@@ -97,16 +98,19 @@ def covered(hit: float, drawn: float | None) -> float:
 
 
 def chain_cover(file_hits, wants) -> list[float]:
-    """The hit radii of one chain's links: the links that want a covering (``wants``: the
-    :func:`covered` radius, or None: none, e.g. an override fixed it) all take the chain's
-    largest wanted radius R, each capped at :data:`MAX_COVER` times its own file radius —
-    one radius along the chain, so a link's root (its parent's tail, held at the parent's
-    radius) is never inside its own radius because the child is wider. Others keep the file's."""
-    want = [w for w in wants if w is not None]
-    if not want:
-        return [h for h in file_hits]
-    r = max(want)
-    return [h if w is None else max(h, min(r, MAX_COVER * h)) for h, w in zip(file_hits, wants)]
+    """The hit radii of one chain's links (root first): a link that wants a covering
+    (``wants``: the :func:`covered` radius, or None: none, e.g. an override fixed its radius)
+    takes the largest wanted radius at or below it in the chain, capped at
+    :data:`MAX_COVER` times its own file radius; the others keep the file's. Radii so never
+    grow toward the tip: a link's root (its parent's tail, held out at the parent's radius)
+    is not inside its own tube."""
+    out = [h for h in file_hits]
+    r = 0.0
+    for j in range(len(out) - 1, -1, -1):        # from the tip: the largest wanted radius at or below
+        if wants[j] is not None:
+            r = max(r, wants[j])
+            out[j] = max(out[j], min(r, MAX_COVER * out[j]))
+    return out
 
 
 #: Points per link sampled for the rest-pose clearance of a raised link.
@@ -119,13 +123,12 @@ def cover_allowances(F: np.ndarray, I: np.ndarray, file_hit: np.ndarray, collide
                      ) -> np.ndarray:
     """(P,) cover allowance of every (segment, collider) reference, model metres.
 
-    Against collider c, chain k's raised links use one radius r(k, c): the raised radius,
-    but no more than the chain's rest clearance from c (the smallest distance of its raised
-    links from c in the rest pose, less :data:`CLEAR_MARGIN`), and no less than the file
-    radius: a strand lying flat on the scalp keeps (nearly) the file radius against the head
-    and the raised one against the shoulders; no rest overlap is created; and one radius
-    along the chain per collider, so a link's root (its parent's tail) is not inside its own
-    radius. The allowance is the raised radius minus r(k, c). ``colliders``: per collider its
+    Against collider c, a raised link of chain k uses its raised radius, but no more than the
+    chain's rest clearance from c (the smallest distance of its raised links from c in the
+    rest pose, less :data:`CLEAR_MARGIN`), and no less than its file radius: a strand lying
+    flat on the scalp keeps (nearly) the file radius against the head and the raised one
+    against the shoulders; no rest overlap is created; one limit per (chain, collider), so
+    the radii still never grow toward the tip. The allowance is the raised radius minus that. ``colliders``: per collider its
     rest world (a, b, r), or None (another shape: the file radius). Contact subtracts it from
     the radius also when it tests the link's root (:func:`solver.kernels.contact.contact`)."""
     from avatars.colliders import point_segment_distance

@@ -12,6 +12,13 @@ from solver.drawn import MAX_COVER, covered, drawn_radii
 from solver.topology import chain_topology
 
 
+def test_chain_cover_never_grows_toward_the_tip():
+    from solver.drawn import chain_cover
+
+    assert chain_cover([0.015] * 5, [0.0154, 0.0198, 0.0201, 0.0162, 0.015]) == [0.0201, 0.0201, 0.0201, 0.0162, 0.015]
+    assert chain_cover([0.01, 0.01], [None, 0.03]) == [0.01, 0.02]     # capped; an override keeps its radius
+
+
 def test_covered_radius_rule():
     assert covered(0.01, None) == 0.01
     assert covered(0.01, 0.005) == 0.01                 # never lowered
@@ -43,13 +50,14 @@ def test_cover_mesh_raises_radii_without_rest_overlaps(generated_layered):
     assert cover.any() and not off.sections["cover"].cover.any()
     assert np.all(on.sections["allowances"].allowance >= cover)
     seg, col = on.sections["segment_ints"], on.sections["pairs"].collider
-    for k in range(on.chain_count):
-        segs = np.flatnonzero(on.segment_chain == k)
-        eff = {}
-        for i in segs:
-            for p in range(int(seg.pair_begin[i]), int(seg.pair_end[i])):
-                eff.setdefault(int(col[p]), set()).add(round(float(on.hit_radii[i] - cover[p]), 12))
-        assert all(len(v) == 1 for v in eff.values())          # one radius along the chain per collider
+    parent = on.simulated_parents
+    for i in range(on.segment_count):                  # against each collider, no radius grows toward the tip
+        if parent[i] < 0:
+            continue
+        mine = {int(col[p]): on.hit_radii[i] - cover[p] for p in range(int(seg.pair_begin[i]), int(seg.pair_end[i]))}
+        theirs = {int(col[p]): on.hit_radii[parent[i]] - cover[p]
+                  for p in range(int(seg.pair_begin[parent[i]]), int(seg.pair_end[parent[i]]))}
+        assert all(r <= theirs[c] + 1e-12 for c, r in mine.items() if c in theirs)
     # a retune of the radii drops the covering of its rows
     on.set_overrides(None)
     assert not on.sections["cover"].cover.any()
