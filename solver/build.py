@@ -29,6 +29,8 @@ from .build_options import (
     BEND_PARENT_SHARE, CONTACT_TOLERANCE, CONTACT_U_MIN, REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, BuildOptions,
 )
 from avatars.colliders import collider_world, fit_torso_capsule, point_segment_distance
+from .drawn import chain_cover, cover_allowances, covered, drawn_radii
+from .errors import SolverError
 from .limits import pack_external
 from .params import check_stable, override_for
 from .sheets import NO_LINKS, SheetLinks, build_links
@@ -100,6 +102,11 @@ def rest_overlap_depths(F: np.ndarray, I: np.ndarray, rest_world: np.ndarray) ->
     depths = np.zeros(int(I[L.H_P]))
     K.overlap_kernel(world, F, I, depths)
     return depths
+
+
+def par_hit(F: np.ndarray, I: np.ndarray) -> np.ndarray:  # noqa: E741
+    """The segments' hit radii in the buffers (a view, S)."""
+    return L.views(L.SEG_PARAMS, F, I).hit_radius
 
 
 def allowances_of(depths: np.ndarray) -> np.ndarray:
@@ -209,6 +216,10 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
     col_world = [collider_world(c, rest) for c in colliders]
     rows = _Rows()
     torso_chains: list[str] = []
+    drawn = {}
+    if options.cover_mesh and options.collisions:     # hit radii covering the drawn hair (solver/drawn.py)
+        links = [link for chain in topo.chains for link in chain.links]
+        drawn = drawn_radii(avatar, {lk.joint.node: lk.head for lk in links}, {lk.joint.node: lk.tail for lk in links})
     for kc, chain in enumerate(topo.chains):
         spring = chain.spring
         anchor = chain.anchor
@@ -218,7 +229,7 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         refs = sorted({ci for g in spring.collider_groups for ci in avatar.collider_groups[g].colliders})
         if not options.collisions:
             refs = []
-        reach, max_hit = _add_segments(rows, avatar, chain, kc, a_inv3, refs, options)
+        reach, max_hit = _add_segments(rows, avatar, chain, kc, a_inv3, refs, options, drawn)
         # torso capsule: chains that can reach it and do not lie in it at rest
         if torso_idx >= 0 and options.collisions:
             ta, tb, tr = col_world[torso_idx]
@@ -237,6 +248,9 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         rows.chain_det0.append(abs(np.linalg.det(a_world[:3, :3])) or 1.0)
         rows.chain_amprev.append(_affine34(a_world))
         rows.chain_reach.append(reach + max_hit)
+        vlim, wlim = options.speed_limits_of(spring.name)
+        rows.chain_vlim.append(vlim)
+        rows.chain_wlim.append(wlim)
         rows.chain_inv3.append(a_inv3)
         cirow = np.zeros(L.KI, np.int64)
         cirow[L.KI_ANCHOR] = anchor
@@ -252,18 +266,34 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
     if links.count:
         notes.append(f"linked sheets: {links.count} links between {len(links.pairs)} pairs of chains")
     F, I, n_refs = _pack_buffers(rows, colliders, topo.affected, options, links)  # noqa: E741
+    if I[L.H_OF_PAIRC] != I[L.H_OF_PAIRF] + I[L.H_P]:      # the kernels read both as one (2, P) block
+        raise SolverError("layout: the cover allowances must follow the allowances")
     angle_limits = pack_external(F, I, topo.chains, options.limits, options.wind_drag, options.fit_limits)
     S, Kc = len(rows.nodes), len(rows.chain_names)
     mode = options.mode
     authored = set(options.authored_nodes)
     if authored:
         notes.append(f"authored joints (left to the animation): {sorted(authored & set(rows.nodes))}")
+    file_hit = np.array(rows.file_hit, np.float64)
+    cover = None
+    if S and np.any(par_hit(F, I) != file_hit):
+        # covering (solver/drawn.py): the rest overlaps are the file radii's; the pairs a raised
+        # link would overlap at rest keep the file radius (a cover allowance)
+        cover = cover_allowances(F, I, file_hit, [col_world[c] if colliders[c].shape in ("sphere", "capsule") else None
+                                                  for c in range(len(colliders))], rest)
+        raised = par_hit(F, I).copy()
+        par_hit(F, I)[:] = file_hit
     depths = rest_overlap_depths(F, I, rest)
+    if cover is not None:
+        par_hit(F, I)[:] = raised
+        L.views(L.COVER, F, I).cover[:] = cover
     rest_overlaps = rest_overlap_list(depths, I, rows.chain_names, rows.chain, rows.nodes)
     for item in rest_overlaps:
         log.info("rest overlap: chain %r joint %d collider %d depth %.4f m", *item)
     if options.rest_overlap == "allow" and mode != L.MODE_VRM:
-        L.views(L.ALLOWANCE, F, I).allowance[:] = allowances_of(depths)
+        L.views(L.ALLOWANCE, F, I).allowance[:] = allowances_of(depths) + (0.0 if cover is None else cover)
+    elif cover is not None:
+        L.views(L.ALLOWANCE, F, I).allowance[:] = cover
     report = BuildReport(
         chains=tuple(rows.chain_names), segments=S, colliders=len(colliders), collider_refs=n_refs,
         torso=torso_text, torso_chains=tuple(torso_chains), rest_overlaps=tuple(rest_overlaps), notes=tuple(notes),
@@ -299,11 +329,13 @@ class _Rows:
         self.tails, self.tloc, self.b, self.gpre, self.g, self.k, self.c, self.damp, self.hit = ([] for _ in range(9))
         self.vst, self.vdrag, self.vext, self.frame, self.rel, self.rest_q, self.dirs = ([] for _ in range(7))
         self.base_k, self.base_c, self.base_g, self.base_hit = ([] for _ in range(4))
+        self.file_hit, self.cover_want = [], []     # hit radius before covering, the covering wanted (or None)
         self.seg_ints, self.pairs, self.nodes, self.chain, self.lengths, self.fast = ([] for _ in range(6))
         # chains
         self.chain_ints, self.chain_names, self.chain_anchor, self.chain_inv3 = ([] for _ in range(4))
         self.chain_apos, self.chain_cprev, self.chain_det0, self.chain_reach = ([] for _ in range(4))
         self.chain_amprev = []
+        self.chain_vlim, self.chain_wlim = [], []   # speed limits: model m/s at scale 1, degrees/s
         self.model_scale = 1.0      # the largest anchor scale (joint_scale): the teleport distance's unit
 
 
@@ -343,10 +375,12 @@ def joint_scale(m: np.ndarray) -> float:
 
 
 def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np.ndarray, refs: list[int],
-                  options: BuildOptions) -> tuple[float, float]:
+                  options: BuildOptions, drawn: dict[int, float]) -> tuple[float, float]:
     """Append the segments of ``chain`` (chain index ``kc``, anchor rest 3x3 inverse
     ``a_inv3``, collider references ``refs``) to ``rows``: mapped and overridden parameters,
-    rest geometry, index rows. Returns (the chain's length, its largest hit radius), metres.
+    rest geometry, index rows. ``drawn``: {joint node: drawn radius} (:mod:`solver.drawn`):
+    the chain's links not given a hit radius by an override take the chain's covering radius
+    (:func:`solver.drawn.chain_cover`; ``rows.file_hit`` keeps the file's). Returns (the chain's length, its largest hit radius), metres.
     Raises HairParamsError for an override that is not stable at the substep."""
     sk = avatar.skeleton
     rest = sk.rest_world
@@ -377,6 +411,9 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
                 check_stable(f"spring {spring.name!r} joint node {n}", k, c, substep)
             gvec = gvec if ov.g is None else np.asarray(ov.g, np.float64)
             hit = hit if ov.hit_radius is None else float(ov.hit_radius)
+        fixed = ov is not None and ov.hit_radius is not None
+        rows.file_hit.append(hit)
+        rows.cover_want.append(None if fixed or n not in drawn else covered(hit, drawn[n]))
         rows.tails.append(link.tail)
         rows.tloc.append(link.tail_local)
         rows.b.append(a_inv3 @ vec)
@@ -407,6 +444,10 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
         rows.chain.append(kc)
         rows.lengths.append(link.length)
         reach += link.length
+        max_hit = max(max_hit, hit)
+    first = len(rows.hit) - len(chain.links)
+    for j, hit in enumerate(chain_cover(rows.file_hit[first:], rows.cover_want[first:])):
+        rows.hit[first + j] = hit
         max_hit = max(max_hit, hit)
     return reach, max_hit
 
@@ -481,6 +522,9 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
         kv.anchor_det0[:] = rows.chain_det0
         kv.scale[:] = 1.0
         kv.reach[:] = rows.chain_reach
+        # model metres per second at scale 1, as the teleport distance (the kernel multiplies by s)
+        kv.speed_limit[:] = np.array(rows.chain_vlim, np.float64) * rows.model_scale
+        kv.rotation_speed_limit[:] = np.radians(np.array(rows.chain_wlim, np.float64))
     g = v["globals"]
     g.h[()] = options.substep
     # model metres at scale 1: a model scaled by s (its chains' anchors) jumps s times as far
@@ -490,9 +534,6 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     g.bend_max[()] = np.radians(options.bend_limit_deg)
     g.bend_cos[()] = np.cos(np.radians(options.bend_limit_deg))
     g.bend_parent_share[()] = BEND_PARENT_SHARE
-    # model metres per second at scale 1, as the teleport distance (the kernel multiplies by s)
-    g.speed_limit[()] = options.speed_limit * rows.model_scale
-    g.rotation_speed_limit[()] = np.radians(options.rotation_speed_limit_deg)
     return F, I, len(p_flat)
 
 

@@ -199,8 +199,12 @@ CHAIN = Section("chains", "Chains", "F", "K", "H_OF_CH", "KF", (
     _f("K_S", "scale", (), "1", "state: the chain scale s (cube root of the determinant ratio) at the last substep"),
     _f("K_REACH", "reach", (), "model m", "parameter-derived: rest length of the chain + its largest hit radius "
        "(not read by the kernels)"),
-), doc="Per chain: state (carried from substep to substep), a rest constant and a parameter-derived reach, "
-       "see each field.")
+    _f("K_VLIM", "speed_limit", (), "model m/s", "option: anchor speed above which the excess motion carries the "
+       "chain rigidly (inf: off; times the chain scale s in the kernel)"),
+    _f("K_WLIM", "rotation_speed_limit", (), "rad/s", "option: anchor angular speed above which the excess turn "
+       "carries the chain rigidly (inf: off)"),
+), doc="Per chain: state (carried from substep to substep), a rest constant, a parameter-derived reach and "
+       "the speed-limit options fixed at build, see each field.")
 
 #: The chain fields that are motion state (taken over by ``ChainSet.copy_state_from``).
 CHAIN_STATE = ("anchor_prev", "centre_prev", "anchor_matrix_prev", "scale")
@@ -213,16 +217,17 @@ GLOBALS = Section("globals", "Globals", "F", "1", "H_OF_G", "GF", (
     _f("G_BEND_MAX", "bend_max", (), "rad", "relaxation: largest bend of a link off its parent's rest continuation"),
     _f("G_BEND_COS", "bend_cos", (), "1", "cos(G_BEND_MAX)"),
     _f("G_BEND_WP", "bend_parent_share", (), "1", "relaxation: share of an excess bend taken by the parent link"),
-    _f("G_VLIM", "speed_limit", (), "model m/s", "anchor speed above which the excess motion carries the chain "
-       "rigidly (inf: off)"),
-    _f("G_WLIM", "rotation_speed_limit", (), "rad/s", "anchor angular speed above which the excess turn carries the "
-       "chain rigidly (inf: off)"),
 ), doc="Options fixed at build.")
 
 ALLOWANCE = Section("allowances", "Contact allowances", "F", "P", "H_OF_PAIRF", None, (
     _f("PF_ALLOW", "allowance", (), "model m", "overlap of the (segment, collider) reference in the authored rest "
        "pose that contact allows (rest_overlap=\"allow\"; 0 otherwise); derived from the hit radius"),
 ), flat=True, doc="One per collider reference, in the order of the reference list.")
+
+COVER = Section("cover", "Contact cover allowances", "F", "P", "H_OF_PAIRC", None, (
+    _f("PC_COVER", "cover", (), "model m", "part of the allowance that undoes a hit radius raised to cover the drawn "
+       "hair (solver/drawn.py) for this reference; also taken off the radius of the root test (0: none)"),
+), flat=True, doc="One per collider reference, in the order of the reference list (BuildOptions.cover_mesh).")
 
 BOUNDS = Section("bounds", "Collider bounds", "F", "C", "H_OF_CB", None, (
     _f("CB_X", "x", (), "m, world", "bounding-sphere centre x"),
@@ -329,7 +334,7 @@ SHEET_CHAIN_INT = Section("sheet_chain_ints", "Sheet chain scratch", "I", "K", "
        "are applied again)"),
 ), doc="Written and read within the sheet pass of one substep.")
 
-F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS, EXTERNAL, FORCES, SHEET_LINKS)
+F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, COVER, BOUNDS, EXTERNAL, FORCES, SHEET_LINKS)
 I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES, SHEET_LINK_INT, SHEET_CHAIN_INT)
 SECTIONS = F_SECTIONS + I_SECTIONS
 

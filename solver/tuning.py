@@ -278,6 +278,13 @@ class ChainTuning:
         self._rederive_reach(rows)
         # the build's measurement on the rest pose, on copies: the live state stays as it is
         depths = rest_overlap_depths(self._F.copy(), self._I.copy(), self._tuning.rest_world)
+        # a retuned radius drops the covering of the drawn hair (solver/drawn.py) on its rows
+        cover = self.sections["cover"].cover
+        for i in rows:
+            p0, p1 = int(self._segi[i, L.SI_P0]), int(self._segi[i, L.SI_P1])
+            if not self._tuning.allow_rest_overlap:
+                self.sections["allowances"].allowance[p0:p1] -= cover[p0:p1]
+            cover[p0:p1] = 0.0
         if self._tuning.allow_rest_overlap:
             allow = self.sections["allowances"].allowance
             new = allowances_of(depths)

@@ -1,9 +1,12 @@
 """The ``[hair]`` settings of what acts on the hair from outside its springs: the wind, each
-spring's wind response and its angle limit.
+spring's wind response, its angle limit and the speed limits of its anchor.
 
     [hair]
     fit_limits = true              # the try-on auto-rig's root-bend cones become limits
+    cover_mesh = true              # hit radii raised to cover the drawn hair (solver/drawn.py; off by default)
     wind_drag = 1.0                # every spring's wind response, 1/s (acceleration per m/s)
+    speed_limit = 0.25             # anchor speed above which its excess motion carries the chain, m/s
+    rotation_speed_limit = 200.0   # likewise for the anchor's angular speed, degrees/s (inf: off)
     [hair.wind]                    # global wind (solver.wind)
     direction = [1.0, 0.0, 0.3]    # where it blows to, avatar frame (+Y up, the avatar faces +Z)
     strength = 6.0                 # mean speed, m/s (at most 40)
@@ -14,6 +17,13 @@ spring's wind response and its angle limit.
     wind_drag = 0.5
     limit = { kind = "cone", angle = 25 }                  # degrees; kind cone | hinge | none
     limit = { kind = "spherical", angle = 30, yaw = 15 }   # pitch (angle) and yaw, degrees
+    speed_limit = 1.0              # this spring's own anchor speed limit, m/s
+
+The speed limits (:mod:`solver.kernels.inertia`, ``BuildOptions.speed_limit`` and
+``rotation_speed_limit_deg``) are numbers > 0, ``inf`` turning one off; left out, the
+solver's defaults (:data:`solver.build_options.SPEED_LIMIT`, 0.25 m/s, and
+:data:`~solver.build_options.ROTATION_SPEED_LIMIT_DEG`, 200 °/s). They are fixed when the
+chain set is built (start, avatar, solver or style switch); ``POST /hair`` keeps them.
 
 A config limit wins over the file's (the VRMC_springBone_limit draft, ``angleLimit``) and the
 fit's (:mod:`solver.limits`); ``kind = "none"`` runs the spring without a limit. Degrees here,
@@ -33,9 +43,11 @@ from solver.wind import Wind
 from ..errors import SettingsError
 
 #: keys of a [hair] / [hair.springs."P"] table this module reads
-SPRING_KEYS = ("wind_drag", "limit")
+SPRING_KEYS = ("wind_drag", "limit", "speed_limit", "rotation_speed_limit")
+#: the speed-limit keys and their BuildOptions fields, units
+SPEED_KEYS = {"speed_limit": ("speed_limit", "m/s"), "rotation_speed_limit": ("rotation_speed_limit_deg", "degrees/s")}
 #: keys of the [hair] table alone
-TOP_KEYS = ("wind", "fit_limits")
+TOP_KEYS = ("wind", "fit_limits", "cover_mesh")
 WIND_KEYS = ("direction", "strength", "gusts", "seed", "ramp_s")
 LIMIT_KEYS = ("kind", "angle", "yaw")
 #: largest limit angle accepted, degrees (the draft reads more as 180; yaw as 90)
@@ -89,6 +101,36 @@ def _drag(v, where: str) -> float:
     return float(v)
 
 
+def _speed(v, where: str, unit: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v) or not v > 0.0:
+        raise SettingsError(f"{where}: {v!r} is not a speed limit > 0 {unit} (inf: off)")
+    return float(v)
+
+
+def parse_speed_limits(settings: dict | None, where: str = "hair") -> dict:
+    """The speed limits of a ``[hair]`` table: {"speed_limit": {pattern: m/s} | None,
+    "rotation_speed_limit_deg": {pattern: degrees/s} | None} (the
+    :class:`solver.build_options.BuildOptions` fields; the first matching pattern wins, a
+    spring table inherits what it leaves unset from [hair], whose own value is pattern ``*``).
+
+    Raises:
+        SettingsError: a value that is not a number > 0 (``inf``: off), named.
+    """
+    settings = settings or {}
+    springs = settings.get("springs") or {}
+    out = {}
+    for key, (field, unit) in SPEED_KEYS.items():
+        base = None if key not in settings else _speed(settings[key], f"{where}.{key}", unit)
+        per: dict = {}
+        for pattern, table in (springs.items() if isinstance(springs, dict) else ()):
+            if isinstance(table, dict) and key in table:
+                per[str(pattern)] = _speed(table[key], f"{where}.springs.{pattern}.{key}", unit)
+        if base is not None:
+            per["*"] = base
+        out[field] = per or None
+    return out
+
+
 def parse_external(settings: dict | None, where: str = "hair") -> dict:
     """The external settings of a ``[hair]`` table: {"wind": Wind | None, "fit_limits": bool,
     "limits": {pattern: JointLimit | None} | None, "wind_drag": {pattern: float} | None} —
@@ -104,6 +146,9 @@ def parse_external(settings: dict | None, where: str = "hair") -> dict:
     fit = settings.get("fit_limits", False)
     if not isinstance(fit, bool):
         raise SettingsError(f"{where}.fit_limits: {fit!r} is not true or false")
+    cover = settings.get("cover_mesh", False)
+    if not isinstance(cover, bool):
+        raise SettingsError(f"{where}.cover_mesh: {cover!r} is not true or false")
     base_drag = None if "wind_drag" not in settings else _drag(settings["wind_drag"], f"{where}.wind_drag")
     base_limit = ("limit" in settings, None if "limit" not in settings else _limit(settings["limit"], f"{where}.limit"))
     limits: dict = {}
@@ -125,14 +170,18 @@ def parse_external(settings: dict | None, where: str = "hair") -> dict:
         drags["*"] = base_drag
     if base_limit[0]:
         limits["*"] = base_limit[1]
-    return {"wind": wind, "fit_limits": fit, "limits": limits or None, "wind_drag": drags or None}
+    return {"wind": wind, "fit_limits": fit, "limits": limits or None, "wind_drag": drags or None,
+            "cover_mesh": cover, **parse_speed_limits(settings, where)}
 
 
 def build_fields(settings: dict | None) -> dict:
     """The :class:`solver.build_options.BuildOptions` fields of ``settings`` ([hair]):
-    {"limits", "wind_drag", "fit_limits"}. Raises SettingsError."""
+    {"limits", "wind_drag", "fit_limits", "cover_mesh"} and, when set, "speed_limit",
+    "rotation_speed_limit_deg" (left out otherwise: the solver's defaults). Raises SettingsError."""
     ext = parse_external(settings)
-    return {"limits": ext["limits"], "wind_drag": ext["wind_drag"], "fit_limits": ext["fit_limits"]}
+    speeds = {f: ext[f] for f, _ in SPEED_KEYS.values() if ext[f] is not None}
+    return {"limits": ext["limits"], "wind_drag": ext["wind_drag"], "fit_limits": ext["fit_limits"],
+            "cover_mesh": ext["cover_mesh"], **speeds}
 
 
 def start_wind(chains, settings: dict | None) -> None:

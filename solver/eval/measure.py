@@ -109,10 +109,25 @@ def _link_depths(cs: ChainSet, posed: np.ndarray, refs: list[np.ndarray]) -> np.
     heads = posed[cs.segment_nodes, :3, 3]
     tails = cs.tails
     out = np.full((cs.segment_count, len(cols)), -np.inf)
+    radii = _pair_radii(cs)
     for c, col in enumerate(cols):
         segs = np.array([s for s in range(cs.segment_count) if c in refs[s]], np.int64)
         if segs.size:
-            out[segs, c] = segment_depths(heads[segs], tails[segs], cs.hit_radii[segs], col)
+            out[segs, c] = segment_depths(heads[segs], tails[segs], radii[segs, c], col)
+    return out
+
+
+def _pair_radii(cs: ChainSet) -> np.ndarray:
+    """(S, C) each link's radius against each collider as contact uses it: its hit radius less
+    the pair's cover allowance (solver/drawn.py; 0 unless ``cover_mesh``)."""
+    out = np.repeat(cs.hit_radii[:, None], max(cs.collider_count, 1), axis=1)
+    cover = cs.sections["cover"].cover
+    if cover.any():
+        seg = cs.sections["segment_ints"]
+        col = cs.sections["pairs"].collider
+        for s in range(cs.segment_count):
+            for p in range(int(seg.pair_begin[s]), int(seg.pair_end[s])):
+                out[s, int(col[p])] -= cover[p]
     return out
 
 

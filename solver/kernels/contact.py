@@ -77,7 +77,7 @@ def segment_segment(p0x, p0y, p0z, p1x, p1y, p1z, q0x, q0y, q0z, q1x, q1y, q1z):
 
 
 @njit(cache=True, _nrt=False)
-def contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, segment_wise):
+def contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, ac, segment_wise):
     """Contact of link o-x with collider row ``c`` (world data in ``col``).
 
     Returns (nx, ny, nz, depth, u, hit, root_inside): the unit direction n in which the
@@ -87,7 +87,9 @@ def contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, segment_wise):
     overlaps (it cannot move) or ``segment_wise`` is off, the tail alone is tested (u = 1).
     Inside shapes and planes are convex, so keeping the tail inside / above keeps the whole
     link there. ``al`` (metres) is the overlap this pair had in the authored rest pose,
-    which is allowed (the rest pose stays an equilibrium).
+    which is allowed (the rest pose stays an equilibrium); ``ac`` <= ``al`` (metres) the part of it
+    that undoes a hit radius raised to cover the drawn hair (solver/drawn.py), also taken off the
+    radius of the root test (0: the plain test, bit for bit).
     """
     ax, ay, az = col[c, C_WA], col[c, C_WA + 1], col[c, C_WA + 2]
     if shape == SHAPE_PLANE:
@@ -103,7 +105,8 @@ def contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, segment_wise):
         root_inside = False
         if segment_wise:
             ex, ey, ez = ox - ax, oy - ay, oz - az
-            root_inside = ex * ex + ey * ey + ez * ez < rr * rr
+            r0 = rr - ac
+            root_inside = ex * ex + ey * ey + ez * ez < r0 * r0
         rr -= al
         if root_inside or not segment_wise:
             u = 1.0
@@ -139,7 +142,7 @@ def contact(shape, col, c, ox, oy, oz, xx, xy, xz, rh, al, segment_wise):
     root_inside = False
     if segment_wise:
         dr, _, _, _ = point_segment(ox, oy, oz, ax, ay, az, bx, by, bz)
-        root_inside = dr < rr
+        root_inside = dr < rr - ac
     rr -= al
     if root_inside or not segment_wise:
         u = 1.0

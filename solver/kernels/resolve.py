@@ -145,7 +145,8 @@ def _resolve(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, vx, 
             if _skips(col, coli, c, ox, oy, oz, hx, hy, hz, bmx, bmy, bmz, bnd, rh):
                 continue
             cnx, cny, cnz, dep, uu, hit, rin = contact(shape, col, c, ox, oy, oz,
-                                                        hx, hy, hz, rh, allow[p] * s, segment_wise)
+                                                        hx, hy, hz, rh, allow[0, p] * s, allow[1, p] * s,
+                                                        segment_wise)
             if _it == 0 and rin:
                 n_rin += 1
             if not hit or dep <= 1e-9 * length:
@@ -193,8 +194,8 @@ def _residual(col, coli, pairs, allow, cand, n_cand, ox, oy, oz, hx, hy, hz, rh,
     for q in range(n_cand):
         p = cand[q]
         c = pairs[p]
-        _, _, _, dep, _, hit, _ = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz, rh, allow[p] * s,
-                                           segment_wise)
+        _, _, _, dep, _, hit, _ = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz, rh, allow[0, p] * s,
+                                           allow[1, p] * s, segment_wise)
         if hit and dep > tol:
             n += 1
     return n

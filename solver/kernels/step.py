@@ -55,7 +55,7 @@ from ..layout import (
     H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH, H_OF_COL, H_OF_G,
     H_OF_PAIRF, H_OF_PAR, H_OF_REST, H_OF_SCR, H_OF_ST, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
     H_L, H_OF_EXT, H_OF_FRC, H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_AMPREV, K_APREV,
-    K_CPREV, G_VLIM, G_WLIM,
+    K_CPREV, K_VLIM, K_WLIM,
     K_DET0, K_S,
     MODE_REST_SHAPE, MODE_VRM, SF_PAR, SF_REST, SF_SCR, SF_ST, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_P0,
     SI_P1, SI_REFMASK, S_HIT, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP, W_NLIM, W_ON, WF, XF,
@@ -235,7 +235,8 @@ def step_kernel(world, F, I):
     bend_max = g[G_BEND_MAX]
     bend_cos = g[G_BEND_COS]
     bend_wp = g[G_BEND_WP]
-    allow = F[I[H_OF_PAIRF]:I[H_OF_PAIRF] + I[H_P]]
+    # the allowances and, right after them, the cover allowances (solver.layout: ALLOWANCE, COVER)
+    allow = F[I[H_OF_PAIRF]:I[H_OF_PAIRF] + 2 * I[H_P]].reshape((2, I[H_P]))
     cb = F[I[H_OF_CB]:I[H_OF_CB] + 4 * C]
     cand = I[I[H_OI_CAND]:I[H_OI_CAND] + C + 1]
     I[H_N_STEPS] += 1
@@ -282,8 +283,6 @@ def step_kernel(world, F, I):
     if forces_on:
         wx, wy, wz, ix, iy, iz = forces_now(frc, I[H_N_STEPS], h)
 
-    vlim = g[G_VLIM]
-    wlim = g[G_WLIM]
     for k in range(K):
         s = ch[k, K_S]
         s0 = chi[k, KI_SEG0]
@@ -307,7 +306,7 @@ def step_kernel(world, F, I):
         ma = world34(world, chi[k, KI_ANCHOR])
         if mode != MODE_VRM:
             # ---- speed limits: the excess of a fast anchor motion carries the chain rigidly
-            carry_excess(st, ch, k, ma, s0, s1, h, vlim * s, wlim)
+            carry_excess(st, ch, k, ma, s0, s1, h, ch[k, K_VLIM] * s, ch[k, K_WLIM])
         put34(ch, k, K_AMPREV, ma)
         if forces_on:
             add_forces(st, ext, segi, s0, s1, h, mode, wx, wy, wz, ix, iy, iz)
@@ -382,7 +381,7 @@ def step_kernel(world, F, I):
                 for q in range(n_cand):
                     c = pairs[cand[q]]
                     cnx, cny, cnz, dep, _, hit, _ = contact(coli[c, CI_SHAPE], col, c, ox, oy, oz, hx, hy, hz,
-                                                             rh, 0.0, False)
+                                                             rh, 0.0, 0.0, False)
                     if hit:
                         # three-vrm: push the tail out along n, then restore the length
                         n_contact += 1

@@ -101,3 +101,21 @@ def test_below_the_limits_nothing_changes(generated_default):
 def test_bad_speed_limits_are_refused(field, value):
     with pytest.raises(SolverOptionError, match=field):
         BuildOptions(**{field: value})
+
+
+def test_speed_limits_per_spring_pattern(generated_default):
+    """{pattern: number}: the first matching pattern wins, unmatched springs keep the defaults;
+    the chain rows carry the limits (model m/s, rad/s)."""
+    from solver.build_options import ROTATION_SPEED_LIMIT_DEG, SPEED_LIMIT
+
+    first = generated_default.springs[0].name
+    cs = ChainSet.from_avatar(generated_default, speed_limit={first: 1.5, "*": 0.5},
+                              rotation_speed_limit_deg={first: math.inf})
+    kv = cs.sections["chains"]
+    for k, name in enumerate(cs.chain_names):
+        assert kv.speed_limit[k] == (1.5 if name == first else 0.5)
+        assert kv.rotation_speed_limit[k] == (math.inf if name == first else math.radians(ROTATION_SPEED_LIMIT_DEG))
+    plain = ChainSet.from_avatar(generated_default).sections["chains"]
+    assert set(plain.speed_limit) == {SPEED_LIMIT}
+    with pytest.raises(SolverOptionError, match="speed_limit of pattern 'Hair\\*'"):
+        BuildOptions(speed_limit={"Hair*": 0.0})

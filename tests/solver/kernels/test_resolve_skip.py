@@ -44,7 +44,7 @@ def _reference(col, shapes, cand, n_cand, pairs, allow, o, h, v, length, rh, nea
         for q in range(n_cand):
             p = cand[q]
             c = pairs[p]
-            cnx, cny, cnz, dep, uu, hit, rin = contact(shapes[c], col, c, *o, hx, hy, hz, rh, allow[p], True)
+            cnx, cny, cnz, dep, uu, hit, rin = contact(shapes[c], col, c, *o, hx, hy, hz, rh, allow[p], 0.0, True)
             n_rin += it == 0 and rin
             if not hit:
                 mid = 0.5 * (np.asarray(o) + (hx, hy, hz))
@@ -104,7 +104,8 @@ def test_the_skip_never_changes_the_projection():
         h = o + length * d / np.linalg.norm(d)
         v = rng.normal(size=3)
         rh = 0.005
-        got = _kernel_resolve(col, coli, pairs, allow, cand, n, o, h, v, length, rh)
+        # the kernels' (2, P) block: allowances, then cover allowances (none here)
+        got = _kernel_resolve(col, coli, pairs, np.stack([allow, np.zeros(n)]), cand, n, o, h, v, length, rh)
         want = _reference(col, coli[:, L.CI_SHAPE], cand, n, pairs, allow, o, h, v, length, rh, near)
         assert got == want
         pushed_twice += got[6] >= 2
