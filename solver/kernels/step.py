@@ -25,7 +25,11 @@ A chain is stepped in two loops: a short one (root, spring step, broad phase and
 "can anything touch?" test) for the links that need no contact work — most links in most
 substeps — and the full one from the first link that does. Both use the same inlined
 pieces, so they give the same bits; the split exists because the contact code inlined in a
-loop slows the whole loop (~20 % of the spring step, measured).
+loop slows the whole loop (~20 % of the spring step, measured). On a chain joined by a sheet
+link the short loop's test is first made with the hit radius widened by ``G_SHEET_MARGIN``:
+when that finds nothing the link gets its sheet clearance (S_CLR, S_HREF), with which the
+sheet pass may leave out the link's contact test (:mod:`solver.kernels.sheets`); else the
+exact test is made as on any chain (a widened test only finds more, so the result is the same).
 """
 
 from __future__ import annotations
@@ -55,10 +59,10 @@ from ..layout import (
     H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH, H_OF_COL, H_OF_G,
     H_OF_PAIRF, H_OF_PAR, H_OF_REST, H_OF_SCR, H_OF_ST, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
     H_L, H_OF_EXT, H_OF_FRC, H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_AMPREV, K_APREV,
-    K_CPREV, G_VLIM, G_WLIM,
+    K_CPREV, G_SHEET_MARGIN, G_VLIM, G_WLIM, H_OI_SHK, KL, KL_LINKED,
     K_DET0, K_S,
     MODE_REST_SHAPE, MODE_VRM, SF_PAR, SF_REST, SF_SCR, SF_ST, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_P0,
-    SI_P1, SI_REFMASK, S_HIT, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP, W_NLIM, W_ON, WF, XF,
+    SI_P1, SI_REFMASK, S_CLR, S_HIT, S_HREF, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP, W_NLIM, W_ON, WF, XF,
 )
 
 
@@ -284,6 +288,9 @@ def step_kernel(world, F, I):
 
     vlim = g[G_VLIM]
     wlim = g[G_WLIM]
+    marg = g[G_SHEET_MARGIN]
+    sheets_on = I[H_L] > 0 and mode == MODE_REST_SHAPE and marg > 1e-9
+    kl = I[I[H_OI_SHK]:I[H_OI_SHK] + K * KL].reshape((K, KL))
     for k in range(K):
         s = ch[k, K_S]
         s0 = chi[k, KI_SEG0]
@@ -313,6 +320,9 @@ def step_kernel(world, F, I):
             add_forces(st, ext, segi, s0, s1, h, mode, wx, wy, wz, ix, iy, iz)
         chain_hits = 0
         chain_unres = 0
+        # a chain joined by a sheet link: the step gives its links their sheet clearance
+        linked = sheets_on and kl[k, KL_LINKED] != 0
+        marg_s = marg * s
         lhx, lhy, lhz = 0.0, 0.0, 0.0      # the previous link's final tail
         first = s0
         handed = False                     # the short loop hands over a link in contact reach
@@ -329,18 +339,39 @@ def step_kernel(world, F, I):
                 _, ox, oy, oz, px, py, pz, length = link_root(world, st, rst, scr, segi, i, s, s0, lhx, lhy, lhz)
                 xx, xy, xz = st[i, S_X], st[i, S_X + 1], st[i, S_X + 2]
                 hx, hy, hz = spring_tail(st, par, rst, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length)
+                clr = 0.0
                 if segi[i, SI_P1] > segi[i, SI_P0]:
                     rh = par[i, S_HIT] * s
-                    n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
-                    if n_cand > 0 and _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length, rh):
+                    # a linked chain's link is tested first with the hit radius widened by the
+                    # margin: when that finds nothing, the exact test finds nothing either (every
+                    # bound only grows) and the sheet pass may move the link by half the margin
+                    # without testing it (module solver.kernels.sheets); else the exact test decides
+                    rm = rh + marg_s if linked else rh
+                    reach = False
+                    while True:
+                        n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rm, segi, i, pairs,
+                                             cand)
+                        reach = n_cand > 0 and _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz,
+                                                         length, rm)
+                        if not reach or rm == rh:
+                            break
+                        rm = rh
+                    if reach:
                         handed = True
                         break
+                    if rm != rh:
+                        clr = 0.5 * marg_s
+                if linked:
+                    scr[i, S_CLR] = clr
+                    scr[i, S_HREF], scr[i, S_HREF + 1], scr[i, S_HREF + 2] = hx, hy, hz
                 store_link(st, scr, i, hx, hy, hz, (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h, ox, oy,
                            oz, length, 0.0, 0.0)
                 lhx, lhy, lhz = hx, hy, hz
                 first += 1
         # ---- the full loop, from the first link that needs more than the spring step
         for i in range(first, s1):
+            if linked:
+                scr[i, S_CLR] = 0.0
             fast = segi[i, SI_FAST] != 0
             unr = 0
             nconv = 0.0
