@@ -26,8 +26,7 @@ from avatars import Avatar, Collider
 from .kernels import step as K
 from . import layout as L
 from .build_options import (
-    BEND_PARENT_SHARE, CONTACT_TOLERANCE, CONTACT_U_MIN, REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, SHEET_MARGIN,
-    BuildOptions,
+    BEND_PARENT_SHARE, CONTACT_TOLERANCE, CONTACT_U_MIN, REST_OVERLAP_MARGIN, REST_OVERLAP_TOLERANCE, BuildOptions,
 )
 from avatars.colliders import collider_world, fit_torso_capsule, point_segment_distance
 from .limits import pack_external
@@ -436,15 +435,12 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     affi = np.zeros((len(affected), L.AI), np.int64)
     affi[:, L.A_NODE] = [a[0] for a in affected]
     affi[:, L.A_SEG] = [a[1] for a in affected]
-    shk = np.zeros((Kc, L.KL), np.int64)
-    if links.count:
-        shk[segi[np.concatenate([links.a, links.b]), L.SI_CHAIN], L.KL_LINKED] = 1
     F, I = L.pack(  # noqa: E741
         {"S": S, "C": C, "K": Kc, "P": len(p_flat), "M": len(affected), "L": links.count},
         {"segment_ints": segi, "collider_ints": coli, "sheet_links": links.rows(options.substep),
          "sheet_link_ints": np.stack([links.a, links.b], axis=1) if links.count else np.zeros((0, 2), np.int64),
          "chain_ints": np.array(rows.chain_ints, np.int64).reshape(Kc, L.KI),
-         "pairs": np.array(p_flat, np.int64), "affected": affi, "sheet_chain_ints": shk},
+         "pairs": np.array(p_flat, np.int64), "affected": affi},
         {"H_MODE": mode, "H_MAXIT": options.contact_passes,
          "H_RELAX": options.relax_passes if mode == L.MODE_REST_SHAPE else 0, "H_SHEET_PASSES": options.sheet_passes},
     )
@@ -497,7 +493,6 @@ def _pack_buffers(rows: _Rows, colliders: list[Collider], affected, options: Bui
     # model metres per second at scale 1, as the teleport distance (the kernel multiplies by s)
     g.speed_limit[()] = options.speed_limit * rows.model_scale
     g.rotation_speed_limit[()] = np.radians(options.rotation_speed_limit_deg)
-    g.sheet_margin[()] = SHEET_MARGIN * rows.model_scale
     return F, I, len(p_flat)
 
 

@@ -46,11 +46,6 @@ BEND_PARENT_SHARE = 0.5
 CONTACT_TOLERANCE = 1e-6
 #: Smallest lever parameter u when a segment contact is turned into a tail push.
 CONTACT_U_MIN = 0.05
-#: Linked sheets: the margin (model metres at scale 1) by which the step widens the contact
-#: test of a linked chain's link; when the widened test finds nothing, the sheet pass may move
-#: root and tail by half of it without testing the link again (solver/kernels/sheets.py). Only
-#: the cost depends on it, never a result.
-SHEET_MARGIN = 0.002
 #: Links sampled against the fitted torso capsule must clear it by this much at rest (metres).
 REST_OVERLAP_TOLERANCE = 1e-6
 #: Added to a rest-pose overlap when it becomes a contact allowance, so that floating-point

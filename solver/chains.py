@@ -269,12 +269,6 @@ class ChainSet(ChainTuning):
         return int(self._I[L.H_N_STRETCH_CAP]), int(self._I[L.H_N_SQUISH_CAP])
 
     @property
-    def last_sheet_clear(self) -> int:
-        """Links the last substep's sheet pass re-projected without a contact test (they moved
-        less than their clearance, solver/kernels/sheets.py; diagnostics)."""
-        return int(self._I[L.H_N_SHEET_CLEAR])
-
-    @property
     def cap_bindings(self) -> int:
         """Sheet-link cap bindings (a link at its stretch or squish cap, per pass) so far."""
         return int(self._I[L.H_N_CAP_TOTAL])

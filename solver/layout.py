@@ -165,10 +165,6 @@ SEG_SCRATCH = Section("scratch", "Segment scratch", "F", "S", "H_OF_SCR", "SF_SC
     _f("S_NCONV", "not_converged", (), "flag", "1 when the link's last contact passes did not converge"),
     _f("S_W", "frame", M34, "world", "solved world frame of the joint at this substep, kept only where a child "
        "reads it (SI_NEEDW; written before it is read; the pose kernel recomputes all frames for drawing)"),
-    _f("S_CLR", "sheet_clearance", (), "m", "linked chains: how far the root (from S_O) and the tail (from S_HREF) may "
-       "move with the contact test of the link certain to find nothing (0: no such bound; written by the step for "
-       "every segment of a linked chain, read by the sheet pass)"),
-    _f("S_HREF", "sheet_clearance_tail", S3, "m, world", "the tail S_CLR is measured from (the spring step's)"),
 ), doc="Written and read within one substep (and by the diagnostics after it); never carried over.")
 
 SEGMENT_SECTIONS = (SEG_STATE, SEG_PARAMS, SEG_REST, SEG_SCRATCH)
@@ -221,8 +217,6 @@ GLOBALS = Section("globals", "Globals", "F", "1", "H_OF_G", "GF", (
        "rigidly (inf: off)"),
     _f("G_WLIM", "rotation_speed_limit", (), "rad/s", "anchor angular speed above which the excess turn carries the "
        "chain rigidly (inf: off)"),
-    _f("G_SHEET_MARGIN", "sheet_margin", (), "model m", "linked chains: the margin of the step's widened contact test "
-       "that gives a link its sheet clearance S_CLR (half of it; 0: no clearances, the sheet pass tests every link)"),
 ), doc="Options fixed at build.")
 
 ALLOWANCE = Section("allowances", "Contact allowances", "F", "P", "H_OF_PAIRF", None, (
@@ -333,9 +327,7 @@ SHEET_CHAIN_INT = Section("sheet_chain_ints", "Sheet chain scratch", "I", "K", "
        "the chain: none)"),
     _f("KL_TOUCHED", "touched", (), "flag", "scratch: 1 when a link moved the chain in this substep (its angle limits "
        "are applied again)"),
-    _f("KL_LINKED", "linked", (), "flag", "fixed at build: 1 when a sheet link joins the chain (the step gives its "
-       "links a sheet clearance)"),
-), doc="Written and read within the sheet pass of one substep, and a flag fixed at build.")
+), doc="Written and read within the sheet pass of one substep.")
 
 F_SECTIONS = SEGMENT_SECTIONS + (COLLIDER, CHAIN, GLOBALS, POSE, ALLOWANCE, BOUNDS, EXTERNAL, FORCES, SHEET_LINKS)
 I_SECTIONS = (SEG_INT, COLLIDER_INT, CHAIN_INT, PAIRS, AFFECTED, CANDIDATES, SHEET_LINK_INT, SHEET_CHAIN_INT)
@@ -390,8 +382,6 @@ HEADER = Section("header", "Header of I", "I", "1", None, None, (
     _f("H_N_SQUISH_CAP", "squish_caps", (), "count", "last substep: sheet links held at their squish cap"),
     _f("H_N_CAP_TOTAL", "caps_total", (), "count", "counter: sheet-link cap bindings (link and pass) since "
        "construction"),
-    _f("H_N_SHEET_CLEAR", "sheet_clear", (), "count", "last substep: links the sheet pass re-projected without a "
-       "contact test (moved less than their clearance S_CLR)"),
 ) + tuple(_f(s.header, "offset_" + s.key, (), f"index into {s.buffer}",
              "offset of the " + " / ".join(m.title.lower() for m in _group(s)))
           for s in SECTIONS if _group(s)[0] is s),

@@ -70,26 +70,6 @@ def _candidates(cb, C, refm, ox, oy, oz, bnd, segi, i, pairs, cand):
 
 
 @njit(inline="always", cache=True)
-def _narrow(cb, C, pairs, cand, n, ox, oy, oz, bnd):
-    """The candidates of :func:`_candidates` with the smaller ball radius ``bnd`` taken from a
-    list ``cand`` [:n] made with a larger one (in place, reference order kept; the same test
-    with the same arithmetic, so the same list as :func:`_candidates` with ``bnd``); returns
-    their count."""
-    m = 0
-    for q in range(n):
-        p = cand[q]
-        c = pairs[p]
-        ex = cb[c] - ox
-        ey = cb[C + c] - oy
-        ez = cb[2 * C + c] - oz
-        rr = bnd + cb[3 * C + c]
-        if ex * ex + ey * ey + ez * ez <= rr * rr:
-            cand[m] = p
-            m += 1
-    return m
-
-
-@njit(inline="always", cache=True)
 def _skips(col, coli, c, ox, oy, oz, hx, hy, hz, bmx, bmy, bmz, bnd, rh):
     """Exact: no point of link o-h (inside the ball around its middle b, radius ``bnd``) can
     be within r_h + r of outside sphere or capsule ``c`` — the ball misses the collider's

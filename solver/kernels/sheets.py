@@ -20,19 +20,10 @@ d0 (times the chain scale s). Each pass
    it moved onto its length and through the contact projection, as the chain relaxation
    does (:func:`solver.kernels.relax._relax`); contact has the last word.
 
-The contact test of a re-projected link (broad phase and reach, :mod:`solver.kernels.resolve`)
-is left out when the link lies within its sheet clearance (:func:`_within`): the step tested
-the link of a linked chain with its hit radius widened by the margin m (``G_SHEET_MARGIN``
-times s) and found nothing, and neither root nor tail has moved more than m / 2 since. Every
-bound of that test (the broad-phase ball, the mid-link ball, the capsule-axis and sphere
-distances) moves by at most the larger of the two moves, so the exact test at the new place
-would find nothing either; the other m / 2 is far above round-off (the margin is at least
-1e-9 m). Exact: the states are bit-identical to testing every link (tests/solver/test_sheet_clearance.py).
-
 With angle limits, :func:`sheet_limits` applies them again to the chains a link moved.
 Chains with an authored joint, or a joint off the fast path (a branch root carried by a
 solved frame), are left out of the pass in that substep (their links do nothing).
-Allocation-free: the scratch is the ``sheet_chain_ints`` section and the segments' S_CLR, S_HREF.
+Allocation-free: the scratch is the ``sheet_chain_ints`` section.
 """
 
 from __future__ import annotations
@@ -44,10 +35,9 @@ from numba import njit
 from .limits import apply_limits
 from .resolve import _candidates, _in_reach, _no_radial, _residual, _resolve
 from ..layout import (
-    H_L, H_N_CAP_TOTAL, H_N_SHEET_CLEAR, H_N_SQUISH_CAP, H_N_STRETCH_CAP, H_OF_LINK, H_OI_LINK, H_OI_SHK, H_SHEET_PASSES, KI_SEG0,
+    H_L, H_N_CAP_TOTAL, H_N_SQUISH_CAP, H_N_STRETCH_CAP, H_OF_LINK, H_OI_LINK, H_OI_SHK, H_SHEET_PASSES, KI_SEG0,
     KI_SEG1, KL, KL_MOVED, KL_OK, KL_TOUCHED, K_S, LF, LF_KEEP, LF_MAXR, LF_MINR, LF_REST, LI, LI_A, LI_B, SI_AUTH, SI_CHAIN,
-    SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_CLR, S_HIT, S_HREF, S_LEN, S_NCONV, S_O, S_UNR, S_V,
-    S_X,
+    SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_HIT, S_LEN, S_NCONV, S_O, S_UNR, S_V, S_X,
 )
 
 
@@ -102,21 +92,6 @@ def _link(st, scr, segi, lf, l, a, b, s):
 
 
 @njit(inline="always", cache=True)
-def _within(scr, i, ox, oy, oz, hx, hy, hz):
-    """Whether link i (root o, tail h) lies within its sheet clearance: root and tail both at
-    most S_CLR from where the step's widened contact test found nothing (S_O, S_HREF)."""
-    b = scr[i, S_CLR]
-    if b <= 0.0:
-        return False
-    bb = b * b
-    ex, ey, ez = ox - scr[i, S_O], oy - scr[i, S_O + 1], oz - scr[i, S_O + 2]
-    if ex * ex + ey * ey + ez * ez > bb:
-        return False
-    fx, fy, fz = hx - scr[i, S_HREF], hy - scr[i, S_HREF + 1], hz - scr[i, S_HREF + 2]
-    return fx * fx + fy * fy + fz * fz <= bb
-
-
-@njit(inline="always", cache=True)
 def _chain_ok(segi, s0, s1):
     for i in range(s0, s1):
         if segi[i, SI_AUTH] != 0 or segi[i, SI_NEEDW] != 0 or (segi[i, SI_SPAR] >= 0 and segi[i, SI_FAST] == 0):
@@ -143,7 +118,6 @@ def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow
     d_unres = 0
     n_stretch = 0
     n_squish = 0
-    n_clear = 0
     for _pass in range(I[H_SHEET_PASSES]):
         for k in range(K):
             kl[k, KL_MOVED] = chi[k, KI_SEG1]
@@ -192,11 +166,7 @@ def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow
                 rh = par[i, S_HIT] * s
                 n_cand = 0
                 if segi[i, SI_P1] > segi[i, SI_P0]:
-                    if _within(scr, i, ox, oy, oz, hx, hy, hz):
-                        n_clear += 1        # the contact test would certainly find nothing
-                    else:
-                        n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs,
-                                             cand)
+                    n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rh, segi, i, pairs, cand)
                 hits = 0
                 d_unres -= int(scr[i, S_UNR])
                 scr[i, S_UNR] = 0.0
@@ -217,7 +187,6 @@ def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow
                 st[i, S_V], st[i, S_V + 1], st[i, S_V + 2] = vx, vy, vz
     I[H_N_STRETCH_CAP] = n_stretch
     I[H_N_SQUISH_CAP] = n_squish
-    I[H_N_SHEET_CLEAR] = n_clear
     return hits_total, d_unres
 
 

@@ -25,11 +25,7 @@ A chain is stepped in two loops: a short one (root, spring step, broad phase and
 "can anything touch?" test) for the links that need no contact work — most links in most
 substeps — and the full one from the first link that does. Both use the same inlined
 pieces, so they give the same bits; the split exists because the contact code inlined in a
-loop slows the whole loop (~20 % of the spring step, measured). On a chain joined by a sheet
-link the short loop's test is first made with the hit radius widened by ``G_SHEET_MARGIN``:
-when that finds nothing the link gets its sheet clearance (S_CLR, S_HREF), with which the
-sheet pass may leave out the link's contact test (:mod:`solver.kernels.sheets`); else the
-exact test is made as on any chain (a widened test only finds more, so the result is the same).
+loop slows the whole loop (~20 % of the spring step, measured).
 """
 
 from __future__ import annotations
@@ -52,17 +48,17 @@ from .limits import apply_limits
 from .relax import _relax
 from .sheets import sheet_limits, sheet_pass
 from .spring import joint_frame, link_root, spring_tail, store_link
-from .resolve import _candidates, _in_reach, _narrow, _no_radial, _residual, _resolve
+from .resolve import _candidates, _in_reach, _no_radial, _residual, _resolve
 from ..layout import (
     AI, CF, CI, CI_NODE, CI_SHAPE, C_BC, C_BR, C_NRM, C_OFF, C_RAD, C_TAIL, C_WA, C_WB, C_WN, C_WR, GF, G_BEND_COS,
     G_BEND_MAX, G_BEND_WP, G_CONTACT_TOL, G_H, G_TELEPORT, G_U_MIN, H_C, H_K, H_M, H_MAXIT, H_MODE, H_N_AUTO_RESET,
     H_N_CONTACT, H_N_CONTACT_TOTAL, H_N_ROOT_INSIDE, H_N_STEPS, H_N_UNRESOLVED, H_OF_CB, H_OF_CH, H_OF_COL, H_OF_G,
     H_OF_PAIRF, H_OF_PAR, H_OF_REST, H_OF_SCR, H_OF_ST, H_OI_AFF, H_OI_CAND, H_OI_CH, H_OI_COL, H_OI_PAIR, H_OI_SEG,
     H_L, H_OF_EXT, H_OF_FRC, H_P, H_RELAX, H_S, KF, KI, KI_ANCHOR, KI_CENTER, KI_SEG0, KI_SEG1, K_AMPREV, K_APREV,
-    K_CPREV, G_SHEET_MARGIN, G_VLIM, G_WLIM, H_OI_SHK, KL, KL_LINKED,
+    K_CPREV, G_VLIM, G_WLIM,
     K_DET0, K_S,
     MODE_REST_SHAPE, MODE_VRM, SF_PAR, SF_REST, SF_SCR, SF_ST, SHAPE_PLANE, SI, SI_AUTH, SI_FAST, SI_NEEDW, SI_P0,
-    SI_P1, SI_REFMASK, S_CLR, S_HIT, S_HREF, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP, W_NLIM, W_ON, WF, XF,
+    SI_P1, SI_REFMASK, S_HIT, S_TLOC, S_UNR, S_V, S_VDRAG, S_VEXT, S_VST, S_W, S_X, S_XP, W_NLIM, W_ON, WF, XF,
 )
 
 
@@ -288,9 +284,6 @@ def step_kernel(world, F, I):
 
     vlim = g[G_VLIM]
     wlim = g[G_WLIM]
-    marg = g[G_SHEET_MARGIN]
-    sheets_on = I[H_L] > 0 and mode == MODE_REST_SHAPE and marg > 1e-9
-    kl = I[I[H_OI_SHK]:I[H_OI_SHK] + K * KL].reshape((K, KL))
     for k in range(K):
         s = ch[k, K_S]
         s0 = chi[k, KI_SEG0]
@@ -320,13 +313,10 @@ def step_kernel(world, F, I):
             add_forces(st, ext, segi, s0, s1, h, mode, wx, wy, wz, ix, iy, iz)
         chain_hits = 0
         chain_unres = 0
-        # a chain joined by a sheet link: the step gives its links their sheet clearance
-        linked = sheets_on and kl[k, KL_LINKED] != 0
-        marg_s = marg * s
         lhx, lhy, lhz = 0.0, 0.0, 0.0      # the previous link's final tail
         first = s0
         handed = False                     # the short loop hands over a link in contact reach
-        if mode != MODE_VRM and not linked:
+        if mode != MODE_VRM:
             # ---- the short loop: links that need no contact work (most links, most substeps).
             # It stops at the first link that is authored or has a child reading its solved
             # frame (the full loop below does all of that link), or that may touch a collider
@@ -349,42 +339,6 @@ def step_kernel(world, F, I):
                            oz, length, 0.0, 0.0)
                 lhx, lhy, lhz = hx, hy, hz
                 first += 1
-        elif mode != MODE_VRM:
-            # ---- the same short loop on a chain joined by a sheet link (a loop of its own: the
-            # other chains' loop stays as it was, measured 1.03-1.25x the frame when shared).
-            # A link is tested first with its hit radius widened by the margin: when that finds
-            # nothing, the exact test finds nothing either (every bound only grows) and the link
-            # gets its sheet clearance, half the margin (solver.kernels.sheets); else the exact
-            # test decides, as above.
-            while first < s1:
-                i = first
-                if segi[i, SI_AUTH] != 0 or segi[i, SI_NEEDW] != 0:
-                    break
-                _, ox, oy, oz, px, py, pz, length = link_root(world, st, rst, scr, segi, i, s, s0, lhx, lhy, lhz)
-                xx, xy, xz = st[i, S_X], st[i, S_X + 1], st[i, S_X + 2]
-                hx, hy, hz = spring_tail(st, par, rst, i, ma, mode, s, h, ox, oy, oz, px, py, pz, xx, xy, xz, length)
-                clr = 0.0
-                if segi[i, SI_P1] > segi[i, SI_P0]:
-                    rh = par[i, S_HIT] * s
-                    rm = rh + marg_s
-                    n_cand = _candidates(cb, C, segi[i, SI_REFMASK], ox, oy, oz, length + rm, segi, i, pairs, cand)
-                    if n_cand > 0 and _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length, rm):
-                        n_cand = _narrow(cb, C, pairs, cand, n_cand, ox, oy, oz, length + rh)
-                        if n_cand > 0 and _in_reach(col, coli, pairs, cand, n_cand, ox, oy, oz, hx, hy, hz, length,
-                                                    rh):
-                            handed = True
-                            break
-                    elif rm != rh:
-                        clr = 0.5 * marg_s
-                scr[i, S_CLR] = clr
-                scr[i, S_HREF], scr[i, S_HREF + 1], scr[i, S_HREF + 2] = hx, hy, hz
-                store_link(st, scr, i, hx, hy, hz, (hx - xx) * inv_h, (hy - xy) * inv_h, (hz - xz) * inv_h, ox, oy,
-                           oz, length, 0.0, 0.0)
-                lhx, lhy, lhz = hx, hy, hz
-                first += 1
-        if linked:
-            for i in range(first, s1):
-                scr[i, S_CLR] = 0.0        # the full loop's links get no clearance
         # ---- the full loop, from the first link that needs more than the spring step
         for i in range(first, s1):
             fast = segi[i, SI_FAST] != 0
