@@ -2,11 +2,17 @@
 TRS compose and the cursor search over sorted times. Every package may import it (it is in
 the bottom package); it imports numba, math and :mod:`avatars.math3d`.
 
-Everything here is ``@njit(inline="always", cache=True)``: numba inlines it into the
-calling kernel, so nothing here is compiled on its own and nothing allocates. A kernel that
-inlines these helpers must stamp its numba cache folder with this file and
+Nothing here allocates. Most helpers are plain ``@njit(cache=True, _nrt=False)`` functions
+(``_call``): numba compiles each once per signature and LLVM inlines the call into the
+calling kernel. Numba's IR-level inlining (``inline="always"``, ``_inline``) re-translates
+and re-types the helper at every call site, and it was most of the kernels' compile time
+(cold warm-up, tests/kernel_warmup.py: solver 49 -> 30 s CPU, rig 37 -> 15 s, 2026-12-04);
+it is kept only for :func:`mul34` and :func:`inv34`, which LLVM leaves as calls in the
+solver's large step kernel. Either way the operations are the same IEEE operations, so the
+results are bit-identical. A kernel calling these helpers carries their machine code in
+its own cache entry, so it must stamp its numba cache folder with this file and
 ``avatars/math3d.py`` (:func:`avatars.kernel_cache.refresh` adds both), or an edit here
-would leave its cached machine code stale.
+would leave its cached machine code stale; this module stamps its own folder likewise.
 
 Conventions: 3x4 affine matrices travel as 12-tuples (row-major r00 r01 r02 t0 r10 ... t2,
 column vectors: ``p' = R p + t``), vectors as 3-tuples or three scalars, quaternions as
@@ -34,7 +40,7 @@ import math
 
 from numba import njit
 
-from . import kernel_cache  # noqa: F401  registers the shared kernel cache before the decorators below
+from . import kernel_cache  # registers the shared kernel cache before the decorators below
 from . import math3d
 
 EPS = 1e-12
@@ -43,19 +49,22 @@ IDENT = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
 """The identity 3x4."""
 
 _inline = njit(inline="always", cache=True)
+"""numba IR-level inlining: only where LLVM would leave a call in a hot loop (see above)."""
+_call = njit(cache=True, _nrt=False)
+"""A compiled helper of its own, called (and inlined by LLVM) from the kernels."""
 
 # ------------------------------------------------------------------ math3d's scalar formulas
-qmul = _inline(math3d.qmul_xyzw)
+qmul = _call(math3d.qmul_xyzw)
 """qmul(ax, ay, az, aw, bx, by, bz, bw) -> a ⊗ b (apply b first), Hamilton order."""
-quat_mat = _inline(math3d.mat3_xyzw)
+quat_mat = _call(math3d.mat3_xyzw)
 """quat_mat(x, y, z, w) -> the rotation matrix as 9 values, row-major."""
-slerp_shoemake = _inline(math3d.slerp_xyzw)
+slerp_shoemake = _call(math3d.slerp_xyzw)
 """slerp_shoemake(ax, ..., bw, u) -> slerp(a, b, u) for 0 < u < 1 (normalised lerp when
 cos θ > 0.9995), the interior of :func:`avatars.math3d.quat_slerp_scalar`."""
 
 
 # ------------------------------------------------------------------ 3x4 affine algebra
-@_inline
+@_call
 def world34(world, n):
     """The top three rows of ``world[n]`` ((N, 4, 4)) as a 3x4 tuple; n < 0: identity."""
     if n < 0:
@@ -65,7 +74,7 @@ def world34(world, n):
             world[n, 2, 0], world[n, 2, 1], world[n, 2, 2], world[n, 2, 3])
 
 
-@_inline
+@_call
 def put_world(world, n, m):
     """Write the 3x4 tuple ``m`` as world[n] (4x4, bottom row 0 0 0 1)."""
     for r in range(3):
@@ -77,14 +86,14 @@ def put_world(world, n, m):
     world[n, 3, 3] = 1.0
 
 
-@_inline
+@_call
 def row34(a, r, c):
     """Twelve values of row ``r`` of the 2-D array ``a`` from column ``c`` as a 3x4 tuple."""
     return (a[r, c], a[r, c + 1], a[r, c + 2], a[r, c + 3], a[r, c + 4], a[r, c + 5],
             a[r, c + 6], a[r, c + 7], a[r, c + 8], a[r, c + 9], a[r, c + 10], a[r, c + 11])
 
 
-@_inline
+@_call
 def put34(a, r, c, m):
     """Write the 3x4 tuple ``m`` into row ``r`` of ``a`` from column ``c`` (see :func:`row34`)."""
     for j in range(12):
@@ -110,7 +119,7 @@ def mul34(a, b):
     )
 
 
-@_inline
+@_call
 def pt(m, x, y, z):
     """The point (x, y, z) transformed by the 3x4 ``m``."""
     return (m[0] * x + m[1] * y + m[2] * z + m[3],
@@ -118,7 +127,7 @@ def pt(m, x, y, z):
             m[8] * x + m[9] * y + m[10] * z + m[11])
 
 
-@_inline
+@_call
 def vec(m, x, y, z):
     """The direction (x, y, z) transformed by the 3x3 part of ``m``."""
     return (m[0] * x + m[1] * y + m[2] * z,
@@ -126,7 +135,7 @@ def vec(m, x, y, z):
             m[8] * x + m[9] * y + m[10] * z)
 
 
-@_inline
+@_call
 def det3(m):
     """Determinant of the 3x3 part of ``m``."""
     return (m[0] * (m[5] * m[10] - m[6] * m[9])
@@ -156,7 +165,7 @@ def inv34(m):
             r20, r21, r22, -(r20 * tx + r21 * ty + r22 * tz))
 
 
-@_inline
+@_call
 def inv_vec(m, x, y, z):
     """M3^-1 @ v without forming the inverse (adjugate times v over the determinant)."""
     det = det3(m)
@@ -171,7 +180,7 @@ def inv_vec(m, x, y, z):
              + (m[0] * m[5] - m[1] * m[4]) * z) * i)
 
 
-@_inline
+@_call
 def compose34(tx, ty, tz, qx, qy, qz, qw, sx, sy, sz):
     """T·R·S as a 3x4 tuple from translation, unit rotation (x, y, z, w) and scale: column j
     of R times s_j (the formula of :func:`avatars.math3d.mat_compose`)."""
@@ -181,7 +190,7 @@ def compose34(tx, ty, tz, qx, qy, qz, qw, sx, sy, sz):
             m[6] * sx, m[7] * sy, m[8] * sz, tz)
 
 
-@_inline
+@_call
 def rotate_frame(m, q):
     """The 3x4 ``m`` with its 3x3 part post-multiplied by the rotation q (translation kept)."""
     r = quat_mat(q[0], q[1], q[2], q[3])
@@ -194,7 +203,7 @@ def rotate_frame(m, q):
 
 
 # ------------------------------------------------------------------ quaternions, Hamilton order
-@_inline
+@_call
 def arc_quat(ax, ay, az, bx, by, bz):
     """Unit quaternion (x, y, z, w) of the shortest arc from unit a to unit b (half-way
     quaternion, as :func:`avatars.math3d.quat_from_vecs`; antiparallel: a half turn about an
@@ -216,7 +225,7 @@ def arc_quat(ax, ay, az, bx, by, bz):
     return cx / n, cy / n, cz / n, w / n
 
 
-@_inline
+@_call
 def quat_rotate(qx, qy, qz, qw, vx, vy, vz):
     """v rotated by unit q: v + w t + (u × t) with t = 2 u × v, u = q's vector part (the
     grouping of :func:`avatars.math3d.vec_transform_quat`)."""
@@ -225,7 +234,7 @@ def quat_rotate(qx, qy, qz, qw, vx, vy, vz):
             vz + qw * tz + (qx * ty - qy * tx))
 
 
-@_inline
+@_call
 def slerp_from_identity(qx, qy, qz, qw, t):
     """slerp(I, q, t), shortest arc, normalised: the arithmetic of
     :func:`avatars.math3d.quat_slerp` with a = I (sin θ < 1e-9: linear weights).
@@ -247,7 +256,7 @@ def slerp_from_identity(qx, qy, qz, qw, t):
 
 
 # ------------------------------------------------------------------ quaternions, three.js order
-@_inline
+@_call
 def qmul_three(ax, ay, az, aw, bx, by, bz, bw):
     """a · b (three.js ``Quaternion.multiplyQuaternions``, same arithmetic order)."""
     return (ax * bw + aw * bx + ay * bz - az * by,
@@ -256,7 +265,7 @@ def qmul_three(ax, ay, az, aw, bx, by, bz, bw):
             aw * bw - ax * bx - ay * by - az * bz)
 
 
-@_inline
+@_call
 def quat_rotate_three(qx, qy, qz, qw, vx, vy, vz):
     """v rotated by q (three.js ``Vector3.applyQuaternion``): v + w t + q×t, t = 2 q×v."""
     tx = 2.0 * (qy * vz - qz * vy)
@@ -267,7 +276,7 @@ def quat_rotate_three(qx, qy, qz, qw, vx, vy, vz):
             vz + qw * tz + qx * ty - qy * tx)
 
 
-@_inline
+@_call
 def quat_normalize_three(x, y, z, w):
     """(x, y, z, w) over its length (three.js ``Quaternion.normalize``: times 1 / length;
     a zero quaternion gives the identity)."""
@@ -278,7 +287,7 @@ def quat_normalize_three(x, y, z, w):
     return x * n, y * n, z * n, w * n
 
 
-@_inline
+@_call
 def quat_from_unit_vecs_three(fx, fy, fz, tx, ty, tz):
     """The shortest-arc rotation from unit f to unit t (three.js ``setFromUnitVectors``:
     antiparallel below 1 + f·t = 1e-8, then normalised)."""
@@ -293,7 +302,7 @@ def quat_from_unit_vecs_three(fx, fy, fz, tx, ty, tz):
     return quat_normalize_three(x, y, z, w)
 
 
-@_inline
+@_call
 def slerp_three(ax, ay, az, aw, bx, by, bz, bw, t):
     """slerp(a, b, t) (three.js ``Quaternion.slerp``: a at t = 0, b at t = 1, shortest arc)."""
     if t == 0.0:
@@ -316,7 +325,7 @@ def slerp_three(ax, ay, az, aw, bx, by, bz, bw, t):
     return ax * ra + bx * rb, ay * ra + by * rb, az * ra + bz * rb, aw * ra + bw * rb
 
 
-@_inline
+@_call
 def slerp_flat_three(ax, ay, az, aw, bx, by, bz, bw, t):
     """three.js ``Quaternion.slerpFlat`` (r150+), operation for operation: exactly a at t = 0
     and b at t = 1; shortest arc; θ by atan2; a normalised lerp only for tiny steps."""
@@ -344,7 +353,7 @@ def slerp_flat_three(ax, ay, az, aw, bx, by, bz, bw, t):
     return ax, ay, az, aw
 
 
-@_inline
+@_call
 def rotation34_three(m):
     """The rotation of the 3x4 tuple ``m`` as (x, y, z, w): columns divided by their lengths
     (the first negated when the determinant is negative), then the rotation matrix to a
@@ -375,7 +384,7 @@ def rotation34_three(m):
 
 
 # ------------------------------------------------------------------ sorted times
-@_inline
+@_call
 def cursor_search(times, o, n, t, k):
     """The key k in [0, n) with times[o + k] <= t < times[o + k + 1] (the last key when t is
     at or past it, 0 before the first): ``k`` (the previous answer; anything out of range
@@ -392,3 +401,7 @@ def cursor_search(times, o, n, t, k):
         else:
             hi = mid
     return min(max(lo - 1, 0), n - 1)
+
+
+# the compiled helpers above (and math3d's formulas they call) are cached on their own too
+kernel_cache.refresh(cursor_search)
