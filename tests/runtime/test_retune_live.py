@@ -52,15 +52,14 @@ def _run(tmp_path, change):
     marks: dict = {}
 
     def on_frame(info, rig):
-        if change is None and len(marks) == 0 and session.metrics.frames == SWITCH_FRAME:
-            marks["switch"] = len(tails)
-        elif len(marks) == 0 and session.metrics.frames == SWITCH_FRAME:
-            th = threading.Thread(target=lambda: marks.setdefault("result", change(session)), daemon=True)
-            th.start()
-            marks["thread"] = th
-            deadline = time.monotonic() + 30
-            while session.commands._queue.qsize() == 0 and time.monotonic() < deadline:   # queued: applied before the next frame
-                time.sleep(0.002)
+        if len(marks) == 0 and session.metrics.frames == SWITCH_FRAME:
+            if change is not None:
+                th = threading.Thread(target=lambda: marks.setdefault("result", change(session)), daemon=True)
+                th.start()
+                marks["thread"] = th
+                deadline = time.monotonic() + 30
+                while session.commands._queue.qsize() == 0 and time.monotonic() < deadline:   # queued: applied before the next frame
+                    time.sleep(0.002)
             marks["switch"] = len(tails)
 
     session = Session(cfg, say=lambda s: None, on_frame=on_frame)
