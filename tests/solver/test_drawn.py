@@ -40,7 +40,7 @@ def test_cover_mesh_raises_radii_without_rest_overlaps(generated_layered):
     plain = ChainSet.from_avatar(generated_layered)
     off = ChainSet.from_avatar(generated_layered, cover_mesh=False)
     on = ChainSet.from_avatar(generated_layered, cover_mesh=True)
-    assert np.array_equal(plain._F, off._F)                       # off by default
+    assert np.array_equal(plain._F, on._F)                        # on by default
     assert np.all(on.hit_radii >= off.hit_radii) and (on.hit_radii > off.hit_radii).sum() > 50
     assert np.all(on.hit_radii <= MAX_COVER * off.hit_radii)
     assert on.report.rest_overlaps == () == off.report.rest_overlaps
@@ -68,6 +68,7 @@ def test_cover_mesh_from_the_config(generated_default):
     from runtime.rig.hair_external import build_fields
 
     assert build_fields({"cover_mesh": True})["cover_mesh"] is True
-    assert build_fields({})["cover_mesh"] is False
+    assert build_fields({})["cover_mesh"] is True
+    assert build_fields({"cover_mesh": False})["cover_mesh"] is False
     with pytest.raises(SettingsError, match="hair.cover_mesh"):
         build_fields({"cover_mesh": 1})
