@@ -144,6 +144,8 @@ class Tuning:
         rest_world: (N, 4, 4) the skeleton's rest world matrices.
         torso_chains: the chains given the fitted torso capsule at build (kept when hit
             radii change later).
+        hit_fixed: (S,) bool, the joint's hit radius was set by a build override (so not
+            covered, :mod:`solver.drawn`); None: no row was.
     """
 
     mapped_k: np.ndarray
@@ -156,6 +158,7 @@ class Tuning:
     allow_rest_overlap: bool
     rest_world: np.ndarray
     torso_chains: tuple[str, ...]
+    hit_fixed: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,7 +220,9 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
     rows = _Rows()
     torso_chains: list[str] = []
     drawn = {}
-    if options.cover_mesh and options.collisions:     # hit radii covering the drawn hair (solver/drawn.py)
+    if options.cover_mesh and options.collisions and mode_is_rest_shape(options):
+        # hit radii covering the drawn hair (solver/drawn.py); the "legacy" and "vrm" modes keep
+        # the file's radii (the "vrm" mode is three-vrm's, the "legacy" one the baseline)
         links = [link for chain in topo.chains for link in chain.links]
         drawn = drawn_radii(avatar, {lk.joint.node: lk.head for lk in links}, {lk.joint.node: lk.tail for lk in links})
     for kc, chain in enumerate(topo.chains):
@@ -280,7 +285,7 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
         # covering (solver/drawn.py): the rest overlaps are the file radii's; the pairs a raised
         # link would overlap at rest keep the file radius (a cover allowance)
         cover = cover_allowances(F, I, file_hit, [col_world[c] if colliders[c].shape in ("sphere", "capsule") else None
-                                                  for c in range(len(colliders))], rest)
+                                                  for c in range(len(colliders))], rest, rows.model_scale)
         raised = par_hit(F, I).copy()
         par_hit(F, I)[:] = file_hit
     depths = rest_overlap_depths(F, I, rest)
@@ -316,6 +321,7 @@ def pack_avatar(avatar: Avatar, options: BuildOptions = BuildOptions()) -> Packe
             gravity_preload=bool(mode == L.MODE_REST_SHAPE and options.gravity_preload),
             allow_rest_overlap=bool(options.rest_overlap == "allow" and mode != L.MODE_VRM),
             rest_world=np.array(rest, np.float64), torso_chains=tuple(torso_chains),
+            hit_fixed=np.array(rows.hit_fixed, bool),
         ),
     )
 
@@ -330,6 +336,7 @@ class _Rows:
         self.vst, self.vdrag, self.vext, self.frame, self.rel, self.rest_q, self.dirs = ([] for _ in range(7))
         self.base_k, self.base_c, self.base_g, self.base_hit = ([] for _ in range(4))
         self.file_hit, self.cover_want = [], []     # hit radius before covering, the covering wanted (or None)
+        self.hit_fixed = []                         # the joint's hit radius was set by an override
         self.seg_ints, self.pairs, self.nodes, self.chain, self.lengths, self.fast = ([] for _ in range(6))
         # chains
         self.chain_ints, self.chain_names, self.chain_anchor, self.chain_inv3 = ([] for _ in range(4))
@@ -413,7 +420,8 @@ def _add_segments(rows: _Rows, avatar: Avatar, chain: Chain, kc: int, a_inv3: np
             hit = hit if ov.hit_radius is None else float(ov.hit_radius)
         fixed = ov is not None and ov.hit_radius is not None
         rows.file_hit.append(hit)
-        rows.cover_want.append(None if fixed or n not in drawn else covered(hit, drawn[n]))
+        rows.hit_fixed.append(fixed)
+        rows.cover_want.append(None if fixed or n not in drawn else covered(hit, drawn[n], scale))
         rows.tails.append(link.tail)
         rows.tloc.append(link.tail_local)
         rows.b.append(a_inv3 @ vec)

@@ -106,8 +106,7 @@ class BuildOptions:
             vertices (how far they lie off the links at rest, at most twice the file's
             radius; never growing toward the tip), limited per collider to the chain's rest
             clearance (:mod:`solver.drawn`), so contact keeps the hair as drawn out of the
-            colliders, not only its links. Off by default: the layered head turn's p99
-            stretch rises 6.68 -> 6.73 % (docs/history/fastclip-table.md).
+            colliders, not only its links. On by default (``False``: the file's radii).
         authored_nodes: joint nodes driven by an animation (see
             :meth:`solver.chains.ChainSet.set_authored`), stored as a sorted tuple of ints.
         sheets: linked sheets (:mod:`solver.sheets`, rest-shape only): "auto" (the try-on's
@@ -143,7 +142,7 @@ class BuildOptions:
     rotation_speed_limit_deg: SpeedLimit = ROTATION_SPEED_LIMIT_DEG
     rest_overlap: str = "allow"
     collisions: bool = True
-    cover_mesh: bool = False
+    cover_mesh: bool = True
     authored_nodes: tuple[int, ...] = ()
     sheets: str = "auto"
     links: Links = None

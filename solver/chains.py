@@ -80,6 +80,10 @@ class ChainSet(ChainTuning):
         self.report = report
         self._fast_eligible = fast_eligible
         self._tuning = tuning
+        #: (S,) the hit radius is still the build's (covering included, solver/drawn.py): not
+        #: set by a build override nor retuned since (ChainTuning.set_overrides keeps these).
+        self._hit_as_built = (np.ones(len(segment_nodes), bool) if tuning is None or tuning.hit_fixed is None
+                              else ~tuning.hit_fixed)
         #: {section key: named views} of every section of the packed buffers (solver.layout).
         self.sections: dict[str, L.Block] = L.all_views(F, I)
         #: Segment state views: ``tails``, ``velocities``, ``prev_tails`` (S, 3), world.

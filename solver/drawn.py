@@ -18,7 +18,7 @@ link in every pose (both move rigidly with the joint), so a link held that far f
 collider keeps every such vertex out of it (distance to a convex collider is 1-Lipschitz);
 blended vertices near a joint stay close to that.
 
-With ``BuildOptions.cover_mesh`` (``[hair] cover_mesh = true``; off by default),
+With ``BuildOptions.cover_mesh`` (``[hair] cover_mesh``; on by default since 2026-12-04),
 :func:`solver.build.pack_avatar` raises the hit radius of each link to the largest
 :func:`covered` radius (drawn radius, at most :data:`MAX_COVER` times the file's: a joint
 authored with no radius keeps none) at or below it in its chain (:func:`chain_cover`: radii
@@ -30,9 +30,9 @@ section ``cover``), which contact also takes off the root test's radius; no rest
 created. A retune of the hit radii (:meth:`ChainSet.set_overrides`, ``POST /hair``) drops
 the covering of the rows it sets.
 
-Why off by default: the layered avatar's head-turn p99 stretch rises 6.68 -> 6.73 % (its
-limit is 6.7 %; the default avatar keeps 4.78 % to the bit); docs/history/fastclip-table.md,
-2026-12-04.
+The cost: the layered avatar's head-turn p99 stretch rises 6.68 -> 6.70 % with the
+:data:`COVER_SLACK` (6.73 % covering to the full drawn radius; its limit is 6.7 %); the
+default avatar keeps 4.78 % to the bit. docs/history/fastclip-table.md, 2026-12-04.
 """
 
 from __future__ import annotations
@@ -44,6 +44,12 @@ from avatars.skinning import joint_matrices, skin_positions
 
 #: The covered hit radius is at most this many times the file's (model units as the file's).
 MAX_COVER = 2.0
+#: The covering stops this far (metres at model scale 1; times the joint's scale) short of the drawn radius: the goal it serves
+#: is "no drawn hair vertex more than 1 mm inside a collider" (issue 29), and the last half
+#: millimetre of covering only pushes links off the body where the mesh is already within
+#: that tolerance (layered head turn p99 6.734 % with none, 6.698 % with 0.5 mm; the
+#: deepest vertex over the library's clips stays under 1 mm: docs/history/fastclip-table.md).
+COVER_SLACK = 0.5e-3
 
 
 def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -89,12 +95,15 @@ def drawn_radii(avatar: Avatar, heads: dict[int, np.ndarray], tails: dict[int, n
     return out
 
 
-def covered(hit: float, drawn: float | None) -> float:
+def covered(hit: float, drawn: float | None, scale: float = 1.0) -> float:
     """The contact radius of a joint of file radius ``hit`` whose vertices lie up to ``drawn``
-    off its link (None: no vertices): ``max(hit, min(drawn, MAX_COVER · hit))``."""
+    off its link (None: no vertices), world metres: ``max(hit, min(drawn − scale ·
+    COVER_SLACK, MAX_COVER · hit))`` (:data:`COVER_SLACK`). ``scale`` is the joint's rest
+    scale (:func:`solver.build.joint_scale`), so a model scaled by s is covered s times as
+    far (the slack is 0.5 mm of the model at scale 1, like every other length of the build)."""
     if drawn is None:
         return hit
-    return max(hit, min(drawn, MAX_COVER * hit))
+    return max(hit, min(drawn - scale * COVER_SLACK, MAX_COVER * hit))
 
 
 def chain_cover(file_hits, wants) -> list[float]:
@@ -115,17 +124,18 @@ def chain_cover(file_hits, wants) -> list[float]:
 
 #: Points per link sampled for the rest-pose clearance of a raised link.
 CLEAR_SAMPLES = 33
-#: A raised radius stays this far (metres) inside the rest clearance it is limited to.
+#: A raised radius stays this far (metres at model scale 1) inside the rest clearance it is limited to.
 CLEAR_MARGIN = 1e-4
 
 
-def cover_allowances(F: np.ndarray, I: np.ndarray, file_hit: np.ndarray, colliders, rest_world: np.ndarray  # noqa: E741
-                     ) -> np.ndarray:
+def cover_allowances(F: np.ndarray, I: np.ndarray, file_hit: np.ndarray, colliders, rest_world: np.ndarray,  # noqa: E741
+                     scale: float = 1.0) -> np.ndarray:
     """(P,) cover allowance of every (segment, collider) reference, model metres.
 
     Against collider c, a raised link of chain k uses its raised radius, but no more than the
     chain's rest clearance from c (the smallest distance of its raised links from c in the
-    rest pose, less :data:`CLEAR_MARGIN`), and no less than its file radius: a strand lying
+    rest pose, less ``scale`` · :data:`CLEAR_MARGIN`; ``scale``: the model's, as
+    ``BuildReport``'s teleport unit), and no less than its file radius: a strand lying
     flat on the scalp keeps (nearly) the file radius against the head and the raised one
     against the shoulders; no rest overlap is created; one limit per (chain, collider), so
     the radii still never grow toward the tip. The allowance is the raised radius minus that. ``colliders``: per collider its
@@ -152,7 +162,7 @@ def cover_allowances(F: np.ndarray, I: np.ndarray, file_hit: np.ndarray, collide
             col = colliders[c]
             d = -np.inf if col is None else float((point_segment_distance(pts, col[0], col[1]) - col[2]).min())
             key = (int(segi.chain[i]), c)
-            clear[key] = min(clear.get(key, np.inf), d - CLEAR_MARGIN)
+            clear[key] = min(clear.get(key, np.inf), d - scale * CLEAR_MARGIN)
     out = np.zeros(int(I[L.H_P]))
     for i in range(S):
         if hit[i] <= file_hit[i]:

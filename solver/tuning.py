@@ -193,6 +193,7 @@ class ChainTuning:
             self._write_params(np.arange(self.segment_count), None, None, None, r)
         else:
             self.params.hit_radius[:] = r
+            self._hit_as_built[:] = False
             self._rederive_reach(np.arange(self.segment_count))
 
     def set_overrides(self, overrides: Overrides) -> None:
@@ -202,6 +203,9 @@ class ChainTuning:
         ``overrides`` as :class:`solver.build_options.BuildOptions` takes them: a
         :class:`solver.params.SpringOverride` for every spring, a mapping {fnmatch pattern:
         SpringOverride} (the first matching pattern wins), or None (the file's values).
+        A joint no override gives a hit radius keeps its radius while it is still the build's
+        (the covering of the drawn hair included, :mod:`solver.drawn`); one retuned since, or
+        set by a build override, takes the file's radius, uncovered.
 
         Raises:
             HairParamsError (a ValueError): an override value that :meth:`set_params` would refuse.
@@ -211,6 +215,7 @@ class ChainTuning:
         k, c = t.mapped_k.copy(), t.mapped_c.copy()
         g, hit = t.mapped_gravity.copy(), t.mapped_hit.copy()
         tuned = np.zeros(S, bool)
+        hit_set = np.zeros(S, bool)
         for kc, name in enumerate(self.chain_names):
             ov = override_for(overrides, name)
             if ov is None:
@@ -226,9 +231,16 @@ class ChainTuning:
                 g[rows] = _vector(ov.g, f"{where}.g", "set_overrides")
             if ov.hit_radius is not None:
                 hit[rows] = _scalar(ov.hit_radius, f"{where}.hit_radius", "set_overrides")
+                hit_set |= rows
         rows = np.flatnonzero(tuned)
         self._check_stable(rows, k[rows], c[rows])
-        self._write_params(np.arange(S), k, c, g, hit)
+        # a joint whose radius is still the build's and that no override sets keeps it: the
+        # build's radius is what a build with these overrides gives, covering included
+        # (solver/drawn.py); the others take the file's (or the override's) radius, uncovered
+        change = np.flatnonzero(hit_set | ~self._hit_as_built)
+        self._write_params(np.arange(S), k, c, g, None)
+        if change.size:
+            self._write_params(change, None, None, None, hit[change])
 
     def _check_stable(self, rows, k, c) -> None:
         """HairParamsError unless every (k, c) of ``rows`` is stable at this h
@@ -275,6 +287,7 @@ class ChainTuning:
 
     def _rederive_hit(self, rows) -> None:
         """Chain reach and rest-overlap allowances after hit radii changed (``rows``)."""
+        self._hit_as_built[rows] = False
         self._rederive_reach(rows)
         # the build's measurement on the rest pose, on copies: the live state stays as it is
         depths = rest_overlap_depths(self._F.copy(), self._I.copy(), self._tuning.rest_world)

@@ -3,7 +3,7 @@ spring's wind response, its angle limit and the speed limits of its anchor.
 
     [hair]
     fit_limits = true              # the try-on auto-rig's root-bend cones become limits
-    cover_mesh = true              # hit radii raised to cover the drawn hair (solver/drawn.py; off by default)
+    cover_mesh = true              # hit radii raised to cover the drawn hair (solver/drawn.py; on by default)
     wind_drag = 1.0                # every spring's wind response, 1/s (acceleration per m/s)
     speed_limit = 0.25             # anchor speed above which its excess motion carries the chain, m/s
     rotation_speed_limit = 200.0   # likewise for the anchor's angular speed, degrees/s (inf: off)
@@ -146,7 +146,7 @@ def parse_external(settings: dict | None, where: str = "hair") -> dict:
     fit = settings.get("fit_limits", False)
     if not isinstance(fit, bool):
         raise SettingsError(f"{where}.fit_limits: {fit!r} is not true or false")
-    cover = settings.get("cover_mesh", False)
+    cover = settings.get("cover_mesh", True)
     if not isinstance(cover, bool):
         raise SettingsError(f"{where}.cover_mesh: {cover!r} is not true or false")
     base_drag = None if "wind_drag" not in settings else _drag(settings["wind_drag"], f"{where}.wind_drag")

@@ -117,7 +117,7 @@ def test_readme_config_example_loads(tmp_path):
     cfg = load_toml(p)
     assert cfg.drive["neck_share"] == 0.35
     assert cfg.hair["springs"] == {"Bang*": {"k": 90.0, "limit": {"kind": "cone", "angle": 25}, "speed_limit": 1.0}}
-    assert (cfg.hair["speed_limit"], cfg.hair["rotation_speed_limit"], cfg.hair["cover_mesh"]) == (0.25, 200.0, False)
+    assert (cfg.hair["speed_limit"], cfg.hair["rotation_speed_limit"], cfg.hair["cover_mesh"]) == (0.25, 200.0, True)
     assert cfg.hair["wind"]["strength"] == 6.0
     # and it runs on the avatar a new user starts with: stable, every pattern matches
     from avatars import load_avatar

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from solver.chains import ChainSet
-from solver.drawn import MAX_COVER, covered, drawn_radii
+from solver.drawn import COVER_SLACK, MAX_COVER, covered, drawn_radii
 from solver.topology import chain_topology
 
 
@@ -22,7 +22,9 @@ def test_chain_cover_never_grows_toward_the_tip():
 def test_covered_radius_rule():
     assert covered(0.01, None) == 0.01
     assert covered(0.01, 0.005) == 0.01                 # never lowered
-    assert covered(0.01, 0.015) == 0.015
+    assert covered(0.01, 0.015) == 0.015 - COVER_SLACK  # stops the slack short of the drawn radius
+    assert covered(0.01, 0.0102) == 0.01                # within the slack of the file's: none
+    assert covered(1.0, 1.5, scale=100.0) == 1.5 - 100.0 * COVER_SLACK   # the slack scales with the model
     assert covered(0.01, 0.05) == MAX_COVER * 0.01      # capped
     assert covered(0.0, 0.02) == 0.0                    # no authored radius: none
 
@@ -40,7 +42,7 @@ def test_cover_mesh_raises_radii_without_rest_overlaps(generated_layered):
     plain = ChainSet.from_avatar(generated_layered)
     off = ChainSet.from_avatar(generated_layered, cover_mesh=False)
     on = ChainSet.from_avatar(generated_layered, cover_mesh=True)
-    assert np.array_equal(plain._F, off._F)                       # off by default
+    assert np.array_equal(plain._F, on._F)                        # on by default
     assert np.all(on.hit_radii >= off.hit_radii) and (on.hit_radii > off.hit_radii).sum() > 50
     assert np.all(on.hit_radii <= MAX_COVER * off.hit_radii)
     assert on.report.rest_overlaps == () == off.report.rest_overlaps
@@ -58,9 +60,15 @@ def test_cover_mesh_raises_radii_without_rest_overlaps(generated_layered):
         theirs = {int(col[p]): on.hit_radii[parent[i]] - cover[p]
                   for p in range(int(seg.pair_begin[parent[i]]), int(seg.pair_end[parent[i]]))}
         assert all(r <= theirs[c] + 1e-12 for c, r in mine.items() if c in theirs)
-    # a retune of the radii drops the covering of its rows
+    # set_overrides(None) gives what the build gave: the covering stays (test_retune.py) ...
+    F = on._F.copy()
     on.set_overrides(None)
+    assert np.array_equal(on._F, F)
+    # ... a retune of the radii drops the covering of its rows, and then the file's radii return
+    on.set_params(hit_radius=float(off.hit_radii.max()))
     assert not on.sections["cover"].cover.any()
+    on.set_overrides(None)
+    assert np.array_equal(on.hit_radii, off.hit_radii)
 
 
 def test_cover_mesh_from_the_config(generated_default):
@@ -68,6 +76,7 @@ def test_cover_mesh_from_the_config(generated_default):
     from runtime.rig.hair_external import build_fields
 
     assert build_fields({"cover_mesh": True})["cover_mesh"] is True
-    assert build_fields({})["cover_mesh"] is False
+    assert build_fields({})["cover_mesh"] is True
+    assert build_fields({"cover_mesh": False})["cover_mesh"] is False
     with pytest.raises(SettingsError, match="hair.cover_mesh"):
         build_fields({"cover_mesh": 1})

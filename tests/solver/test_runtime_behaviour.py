@@ -127,12 +127,16 @@ def test_joints_authored_at_run_time_behave_like_joints_authored_at_build(smoke)
 
 def _link_inside(cs, roots):
     """Deepest overlap (m) of any link with a collider it references, measured independently;
-    links whose root is already inside a collider are checked at the tail only."""
+    links whose root is already inside a collider are checked at the tail only. A link's radius
+    against a collider is its hit radius less the pair's cover allowance (solver/drawn.py)."""
     worst = 0.0
     col = cs.collider_world
+    cover = cs.sections["cover"].cover
+    seg = cs.sections["segment_ints"]
     for i in range(cs.segment_count):
-        r_h = cs.hit_radii[i]
-        for c in cs.collider_refs(i):
+        p0 = int(seg.pair_begin[i])
+        for j, c in enumerate(cs.collider_refs(i)):
+            r_h = cs.hit_radii[i] - cover[p0 + j]
             a, b, rad = col[c, :3], col[c, 3:6], col[c, 6]
             d_root = point_segment_distance(roots[i], a, b)
             if d_root - np.linalg.norm(cs.tails[i] - roots[i]) > rad + r_h:
