@@ -106,7 +106,8 @@ class BuildOptions:
             vertices (how far they lie off the links at rest, at most twice the file's
             radius; never growing toward the tip), limited per collider to the chain's rest
             clearance (:mod:`solver.drawn`), so contact keeps the hair as drawn out of the
-            colliders, not only its links. On by default (``False``: the file's radii).
+            colliders, not only its links. On by default (``False``: the file's radii); the
+            rest-shape mode only ("vrm" and "legacy" keep the file's radii).
         authored_nodes: joint nodes driven by an animation (see
             :meth:`solver.chains.ChainSet.set_authored`), stored as a sorted tuple of ints.
         sheets: linked sheets (:mod:`solver.sheets`, rest-shape only): "auto" (the try-on's

@@ -18,7 +18,8 @@ link in every pose (both move rigidly with the joint), so a link held that far f
 collider keeps every such vertex out of it (distance to a convex collider is 1-Lipschitz);
 blended vertices near a joint stay close to that.
 
-With ``BuildOptions.cover_mesh`` (``[hair] cover_mesh``; on by default since 2026-12-04),
+With ``BuildOptions.cover_mesh`` (``[hair] cover_mesh``; on by default since 2026-12-04; the
+rest-shape mode only: "vrm" keeps three-vrm's radii, "legacy" the baseline's),
 :func:`solver.build.pack_avatar` raises the hit radius of each link to the largest
 :func:`covered` radius (drawn radius, at most :data:`MAX_COVER` times the file's: a joint
 authored with no radius keeps none) at or below it in its chain (:func:`chain_cover`: radii
@@ -44,8 +45,8 @@ from avatars.skinning import joint_matrices, skin_positions
 
 #: The covered hit radius is at most this many times the file's (model units as the file's).
 MAX_COVER = 2.0
-#: The covering stops this far (metres at model scale 1; times the joint's scale) short of the drawn radius: the goal it serves
-#: is "no drawn hair vertex more than 1 mm inside a collider" (issue 29), and the last half
+#: The covering stops this far (metres at model scale 1; times the joint's scale) short of
+#: the drawn radius: the goal it serves is "no drawn hair vertex more than 1 mm inside a collider" (issue 29), and the last half
 #: millimetre of covering only pushes links off the body where the mesh is already within
 #: that tolerance (layered head turn p99 6.734 % with none, 6.698 % with 0.5 mm; the
 #: deepest vertex over the library's clips stays under 1 mm: docs/history/fastclip-table.md).
