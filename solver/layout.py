@@ -318,6 +318,10 @@ SHEET_LINKS = Section("sheet_links", "Sheet links", "F", "L", "H_OF_LINK", "LF",
        "per substep, from the sheet rate r (1/s) and the substep h"),
     _f("LF_MAXR", "max_ratio", (), "1", "stretch cap: largest distance / rest distance (1 + max stretch; inf: none)"),
     _f("LF_MINR", "min_ratio", (), "1", "squish cap: smallest distance / rest distance (1 − max squish; 0: none)"),
+    _f("LF_OFF", "offset", S3, "model m, anchor rest frame",
+       "rest offset of tail b from tail a in the rest frame of chain a's anchor (the sheet's shape)"),
+    _f("LF_KEEPS", "keep_shear", (), "1", "exp(−r_s h): the share of the sideways part of a link's error (across "
+       "its rest offset) kept per substep, from the shear rate r_s (1/s)"),
 ), doc="One per sideways link between the tails of two segments of neighbouring chains (a linked sheet).")
 
 SHEET_LINK_INT = Section("sheet_link_ints", "Sheet link ends", "I", "L", "H_OI_LINK", "LI", (

@@ -11,7 +11,8 @@
     link = true                     # their neighbours (true: the pattern is the group; or a
     link_rate = 40.0                # group name; false: no links, the try-on's neither);
     link_stretch = 0.15             # sheet rate 1/s, stretch and squish caps (fractions
-    link_squish = 0.3               # of the rest distance)
+    link_squish = 0.3               # of the rest distance); shear rate 1/s (sideways:
+    link_shear_rate = 10.0          # neighbours out of phase)
 
 The wind (``[hair.wind]``), ``wind_drag``, ``limit`` and ``fit_limits`` are read by
 :mod:`runtime.rig.hair_external`.
@@ -34,9 +35,9 @@ from ..errors import SettingsError
 
 KEYS = ("k", "c", "gravity", "hit_radius")
 #: The linked-sheet keys (:func:`parse_links`; fixed when the chain set is built).
-LINK_KEYS = ("link", "link_rate", "link_stretch", "link_squish")
+LINK_KEYS = ("link", "link_rate", "link_stretch", "link_squish", "link_shear_rate")
 #: Largest accepted sheet rate (1/s) and stretch cap (fraction).
-LINK_LIMITS = {"link_rate": 1e4, "link_stretch": 10.0, "link_squish": 1.0}
+LINK_LIMITS = {"link_rate": 1e4, "link_stretch": 10.0, "link_squish": 1.0, "link_shear_rate": 1e4}
 #: Largest accepted value of each setting (gravity: of each component's magnitude).
 LIMITS = {"k": 1e7, "c": 1e4, "gravity": 1000.0, "hit_radius": 1.0}
 
@@ -117,13 +118,14 @@ def _link_setting(table: dict, where: str):
         raise SettingsError(f"{where}.link: {link!r} is not true, false or a group name")
     vals = {k: None if k not in table else _number(table[k], f"{where}.{k}", maximum=LINK_LIMITS[k])
             for k in LINK_KEYS[1:]}
-    return LinkSetting(link=link, rate=vals["link_rate"], stretch=vals["link_stretch"], squish=vals["link_squish"])
+    return LinkSetting(link=link, rate=vals["link_rate"], stretch=vals["link_stretch"], squish=vals["link_squish"],
+                       shear_rate=vals["link_shear_rate"])
 
 
 def parse_links(settings: dict | None, where: str = "hair") -> dict | None:
     """The linked-sheet settings of ``[hair]`` -> {pattern: :class:`solver.sheets.LinkSetting`}
     (None when there are none): ``link``, ``link_rate`` (1/s), ``link_stretch``,
-    ``link_squish`` per ``[hair.springs."PATTERN"]`` table; the ``[hair]`` table's own values
+    ``link_squish``, ``link_shear_rate`` (1/s) per ``[hair.springs."PATTERN"]`` table; the ``[hair]`` table's own values
     apply to every spring (pattern ``*``) and are inherited by the spring tables.
 
     Raises:

@@ -3,15 +3,21 @@ tails of neighbouring chains (solver/sheets.py builds them), solved in the relax
 lengths and contact. Called by :func:`solver.kernels.step.step_kernel` after every chain has
 been stepped (and relaxed), rest-shape solver only.
 
-A link l joins the tails x_a, x_b of two segments of different chains with rest distance
-d0 (times the chain scale s). Each pass
+A link l joins the tails x_a, x_b of two segments of different chains. Its rest shape is
+the offset o = M_A0⁻¹ (x̂_b − x̂_a) of the rest tails in the rest frame of chain a's anchor
+(``LF_OFF``), carried by the anchor: t = M_A o (M_A the anchor's world 3x3 of this substep,
+scale included), and the rest distance d0 = |x̂_b − x̂_a| (times the chain scale s). Each pass
 
-1. walks the links in order (Gauss-Seidel): the distance d = |x_b − x_a| is brought to
-   d0 + e^(−r h) (d − d0) (the soft sheet: an error decays at the sheet rate r, 1/s, with no
-   overshoot), then into the caps [d_min, d_max] = [(1 − squish) d0, (1 + stretch) d0] (a
-   hard limit, counted when it binds); both tails move half the correction along the link.
+1. walks the links in order (Gauss-Seidel): the error vector e = (x_b − x_a) − t keeps
+   e^(−r h) of itself (the soft sheet: an error decays at the sheet rate r, 1/s, with no
+   overshoot) — its sideways part too, so neighbours that swing out of phase are pulled back
+   into the sheet's shape, not only to their distance (a distance alone lets two strands
+   pass around each other; measured on the layered avatar's Jog: phase 19.6° linked by
+   distance 21.5°, by offset 13.9°) — then the distance into the caps
+   [d_min, d_max] = [(1 − squish) d0, (1 + stretch) d0] along the new direction (a hard
+   limit, counted when it binds); both tails move half the correction c.
    Bounce-free like contact (docs/design.md §4.4): a correction never becomes velocity; of
-   the two tails' relative velocity along the link only the part against the correction is
+   the two tails' relative velocity along c only the part against the correction is
    removed, the share 1 − e^(−r h) (at a cap too: removing all of it there makes a link held
    at its cap against a collider chatter between two states, measured: 0.05 mm every
    substep on the layered avatar after Roll), split equally, so the sheet's common motion
@@ -36,7 +42,7 @@ from .limits import apply_limits
 from .resolve import _candidates, _in_reach, _no_radial, _residual, _resolve
 from ..layout import (
     H_L, H_N_CAP_TOTAL, H_N_SQUISH_CAP, H_N_STRETCH_CAP, H_OF_LINK, H_OI_LINK, H_OI_SHK, H_SHEET_PASSES, KI_SEG0,
-    KI_SEG1, KL, KL_MOVED, KL_OK, KL_TOUCHED, K_S, LF, LF_KEEP, LF_MAXR, LF_MINR, LF_REST, LI, LI_A, LI_B, SI_AUTH, SI_CHAIN,
+    KI_SEG1, KL, KL_MOVED, KL_OK, KL_TOUCHED, K_AMPREV, K_S, LF, LF_KEEP, LF_KEEPS, LF_OFF, LF_MAXR, LF_MINR, LF_REST, LI, LI_A, LI_B, SI_AUTH, SI_CHAIN,
     SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_HIT, S_LEN, S_NCONV, S_O, S_UNR, S_V, S_X,
 )
 
@@ -50,44 +56,60 @@ def _root(st, scr, segi, i):
 
 
 @njit(inline="always", cache=True)
-def _link(st, scr, segi, lf, l, a, b, s):
-    """Solve link l (tails of segments a and b) once; returns (moved, cap) with cap
-    1 at the stretch cap, −1 at the squish cap, 0 otherwise."""
+def _link(st, scr, segi, ch, lf, l, a, b, ka, s):
+    """Solve link l (tails of segments a and b of chain ka, chain scale s) once (module doc);
+    returns (moved, cap) with cap 1 at the stretch cap, −1 at the squish cap, 0 otherwise."""
+    ox, oy, oz = lf[l, LF_OFF], lf[l, LF_OFF + 1], lf[l, LF_OFF + 2]
+    m = K_AMPREV     # chain a's anchor matrix of this substep (3x4, row-major; the step wrote it)
+    tx = ch[ka, m] * ox + ch[ka, m + 1] * oy + ch[ka, m + 2] * oz
+    ty = ch[ka, m + 4] * ox + ch[ka, m + 5] * oy + ch[ka, m + 6] * oz
+    tz = ch[ka, m + 8] * ox + ch[ka, m + 9] * oy + ch[ka, m + 10] * oz
     dx = st[b, S_X] - st[a, S_X]
     dy = st[b, S_X + 1] - st[a, S_X + 1]
     dz = st[b, S_X + 2] - st[a, S_X + 2]
-    d = math.sqrt(dx * dx + dy * dy + dz * dz)
+    share = 1.0 - lf[l, LF_KEEP]
+    # the soft sheet: the error vector e = d − t keeps e^(−r h) of itself
+    ex, ey, ez = dx - tx, dy - ty, dz - tz
+    tn = math.sqrt(tx * tx + ty * ty + tz * tz)
+    cx, cy, cz = share * ex, share * ey, share * ez
+    if tn > 0.0:
+        px, py, pz = tx / tn, ty / tn, tz / tn
+        ea = ex * px + ey * py + ez * pz
+        sp = 1.0 - lf[l, LF_KEEPS]
+        # along the rest offset the sheet rate, across it the shear rate
+        cx = share * ea * px + sp * (ex - ea * px)
+        cy = share * ea * py + sp * (ey - ea * py)
+        cz = share * ea * pz + sp * (ez - ea * pz)
+    ndx, ndy, ndz = dx - cx, dy - cy, dz - cz
+    nd = math.sqrt(ndx * ndx + ndy * ndy + ndz * ndz)
     rest = lf[l, LF_REST] * s
-    if d < 1e-12 or rest <= 0.0:
-        return False, 0
-    keep = lf[l, LF_KEEP]
-    target = rest + keep * (d - rest)
-    share = 1.0 - keep
     cap = 0
-    hi = lf[l, LF_MAXR] * rest
-    lo = lf[l, LF_MINR] * rest
-    if target > hi:
-        target = hi
-        cap = 1
-    elif target < lo:
-        target = lo
-        cap = -1
-    corr = d - target           # > 0: the tails move together
-    if corr == 0.0:
+    if nd > 1e-12 and rest > 0.0:
+        hi = lf[l, LF_MAXR] * rest
+        lo = lf[l, LF_MINR] * rest
+        f = 1.0
+        if nd > hi:
+            f = hi / nd
+            cap = 1
+        elif nd < lo:
+            f = lo / nd
+            cap = -1
+        ndx, ndy, ndz = ndx * f, ndy * f, ndz * f      # the caps: on the distance, direction kept
+    cx, cy, cz = dx - ndx, dy - ndy, dz - ndz           # the whole correction of d, half to each tail
+    cn = math.sqrt(cx * cx + cy * cy + cz * cz)
+    if cn == 0.0:
         return False, cap
-    nx, ny, nz = dx / d, dy / d, dz / d
-    hc = 0.5 * corr
-    st[a, S_X], st[a, S_X + 1], st[a, S_X + 2] = st[a, S_X] + hc * nx, st[a, S_X + 1] + hc * ny, st[a, S_X + 2] + hc * nz
-    st[b, S_X], st[b, S_X + 1], st[b, S_X + 2] = st[b, S_X] - hc * nx, st[b, S_X + 1] - hc * ny, st[b, S_X + 2] - hc * nz
-    # relative velocity along the link; only its part against the correction is removed
+    st[a, S_X], st[a, S_X + 1], st[a, S_X + 2] = st[a, S_X] + 0.5 * cx, st[a, S_X + 1] + 0.5 * cy, st[a, S_X + 2] + 0.5 * cz
+    st[b, S_X], st[b, S_X + 1], st[b, S_X + 2] = st[b, S_X] - 0.5 * cx, st[b, S_X + 1] - 0.5 * cy, st[b, S_X + 2] - 0.5 * cz
+    nx, ny, nz = cx / cn, cy / cn, cz / cn
     vr = ((st[b, S_V] - st[a, S_V]) * nx + (st[b, S_V + 1] - st[a, S_V + 1]) * ny
           + (st[b, S_V + 2] - st[a, S_V + 2]) * nz)
-    if (corr > 0.0 and vr > 0.0) or (corr < 0.0 and vr < 0.0):
-        # corrections below 1e-6 of the rest distance remove only that fraction (round-off
-        # sized corrections do not make the velocity jump; as resolve._inward)
-        f = 0.5 * share * vr * min(1.0, abs(corr) / (1e-6 * rest))
-        st[a, S_V], st[a, S_V + 1], st[a, S_V + 2] = st[a, S_V] + f * nx, st[a, S_V + 1] + f * ny, st[a, S_V + 2] + f * nz
-        st[b, S_V], st[b, S_V + 1], st[b, S_V + 2] = st[b, S_V] - f * nx, st[b, S_V + 1] - f * ny, st[b, S_V + 2] - f * nz
+    if vr > 0.0:
+        # the relative velocity against the correction: its share 1 − e^(−r h) goes (below 1e-6
+        # of the rest distance only that fraction: round-off corrections make no velocity jump)
+        g = 0.5 * share * vr * min(1.0, cn / (1e-6 * max(rest, 1e-9)))
+        st[a, S_V], st[a, S_V + 1], st[a, S_V + 2] = st[a, S_V] + g * nx, st[a, S_V + 1] + g * ny, st[a, S_V + 2] + g * nz
+        st[b, S_V], st[b, S_V + 1], st[b, S_V + 2] = st[b, S_V] - g * nx, st[b, S_V + 1] - g * ny, st[b, S_V + 2] - g * nz
     return True, cap
 
 
@@ -131,7 +153,7 @@ def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow
             kb = segi[b, SI_CHAIN]
             if kl[ka, KL_OK] == 0 or kl[kb, KL_OK] == 0:
                 continue
-            moved, cap = _link(st, scr, segi, lf, l, a, b, ch[ka, K_S])
+            moved, cap = _link(st, scr, segi, ch, lf, l, a, b, ka, ch[ka, K_S])
             if cap > 0:
                 n_stretch += 1
             elif cap < 0:

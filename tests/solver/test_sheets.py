@@ -244,8 +244,9 @@ def test_the_config_links_springs_and_names_bad_values(generated_layered):
     from runtime.rig import AvatarRig
     from runtime.rig.hair_params import parse_hair, parse_links
 
-    hair = {"link_stretch": 0.1, "springs": {"Inner*": {"link": True, "link_rate": 20}, "Bang*": {"k": 90.0}}}
-    assert parse_links(hair) == {"Inner*": LinkSetting(link=True, rate=20.0, stretch=0.1),
+    hair = {"link_stretch": 0.1, "springs": {"Inner*": {"link": True, "link_rate": 20, "link_shear_rate": 4},
+                                             "Bang*": {"k": 90.0}}}
+    assert parse_links(hair) == {"Inner*": LinkSetting(link=True, rate=20.0, stretch=0.1, shear_rate=4.0),
                                  "*": LinkSetting(stretch=0.1)}
     assert parse_hair(hair)["Bang*"].k == 90.0         # the spring parameters are read as before
     assert AvatarRig(generated_layered, hair=hair).chains.link_count == 9 * 5
@@ -253,6 +254,8 @@ def test_the_config_links_springs_and_names_bad_values(generated_layered):
         parse_links({"springs": {"Inner*": {"link": 3}}})
     with pytest.raises(SettingsError, match=r"hair\.link_squish: 2 is above 1"):
         parse_links({"link_squish": 2})
+    with pytest.raises(SettingsError, match=r"hair\.link_shear_rate"):
+        parse_links({"link_shear_rate": -1})
     with pytest.raises(SettingsError, match="unknown hair setting 'linkk'"):
         parse_hair({"springs": {"Inner*": {"linkk": True}}})
 
@@ -276,3 +279,29 @@ def test_linked_chains_stay_within_their_angle_limits(generated_layered):
         if n % 4 == 0:
             worst = max(worst, _violations(cs, generated_layered, w, limits))
     assert cs.cap_bindings > 0 and worst <= LIMIT_TOL
+
+
+def test_a_sideways_error_decays_at_the_shear_rate_not_the_sheet_rate():
+    """Tails swung out of phase (one forward, one back: across the rest offset) are pulled
+    toward their rest offset at the shear rate r_s; the sheet rate r plays no part (model:
+    z -> e^(−r_s h) z, then each tail back onto its circle)."""
+    phi, n, shear = 0.3, 30, 12.0
+    for rate in (5.0, 80.0):
+        cs = ChainSet.from_avatar(_pair(), overrides=FREE, links={"strand_*": LinkSetting(
+            link=True, rate=rate, shear_rate=shear, stretch=10.0, squish=1.0)})
+        world = _pair().skeleton.rest_world.copy()
+        for k, sign in ((0, -1.0), (1, 1.0)):
+            cs.state.tails[k] = (sign * D0 / 2, -L0 * math.cos(phi), sign * L0 * math.sin(phi))
+        cs.state.prev_tails[:] = cs.state.tails
+        cs.state.velocities[:] = 0.0
+        y, z = -L0 * math.cos(phi), L0 * math.sin(phi)
+        keep = math.exp(-shear * H)
+        for _ in range(n):
+            cs.step(world)
+            z *= keep
+            r = math.hypot(y, z)
+            y, z = L0 * y / r, L0 * z / r
+            np.testing.assert_allclose(cs.tails[1], (D0 / 2, y, z), rtol=0, atol=EXACT)
+            np.testing.assert_allclose(cs.tails[0], (-D0 / 2, y, -z), rtol=0, atol=EXACT)
+        assert np.abs(cs.velocities).max() < 1e-9      # a correction never becomes velocity
+    assert cs.cap_bindings == 0
