@@ -70,46 +70,45 @@ def _link(st, scr, segi, ch, lf, l, a, b, ka, s):
     share = 1.0 - lf[l, LF_KEEP]
     # the soft sheet: the error vector e = d − t keeps e^(−r h) of itself
     ex, ey, ez = dx - tx, dy - ty, dz - tz
-    tn = math.sqrt(tx * tx + ty * ty + tz * tz)
-    cx, cy, cz = share * ex, share * ey, share * ez
-    if tn > 0.0:
-        px, py, pz = tx / tn, ty / tn, tz / tn
-        ea = ex * px + ey * py + ez * pz
-        sp = 1.0 - lf[l, LF_KEEPS]
-        # along the rest offset the sheet rate, across it the shear rate
-        cx = share * ea * px + sp * (ex - ea * px)
-        cy = share * ea * py + sp * (ey - ea * py)
-        cz = share * ea * pz + sp * (ez - ea * pz)
+    # along the rest offset the sheet rate, across it the shear rate:
+    # c = r_s' e + (r' − r_s') (e·t / t·t) t  (r' = 1 − e^(−r h), r_s' = 1 − e^(−r_s h))
+    sp = 1.0 - lf[l, LF_KEEPS]
+    cx, cy, cz = sp * ex, sp * ey, sp * ez
+    tt = tx * tx + ty * ty + tz * tz
+    if tt > 0.0:
+        w = (share - sp) * (ex * tx + ey * ty + ez * tz) / tt
+        cx, cy, cz = cx + w * tx, cy + w * ty, cz + w * tz
     ndx, ndy, ndz = dx - cx, dy - cy, dz - cz
-    nd = math.sqrt(ndx * ndx + ndy * ndy + ndz * ndz)
+    nd2 = ndx * ndx + ndy * ndy + ndz * ndz
     rest = lf[l, LF_REST] * s
     cap = 0
-    if nd > 1e-12 and rest > 0.0:
+    if nd2 > 1e-24 and rest > 0.0:
         hi = lf[l, LF_MAXR] * rest
         lo = lf[l, LF_MINR] * rest
-        f = 1.0
-        if nd > hi:
-            f = hi / nd
+        # the caps: on the distance, direction kept (a square root only when one binds)
+        if nd2 > hi * hi:
+            f = hi / math.sqrt(nd2)
+            ndx, ndy, ndz = ndx * f, ndy * f, ndz * f
             cap = 1
-        elif nd < lo:
-            f = lo / nd
+        elif nd2 < lo * lo:
+            f = lo / math.sqrt(nd2)
+            ndx, ndy, ndz = ndx * f, ndy * f, ndz * f
             cap = -1
-        ndx, ndy, ndz = ndx * f, ndy * f, ndz * f      # the caps: on the distance, direction kept
     cx, cy, cz = dx - ndx, dy - ndy, dz - ndz           # the whole correction of d, half to each tail
-    cn = math.sqrt(cx * cx + cy * cy + cz * cz)
-    if cn == 0.0:
+    cc = cx * cx + cy * cy + cz * cz
+    if cc == 0.0:
         return False, cap
     st[a, S_X], st[a, S_X + 1], st[a, S_X + 2] = st[a, S_X] + 0.5 * cx, st[a, S_X + 1] + 0.5 * cy, st[a, S_X + 2] + 0.5 * cz
     st[b, S_X], st[b, S_X + 1], st[b, S_X + 2] = st[b, S_X] - 0.5 * cx, st[b, S_X + 1] - 0.5 * cy, st[b, S_X + 2] - 0.5 * cz
-    nx, ny, nz = cx / cn, cy / cn, cz / cn
-    vr = ((st[b, S_V] - st[a, S_V]) * nx + (st[b, S_V + 1] - st[a, S_V + 1]) * ny
-          + (st[b, S_V + 2] - st[a, S_V + 2]) * nz)
-    if vr > 0.0:
-        # the relative velocity against the correction: its share 1 − e^(−r h) goes (below 1e-6
+    vc = ((st[b, S_V] - st[a, S_V]) * cx + (st[b, S_V + 1] - st[a, S_V + 1]) * cy
+          + (st[b, S_V + 2] - st[a, S_V + 2]) * cz)
+    if vc > 0.0:
+        # the relative velocity against the correction c: its share 1 − e^(−r h) goes (below 1e-6
         # of the rest distance only that fraction: round-off corrections make no velocity jump)
-        g = 0.5 * share * vr * min(1.0, cn / (1e-6 * max(rest, 1e-9)))
-        st[a, S_V], st[a, S_V + 1], st[a, S_V + 2] = st[a, S_V] + g * nx, st[a, S_V + 1] + g * ny, st[a, S_V + 2] + g * nz
-        st[b, S_V], st[b, S_V + 1], st[b, S_V + 2] = st[b, S_V] - g * nx, st[b, S_V + 1] - g * ny, st[b, S_V + 2] - g * nz
+        cn = math.sqrt(cc)
+        g = 0.5 * share * (vc / cc) * min(1.0, cn / (1e-6 * max(rest, 1e-9)))
+        st[a, S_V], st[a, S_V + 1], st[a, S_V + 2] = st[a, S_V] + g * cx, st[a, S_V + 1] + g * cy, st[a, S_V + 2] + g * cz
+        st[b, S_V], st[b, S_V + 1], st[b, S_V + 2] = st[b, S_V] - g * cx, st[b, S_V + 1] - g * cy, st[b, S_V + 2] - g * cz
     return True, cap
 
 
