@@ -56,14 +56,14 @@ def _root(st, scr, segi, i):
 
 
 @njit(inline="always", cache=True)
-def _link(st, scr, segi, ch, lf, l, a, b, ka, s):
-    """Solve link l (tails of segments a and b of chain ka, chain scale s) once (module doc);
-    returns (moved, cap) with cap 1 at the stretch cap, −1 at the squish cap, 0 otherwise."""
+def _link(st, lf, l, a, b, s, m0, m1, m2, m4, m5, m6, m8, m9, m10):
+    """Solve link l (tails of segments a and b, chain scale s; m0..m10 the 3x3 of the first
+    chain's anchor matrix of this substep, row-major in a 3x4) once (module doc); returns
+    (moved, cap) with cap 1 at the stretch cap, −1 at the squish cap, 0 otherwise."""
     ox, oy, oz = lf[l, LF_OFF], lf[l, LF_OFF + 1], lf[l, LF_OFF + 2]
-    m = K_AMPREV     # chain a's anchor matrix of this substep (3x4, row-major; the step wrote it)
-    tx = ch[ka, m] * ox + ch[ka, m + 1] * oy + ch[ka, m + 2] * oz
-    ty = ch[ka, m + 4] * ox + ch[ka, m + 5] * oy + ch[ka, m + 6] * oz
-    tz = ch[ka, m + 8] * ox + ch[ka, m + 9] * oy + ch[ka, m + 10] * oz
+    tx = m0 * ox + m1 * oy + m2 * oz
+    ty = m4 * ox + m5 * oy + m6 * oz
+    tz = m8 * ox + m9 * oy + m10 * oz
     dx = st[b, S_X] - st[a, S_X]
     dy = st[b, S_X + 1] - st[a, S_X + 1]
     dz = st[b, S_X + 2] - st[a, S_X + 2]
@@ -145,6 +145,8 @@ def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow
         n_stretch = 0
         n_squish = 0
         any_moved = False
+        k_m = -1
+        m0 = m1 = m2 = m4 = m5 = m6 = m8 = m9 = m10 = s_m = 0.0
         for l in range(nl):
             a = li[l, LI_A]
             b = li[l, LI_B]
@@ -152,7 +154,15 @@ def sheet_pass(F, I, st, par, scr, segi, ch, chi, col, coli, cb, C, pairs, allow
             kb = segi[b, SI_CHAIN]
             if kl[ka, KL_OK] == 0 or kl[kb, KL_OK] == 0:
                 continue
-            moved, cap = _link(st, scr, segi, ch, lf, l, a, b, ka, ch[ka, K_S])
+            if ka != k_m:
+                # chain a's anchor matrix of this substep (the step wrote it); links come
+                # grouped by chain pair, so it is read once per pair
+                k_m = ka
+                m0, m1, m2 = ch[ka, K_AMPREV], ch[ka, K_AMPREV + 1], ch[ka, K_AMPREV + 2]
+                m4, m5, m6 = ch[ka, K_AMPREV + 4], ch[ka, K_AMPREV + 5], ch[ka, K_AMPREV + 6]
+                m8, m9, m10 = ch[ka, K_AMPREV + 8], ch[ka, K_AMPREV + 9], ch[ka, K_AMPREV + 10]
+                s_m = ch[ka, K_S]
+            moved, cap = _link(st, lf, l, a, b, s_m, m0, m1, m2, m4, m5, m6, m8, m9, m10)
             if cap > 0:
                 n_stretch += 1
             elif cap < 0:
