@@ -42,8 +42,9 @@ from .limits import apply_limits
 from .resolve import _candidates, _in_reach, _no_radial, _residual, _resolve
 from ..layout import (
     H_L, H_N_CAP_TOTAL, H_N_SQUISH_CAP, H_N_STRETCH_CAP, H_OF_LINK, H_OI_LINK, H_OI_SHK, H_SHEET_PASSES, KI_SEG0,
-    KI_SEG1, KL, KL_MOVED, KL_OK, KL_TOUCHED, K_AMPREV, K_S, LF, LF_KEEP, LF_KEEPS, LF_OFF, LF_MAXR, LF_MINR, LF_REST, LI, LI_A, LI_B, SI_AUTH, SI_CHAIN,
-    SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_HIT, S_LEN, S_NCONV, S_O, S_UNR, S_V, S_X,
+    KI_SEG1, KL, KL_MOVED, KL_OK, KL_TOUCHED, K_AMPREV, K_S, LF, LF_KEEP, LF_KEEPS, LF_OFF, LF_MAXR, LF_MINR,
+    LF_REST, LI, LI_A, LI_B, SI_AUTH, SI_CHAIN, SI_FAST, SI_NEEDW, SI_P0, SI_P1, SI_REFMASK, SI_SPAR, S_HIT, S_LEN,
+    S_NCONV, S_O, S_UNR, S_V, S_X,
 )
 
 
