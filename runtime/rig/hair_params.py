@@ -125,8 +125,9 @@ def _link_setting(table: dict, where: str):
 def parse_links(settings: dict | None, where: str = "hair") -> dict | None:
     """The linked-sheet settings of ``[hair]`` -> {pattern: :class:`solver.sheets.LinkSetting`}
     (None when there are none): ``link``, ``link_rate`` (1/s), ``link_stretch``,
-    ``link_squish``, ``link_shear_rate`` (1/s) per ``[hair.springs."PATTERN"]`` table; the ``[hair]`` table's own values
-    apply to every spring (pattern ``*``) and are inherited by the spring tables.
+    ``link_squish``, ``link_shear_rate`` (1/s) per ``[hair.springs."PATTERN"]`` table; the
+    ``[hair]`` table's own values apply to every spring (pattern ``*``) and are inherited by
+    the spring tables.
 
     Raises:
         SettingsError (a ValueError): a value of the wrong kind or out of range, named.
